@@ -1,0 +1,127 @@
+#include "cm_str.h"
+#include "cm_error.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cm_parse_i64(const char *s, int64_t *out) {
+  char *end;
+  long long v;
+  if (s == NULL || *s == '\0')
+    return CM_EINVAL;
+  errno = 0;
+  v = strtoll(s, &end, 10);
+  if (end == s || *end != '\0')
+    return CM_EINVAL;
+  if (errno == ERANGE)
+    return CM_ERANGE;
+  *out = (int64_t)v;
+  return CM_OK;
+}
+
+int cm_parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  unsigned long long v;
+  if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+    return CM_EINVAL;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (end == s || *end != '\0')
+    return CM_EINVAL;
+  if (errno == ERANGE)
+    return CM_ERANGE;
+  *out = (uint64_t)v;
+  return CM_OK;
+}
+
+int cm_parse_double(const char *s, double *out) {
+  char *end;
+  double v;
+  if (s == NULL || *s == '\0')
+    return CM_EINVAL;
+  errno = 0;
+  v = strtod(s, &end);
+  if (end == s || *end != '\0')
+    return CM_EINVAL;
+  if (errno == ERANGE && isinf(v))
+    return CM_ERANGE;
+  *out = v;
+  return CM_OK;
+}
+
+int cm_parse_dims(const char *s, int64_t dims[3], int *ndims) {
+  char buf[128];
+  char *p, *x;
+  int n = 0, rc;
+  if (s == NULL || cm_strlcpy(buf, s, sizeof buf) != CM_OK)
+    return CM_EINVAL;
+  p = buf;
+  for (;;) {
+    int64_t v;
+    x = strchr(p, 'x');
+    if (x != NULL)
+      *x = '\0';
+    if (n == 3)
+      return CM_EINVAL;
+    if (*p == '-')
+      return CM_ERANGE;
+    rc = cm_parse_i64(p, &v);
+    if (rc != CM_OK)
+      return rc;
+    if (v <= 0)
+      return CM_ERANGE;
+    dims[n++] = v;
+    if (x == NULL)
+      break;
+    p = x + 1;
+  }
+  if (n < 2)
+    return CM_EINVAL;
+  *ndims = n;
+  return CM_OK;
+}
+
+int cm_strlcpy(char *dst, const char *src, size_t size) {
+  size_t len = strlen(src);
+  if (size == 0)
+    return CM_ERANGE;
+  if (len >= size) {
+    memcpy(dst, src, size - 1);
+    dst[size - 1] = '\0';
+    return CM_ERANGE;
+  }
+  memcpy(dst, src, len + 1);
+  return CM_OK;
+}
+
+int cm_snprintf(char *dst, size_t size, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(dst, size, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return CM_EINVAL;
+  if ((size_t)n >= size)
+    return CM_ERANGE;
+  return CM_OK;
+}
+
+void cm_hex(const unsigned char *in, size_t len, char *out) {
+  static const char digits[] = "0123456789abcdef";
+  size_t i;
+  for (i = 0; i < len; i++) {
+    out[2 * i] = digits[in[i] >> 4];
+    out[2 * i + 1] = digits[in[i] & 15];
+  }
+  out[2 * len] = '\0';
+}
+
+int cm_starts_with(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}

@@ -1,0 +1,47 @@
+/* cm_str.h: bounded, checked string conversions and formatting.
+ *
+ * sprintf, strcpy and atoi are banned in this project (the curl rule). Every
+ * conversion here rejects trailing garbage, empty input and overflow, and
+ * every copy is bounded by the destination's size and reports truncation.
+ */
+#ifndef CM_STR_H
+#define CM_STR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses a whole decimal string into *out. Accepts an optional leading '-'
+ * (for the signed variant only). Returns CM_OK, CM_EINVAL (empty, not a
+ * number, trailing characters) or CM_ERANGE (does not fit). *out is written
+ * only on success. */
+int cm_parse_i64(const char *s, int64_t *out);
+int cm_parse_u64(const char *s, uint64_t *out);
+
+/* Parses a whole floating-point string (strtod syntax) into *out. Returns
+ * CM_OK, CM_EINVAL or CM_ERANGE (overflow to infinity). */
+int cm_parse_double(const char *s, double *out);
+
+/* Parses "AxB" or "AxBxC" (lower-case x) into dims[0..n-1]; *ndims receives
+ * the count (2 or 3). Each dimension must be a positive int64. Returns CM_OK,
+ * CM_EINVAL or CM_ERANGE. */
+int cm_parse_dims(const char *s, int64_t dims[3], int *ndims);
+
+/* Copies src into dst[size], always NUL-terminating when size > 0. Returns
+ * CM_OK, or CM_ERANGE if src was truncated. */
+int cm_strlcpy(char *dst, const char *src, size_t size);
+
+/* snprintf into dst[size]; returns CM_OK, or CM_ERANGE on truncation, or
+ * CM_EINVAL on an encoding error. */
+int cm_snprintf(char *dst, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Lower-case hex of len bytes into out[2*len+1]. */
+void cm_hex(const unsigned char *in, size_t len, char *out);
+
+/* Returns 1 if s starts with prefix, else 0. */
+int cm_starts_with(const char *s, const char *prefix);
+
+#endif

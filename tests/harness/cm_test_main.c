@@ -1,0 +1,69 @@
+/* Test runner: `suite NAME` runs one test, `suite --list` lists them,
+ * `suite --helper NAME args...` runs a helper (a fake child process). The
+ * table comes from the generated <suite>_list.h (see tests/CMakeLists.txt). */
+#include "cm_test.h"
+
+#include <stdlib.h>
+
+#include CM_TEST_LIST_HEADER
+
+typedef struct {
+  const char *name;
+  int (*fn)(void);
+} test_entry;
+typedef struct {
+  const char *name;
+  int (*fn)(int, char **);
+} helper_entry;
+
+#define TEST_ENTRY(n) {#n, test_##n},
+#define HELPER_ENTRY(n) {#n, helper_##n},
+static const test_entry tests[] = {CM_TEST_LIST(TEST_ENTRY){NULL, NULL}};
+static const helper_entry helpers[] = {
+    CM_HELPER_LIST(HELPER_ENTRY){NULL, NULL}};
+
+static const char *self_path;
+
+const char *cm_test_self_path(void) {
+  return self_path;
+}
+
+const char *cm_test_tmpdir(void) {
+  return CM_TEST_TMPDIR;
+}
+
+int main(int argc, char **argv) {
+  int i;
+  self_path = argv[0];
+  if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+    for (i = 0; tests[i].name != NULL; i++)
+      printf("%s\n", tests[i].name);
+    return 0;
+  }
+  if (argc >= 3 && strcmp(argv[1], "--helper") == 0) {
+    for (i = 0; helpers[i].name != NULL; i++)
+      if (strcmp(helpers[i].name, argv[2]) == 0)
+        return helpers[i].fn(argc - 3, argv + 3);
+    fprintf(stderr, "no helper named %s\n", argv[2]);
+    return 2;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s TEST | --list | --helper NAME [ARGS]\n",
+            argv[0]);
+    return 2;
+  }
+  for (i = 0; tests[i].name != NULL; i++) {
+    if (strcmp(tests[i].name, argv[1]) == 0) {
+      int rc = tests[i].fn();
+      if (rc == 0)
+        printf("ok %s\n", tests[i].name);
+      else if (rc == TEST_SKIP)
+        printf("skip %s\n", tests[i].name);
+      else
+        printf("not ok %s\n", tests[i].name);
+      return rc;
+    }
+  }
+  fprintf(stderr, "no test named %s\n", argv[1]);
+  return 2;
+}
