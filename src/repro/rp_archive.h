@@ -38,6 +38,14 @@ int rp_write_file_atomic(const char *run_dir, const char *relpath,
  * paths inside the tar prefixed by the run folder's base name. */
 int rp_bundle_write(const char *run_dir, char *bundle_path, size_t size);
 
+/* The manifest. The engine (rp_stage.c & co.) builds the JSON object with
+ * everything but files[]; rp_manifest_finish walks run_dir, hashes every file
+ * (SHA-256, bytes) into files[] (sorted by path, manifest.json excluded) and
+ * writes manifest.json atomically. `manifest` is a jansson json_t*, borrowed.
+ */
+struct json_t;
+int rp_manifest_finish(const char *run_dir, struct json_t *manifest);
+
 /* Verification result: the first problem found, for the caller to print. */
 typedef struct {
   int ok;              /* 1 if everything matched */
