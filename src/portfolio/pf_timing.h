@@ -1,0 +1,61 @@
+/* pf_timing.h: benchmark hygiene for verified cases (`--json PATH`).
+ *
+ * Lifecycle: the CLI fills pf_bench_opts (defaults from pf_bench_opts_init),
+ * opens one pf_bench per run (this measures the copy-bandwidth ceiling and
+ * records the environment), hands it each case after the case has passed
+ * verification (pf_bench_case), and closes it, which writes the results file.
+ * Timing never starts for a case that failed verification: the caller does
+ * not pass such a case here.
+ */
+#ifndef PF_TIMING_H
+#define PF_TIMING_H
+
+#include "pf_bench.h"
+
+typedef enum { PF_FORMAT_JSON = 0, PF_FORMAT_GBENCH = 1 } pf_format;
+
+typedef struct {
+  double warmup_s;      /* warm-up by time, per case (default 0.05 s) */
+  int min_samples;      /* at least this many samples (default 10) */
+  int max_samples;      /* at most (default 1000) */
+  double target_cv;     /* stop when the coefficient of variation of the
+                           samples is under this (default 0.02) */
+  double budget_s;      /* time budget per case, after warm-up (default 2 s) */
+  int cold;             /* 1: flush L2 between samples and rotate input sets
+                           (default); 0: hot, reported as hot */
+  int profile_range;    /* 1: wrap one launch per case in cudaProfilerStart/
+                           Stop and an NVTX range (--profile-range) */
+  int progress;         /* 1: progress line on stderr when it is a terminal */
+  pf_format format;     /* --format json (default) or gbench */
+  int device;           /* CUDA device ordinal (--gpu N) */
+  const char *allocator; /* "exact" or "pooled", as the runner used it */
+  unsigned long long seed;
+  int argc;
+  char **argv;
+} pf_bench_opts;
+
+typedef struct pf_bench pf_bench;
+
+void pf_bench_opts_init(pf_bench_opts *o);
+
+/* Opens a run: records the environment (device, driver, runtime, nvcc, OS,
+ * git, binary SHA-256, argv, time, instrumentation markers), loads NVML if
+ * present, and measures the device-to-device copy bandwidth ceiling.
+ * Returns CM_OK or a cm_error; *out is owned by the caller until
+ * pf_bench_close. */
+int pf_bench_open(const pf_bench_opts *o, pf_bench **out);
+
+/* Times one verified case: warm-up, samples (cold or hot), statistics,
+ * clocks and throttle reasons before and after, the peer if any, then calls
+ * c->recheck. max_abs_err/max_rel_err/rtol/atol are the verification numbers
+ * already obtained, recorded in the case's correctness block.
+ * Returns CM_OK, CM_EVERIFY if the recheck failed (the case is still
+ * recorded, marked failed), or another cm_error. */
+int pf_bench_case(pf_bench *b, const pf_timed_case *c, double max_abs_err,
+                  double max_rel_err, double rtol, double atol);
+
+/* Writes the results to path (atomically: temp name, then rename) in the
+ * format chosen, frees b. path may be NULL to only free. */
+int pf_bench_close(pf_bench *b, const char *path);
+
+#endif
