@@ -60,4 +60,70 @@ const char *plat_dl_error(void);
  * (libnvidia-ml.so.1 on Linux; nvml.dll in System32 or NVSMI on Windows). */
 const char *const *plat_nvml_candidates(void);
 
+/* ---- What the repro runner needs (processes, environment, permissions) ---- */
+
+/* The process's environment as a NULL-terminated "NAME=value" array. The
+ * array is owned by the C runtime: read it, do not free or keep it across a
+ * setenv/putenv. Never NULL (an empty array when there is none). */
+char **plat_environ(void);
+
+/* Ends the process tree led by pid. POSIX: the runner spawns every child as
+ * the leader of a new session/process group (UV_PROCESS_DETACHED), so this
+ * signals the whole group: SIGTERM when force is 0, SIGKILL when force is 1.
+ * Windows: the job object the child was assigned to is terminated (force is
+ * ignored there). Returns CM_OK, or CM_NOENT when no such group/process is
+ * left (not an error for callers that just want it gone). */
+int plat_kill_tree(int pid, int force);
+
+/* 1 if the process pid still runs (a zombie counts as gone), else 0. */
+int plat_pid_alive(int pid);
+
+/* Counter permission for NVIDIA's performance counters (what ncu needs).
+ * The driver restricts counters to admins when RmProfilingAdminOnly is 1 in
+ * its params file (/proc/driver/nvidia/params on Linux); an admin is root or
+ * a process with CAP_SYS_ADMIN in its effective set. */
+typedef struct {
+  int params_found;  /* 1 if the params file was read */
+  int admin_only;    /* RmProfilingAdminOnly value; -1 if not present */
+  int privileged;    /* effective uid 0 or CAP_SYS_ADMIN (plat_is_privileged) */
+  int allowed;       /* counters usable: admin_only == 0, or privileged */
+  char detail[256];  /* one sentence saying why, for doctor and manifest */
+} plat_counter_perm;
+
+/* Fills *out. params_path NULL means the system's file (Linux:
+ * /proc/driver/nvidia/params); tests pass a fabricated one. privileged < 0
+ * means "ask plat_is_privileged()", 0 or 1 forces the answer (for tests).
+ * A missing params file is not an error: params_found = 0, allowed = 0 unless
+ * privileged, and detail says so. Windows: counters are governed by the
+ * driver's "developer" setting, reported as unknown with allowed = privileged.
+ */
+int plat_counter_permission(const char *params_path, int privileged,
+                            plat_counter_perm *out);
+
+/* Pure parser behind plat_counter_permission: finds "RmProfilingAdminOnly:
+ * N" in the params file's text. Returns N (0 or 1) or -1 when absent. */
+int plat_parse_admin_only(const char *params_text);
+
+/* 1 if the effective user may read counters regardless of the driver
+ * setting: POSIX effective uid 0 or CAP_SYS_ADMIN (bit 21) in the CapEff
+ * line of /proc/self/status; Windows: an elevated token. */
+int plat_is_privileged(void);
+
+/* Number of NVIDIA GPUs the driver lists (Linux: entries of
+ * /proc/driver/nvidia/gpus, or of dir when not NULL, for tests). Returns
+ * CM_OK with *count (0 when the folder is absent), CM_NOTSUP where the OS has
+ * no such listing (Windows: use nvidia-smi -L instead). */
+int plat_nvidia_gpu_count(const char *dir, int *count);
+
+/* Looks for an executable named name: in each folder of PATH, then in each
+ * folder of the NULL-terminated extra_dirs (may be NULL). Writes the full
+ * path into buf. Windows appends ".exe" when name has no extension. Returns
+ * CM_OK, CM_NOENT when not found, CM_ERANGE if buf is too small. */
+int plat_find_executable(const char *name, const char *const *extra_dirs,
+                         char *buf, size_t size);
+
+/* Path separator for PATH-like lists (':' or ';') and for paths ('/' or
+ * '\\'). */
+char plat_path_list_sep(void);
+
 #endif

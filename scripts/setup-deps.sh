@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# scripts/setup-deps.sh: install the Debian/Ubuntu packages the build needs.
+#
+#   scripts/setup-deps.sh [--check] [--with-windows] [--with-report]
+#
+# --check         only report what is missing (exit 1 if anything is).
+# --with-windows  also the MinGW-w64 cross toolchain, Wine and the libuv and
+#                 jansson sources for the windows-mingw preset
+#                 (scripts/fetch-mingw-deps.sh does that part).
+# --with-report   also Chromium, for the report's rendering test.
+#
+# Runs apt-get when it can (as root); otherwise prints the exact command to
+# run and exits 1. The CUDA toolkit is not a Debian package here: when nvcc is
+# missing, the launcher builds repro alone and says so.
+set -euo pipefail
+
+check_only=0 windows=0 report=0
+for a in "$@"; do
+  case "$a" in
+    --check) check_only=1 ;;
+    --with-windows) windows=1 ;;
+    --with-report) report=1 ;;
+    *) echo "setup-deps: unknown option '$a'" >&2; exit 2 ;;
+  esac
+done
+
+# package:probe pairs; a probe is a file whose presence means installed.
+need=(
+  "cmake:/usr/bin/cmake"
+  "ninja-build:/usr/bin/ninja"
+  "gcc:/usr/bin/gcc"
+  "g++:/usr/bin/g++"
+  "make:/usr/bin/make"
+  "git:/usr/bin/git"
+  "libuv1-dev:/usr/include/uv.h"
+  "libjansson-dev:/usr/include/jansson.h"
+  "zlib1g-dev:/usr/include/zlib.h"
+  "python3:/usr/bin/python3"
+  "python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py"
+)
+if [ "$report" = 1 ]; then
+  need+=("chromium:/usr/bin/chromium")
+fi
+
+missing=()
+for pair in "${need[@]}"; do
+  pkg=${pair%%:*} probe=${pair#*:}
+  [ -e "$probe" ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$check_only" = 1 ]; then
+    echo "setup-deps: missing packages: ${missing[*]}"
+    exit 1
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup-deps: missing packages: ${missing[*]}" >&2
+    echo "setup-deps: run: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$windows" = 1 ]; then
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  if [ "$check_only" = 1 ]; then
+    exec "$here/fetch-mingw-deps.sh" --check
+  fi
+  exec "$here/fetch-mingw-deps.sh"
+fi
+exit 0
