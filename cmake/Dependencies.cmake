@@ -61,5 +61,8 @@ else()
   else()
     set_property(TARGET dep::uv APPEND PROPERTY INTERFACE_LINK_LIBRARIES
       Threads::Threads ${CMAKE_DL_LIBS})
+    # uv.h needs pthread_rwlock_t & co., which strict C11 hides.
+    set_property(TARGET dep::uv APPEND PROPERTY
+      INTERFACE_COMPILE_DEFINITIONS _XOPEN_SOURCE=700)
   endif()
 endif()

@@ -54,6 +54,26 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out);
 int pf_bench_case(pf_bench *b, const pf_timed_case *c, double max_abs_err,
                   double max_rel_err, double rtol, double atol);
 
+/* Compatible additions (timing engineer):
+ *
+ * The peers (cuBLAS, cuDNN) that this run's harness owns, for the runner's
+ * peer_launch callbacks: e.g. pf_peer_gemm(pf_bench_peer(b), ...). Valid
+ * until pf_bench_close. Before setting a case's peer_launch, the runner asks
+ * pf_peer_absent_reason(pf_bench_peer(b), op): when it is not NULL (cuDNN
+ * missing), it leaves peer_launch NULL and the harness records that reason.
+ * The peer may write into the case's own output buffers: the harness
+ * rechecks our outputs before it times the peer. */
+struct pf_peer;
+struct pf_peer *pf_bench_peer(pf_bench *b);
+
+/* How many cases the run will time, for the progress line "[i/n]" (0 or
+ * never called: "[i]"). */
+void pf_bench_set_total(pf_bench *b, int total);
+
+/* 1 if the environment showed instrumentation markers (the results will say
+ * "instrumented": true), for the CLI's own summary line. */
+int pf_bench_instrumented(const pf_bench *b);
+
 /* Writes the results to path (atomically: temp name, then rename) in the
  * format chosen, frees b. path may be NULL to only free. */
 int pf_bench_close(pf_bench *b, const char *path);

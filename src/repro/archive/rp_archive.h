@@ -1,13 +1,21 @@
-/* rp_archive.h: the run archive: gzip logs, manifest.json, bundle, verify.
+/* rp_archive.h: the run archive: gzip logs, manifest.json, bundle, verify,
+ * and the filing of results JSON into clean and instrumented folders.
  *
  * A run lives in logs/<run-id>/ (or --out DIR). Every byte a step prints goes
  * through an rp_log into a .log.gz file; every file in the run folder is named
  * in manifest.json with its size and SHA-256. The manifest is written to a
  * temporary name and renamed, so a run that dies leaves no manifest claiming
  * completeness. The bundle <run-dir>.tar.gz is a standard ustar+gzip stream.
+ * docs/AUDIT.md says how an auditor checks all of it.
  *
- * Ownership: rp_log and rp_run objects are created and freed by this module.
+ * Paths: run_dir is a folder path as the OS takes it; relpath and every path
+ * inside the manifest or a bundle is relative to the run folder with '/'
+ * separators. All file access goes through libuv's synchronous fs calls, so
+ * the same code runs on Windows.
+ *
+ * Ownership: rp_log objects are created and freed by this module.
  * All functions return CM_OK or a negative cm_error; none exits the process.
+ * None is thread-safe on the same object; distinct objects are independent.
  */
 #ifndef RP_ARCHIVE_H
 #define RP_ARCHIVE_H
@@ -15,49 +23,104 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The manifest format's version, written as "schema_version". */
+#define RP_MANIFEST_SCHEMA_VERSION 1
+
 typedef struct rp_log rp_log;
 
 /* Opens <run_dir>/<relpath> (relpath like "build/cmake-build.log.gz"; parent
- * folders are created) as a streaming gzip writer. */
+ * folders are created; an existing file is truncated) as a streaming gzip
+ * writer (one gzip member). */
 int rp_log_open(const char *run_dir, const char *relpath, rp_log **out);
-/* Appends len bytes, compressed on the fly. Safe to call with len == 0. */
+/* Appends len bytes, compressed on the fly. Safe to call with len == 0.
+ * After an error every later call returns that same error. */
 int rp_log_write(rp_log *log, const void *data, size_t len);
-/* Flushes everything written so far as a complete gzip member boundary
- * (Z_SYNC_FLUSH), so a crash after it still leaves readable data. */
+/* Pushes everything written so far to the file, byte-aligned (deflate's
+ * Z_SYNC_FLUSH), so that if the run dies after it, `zcat` recovers all of
+ * it. The member stays open (no CRC trailer yet): verify reports such a log
+ * as truncated, which is what it is. */
 int rp_log_flush(rp_log *log);
-/* Finishes the gzip stream, closes the file, frees log. Returns the first
- * error seen by any write. Uncompressed bytes written -> *raw_bytes (may be
- * NULL). */
+/* Finishes the gzip member (CRC-32 and length trailer), fsyncs, closes the
+ * file and frees log, even on error. Returns the first error seen by any
+ * call on log. Uncompressed bytes written -> *raw_bytes (may be NULL). */
 int rp_log_close(rp_log *log, uint64_t *raw_bytes);
 
-/* Writes buf to <run_dir>/<relpath> atomically (temp name + rename). */
+/* Writes buf to <run_dir>/<relpath> atomically: parent folders created,
+ * then a temporary name beside it, fsync, and a rename over the target. */
 int rp_write_file_atomic(const char *run_dir, const char *relpath,
                          const void *buf, size_t len);
 
-/* Builds <run_dir>.tar.gz (temp name + rename) from every file in run_dir,
- * paths inside the tar prefixed by the run folder's base name. */
+/* Builds <run_dir>.tar.gz (trailing separators of run_dir ignored) from
+ * every file in run_dir, paths inside the tar prefixed by the run folder's
+ * base name: "<run-id>/manifest.json" first, then the other files sorted.
+ * Written through gzip to a temporary name and renamed when complete.
+ * Entries are ustar regular files, mode 0644, uid/gid 0, mtime from the
+ * file. The bundle's path goes to bundle_path[size]. Errors: CM_ENOENT (no
+ * manifest.json in run_dir: finish the manifest first), CM_ERANGE (a path
+ * longer than ustar's 255 bytes, or a file of 8 GiB or more), CM_EMISMATCH
+ * (a file changed size while being read), I/O errors. */
 int rp_bundle_write(const char *run_dir, char *bundle_path, size_t size);
 
 /* The manifest. The engine (rp_stage.c & co.) builds the JSON object with
- * everything but files[]; rp_manifest_finish walks run_dir, hashes every file
- * (SHA-256, bytes) into files[] (sorted by path, manifest.json excluded) and
- * writes manifest.json atomically. `manifest` is a jansson json_t*, borrowed.
- */
+ * everything but files[]: schema_version, run_id, started/ended times,
+ * status, host, os, git {commit, dirty}, tools, stages[] (docs/AUDIT.md
+ * lists them). rp_manifest_finish then walks run_dir, hashes every file into
+ * files[] as {"path", "bytes", "sha256"} (sorted by path, manifest.json
+ * itself excluded), sets "schema_version" to RP_MANIFEST_SCHEMA_VERSION if
+ * absent, and writes <run_dir>/manifest.json atomically (2-space indent,
+ * keys in insertion order). `manifest` is a jansson json_t*, borrowed; its
+ * "files" member is replaced. Errors: CM_EINVAL if manifest is not an object,
+ * has no string "run_id", or its "status" is not one of "complete",
+ * "interrupted", "failed" (a manifest must never claim a state that is not
+ * final); CM_NOTSUP for a special file in run_dir; I/O errors.
+ * Call it last: any file written into run_dir afterwards is "extra". */
 struct json_t;
 int rp_manifest_finish(const char *run_dir, struct json_t *manifest);
 
 /* Verification result: the first problem found, for the caller to print. */
 typedef struct {
-  int ok;              /* 1 if everything matched */
-  int files_checked;   /* files re-hashed */
-  char problem[1024];  /* "logs/x/y.log.gz: sha256 mismatch (manifest ...)" */
+  int ok;             /* 1 if everything matched */
+  int files_checked;  /* files re-hashed */
+  char problem[1024]; /* "build/x.log.gz: sha256 mismatch (manifest ...)" */
+  char status[32];    /* the manifest's "status" ("" if absent) */
+  char run_id[128];   /* the manifest's "run_id" ("" if absent) */
 } rp_verify_result;
 
-/* Verifies a run folder or a .tar.gz bundle: every file in the manifest exists
- * with its size and SHA-256, every .gz member decompresses, no file is present
- * that the manifest does not name (the manifest itself excepted). Returns
- * CM_OK when the check ran (see res->ok for the verdict), an error otherwise
- * (unreadable path, no manifest). */
+/* Verifies a run folder or a .tar.gz bundle (any path that is a regular
+ * file is read as a bundle). Checks, naming the first problem in path order:
+ * manifest.json parses and has schema_version and files[]; every file the
+ * manifest names exists with its size and SHA-256; no file is present that
+ * the manifest does not name (the manifest itself excepted); every *.gz file
+ * decompresses completely with good CRCs; every results/clean/<name>.json says
+ * "instrumented": false and every results/instrumented/<name>.json says true.
+ * For a bundle also: the gzip stream and the ustar structure are intact and
+ * every entry sits under one top folder. Returns CM_OK when the check ran
+ * (see res->ok for the verdict; a corrupt bundle is a verdict, not an error),
+ * an error otherwise: CM_ENOENT (no such path, or no manifest.json),
+ * I/O errors. The manifest's status is reported, not judged: an
+ * "interrupted" run whose files all match verifies ok. */
 int rp_verify(const char *path, rp_verify_result *res);
+
+/* Reads the top-level "instrumented" member of a results JSON document held
+ * in buf[len]. *instrumented receives 1 (true) or 0 (false). Returns CM_OK,
+ * or CM_EPARSE if buf is not a JSON object or has no boolean
+ * "instrumented": a result that does not say what it is cannot be filed. */
+int rp_results_read_flag(const char *buf, size_t len, int *instrumented);
+
+/* Checks that the results JSON at json_path may sit among clean results.
+ * Returns CM_OK for "instrumented": false, CM_EREFUSED for true, CM_EPARSE
+ * if the flag is missing or not a boolean, I/O errors otherwise. */
+int rp_results_check_clean(const char *json_path);
+
+/* Files the results JSON at src_json into the run: its own "instrumented"
+ * member decides <run_dir>/results/instrumented/<name> (true) or
+ * <run_dir>/results/clean/<name> (false). The bytes are copied unchanged
+ * (atomically: temporary name, then rename) and src_json is left in place.
+ * The destination path goes to dst[dst_size] (dst may be NULL). Errors:
+ * CM_EINVAL (name empty, ".", "..", or containing '/' or '\\'), CM_EPARSE
+ * (no boolean "instrumented"), CM_EEXIST (the destination exists: results
+ * are never silently replaced), CM_ERANGE (dst too small), I/O errors. */
+int rp_results_file(const char *run_dir, const char *src_json, const char *name,
+                    char *dst, size_t dst_size);
 
 #endif

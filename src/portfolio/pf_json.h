@@ -1,0 +1,147 @@
+/* pf_json.h: the results of one benchmark run, and the documents written
+ * from them.
+ *
+ * pf_results is plain data with no CUDA state, so that the writers can be
+ * tested from synthetic samples on a machine without a GPU. The timing
+ * harness (pf_timing.c) fills it; pf_json_document turns it into the
+ * versioned results document (docs/BENCHMARKING.md, schema in
+ * docs/schema/results-v1.schema.json); pf_gbench_document (pf_gbench.c)
+ * turns the same results into Google Benchmark's JSON.
+ *
+ * Units: every time is in seconds (double), bandwidth in GB/s (1e9 bytes per
+ * second), rates in TFLOP/s (1e12 flop per second), bytes as doubles (exact
+ * up to 2^53). A value that is unknown or not finite is written as null,
+ * never as a string or a made-up number.
+ */
+#ifndef PF_JSON_H
+#define PF_JSON_H
+
+#include "pf_env.h"
+#include "pf_instrument.h"
+#include "pf_nvml.h"
+#include "pf_stats.h"
+#include "pf_timing.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define PF_SCHEMA_VERSION 1
+
+/* One series of timed samples (ours or the peer's). samples is owned by the
+ * pf_results the series belongs to (malloc'd; freed by pf_results_free). */
+typedef struct {
+  double *samples;
+  size_t n;
+  pf_stats stats;  /* valid when n > 0 */
+  double warmup_s; /* seconds actually spent warming up */
+  int warmup_launches;
+  char stop_reason[24]; /* "target_cv", "budget", "max_samples" */
+} pf_series;
+
+typedef struct {
+  int present;             /* 1: timed in this run */
+  char name[64];           /* "cublasGemmEx", "cudnnSoftmaxForward" */
+  char absent_reason[192]; /* why there is no peer, when !present */
+  pf_series series;
+  double ratio; /* peer median / our median: > 1 means ours is
+                   faster; NaN when absent */
+} pf_peer_result;
+
+typedef struct {
+  char op[32], variant[32], dtype[16];
+  char shape[64]; /* "4096x4096", "8192x8192x8192" (M x N x K) */
+  int64_t dims[3];
+  int ndims;
+  int64_t stride;
+  double logical_bytes, flops;
+  int cold;  /* 1 cold (L2 flushed, sets rotated), 0 hot */
+  int nsets; /* input sets rotated among */
+
+  /* correctness */
+  int passed; /* verification before timing */
+  double max_abs_err, max_rel_err, rtol, atol;
+  int rechecked; /* 1 if the outputs were verified again after timing */
+  int recheck_passed;
+
+  /* timing */
+  pf_series series;
+  pf_nvml_snapshot before, after;
+  int throttled; /* a non-benign throttle reason before or after:
+                    every sample of the case is flagged */
+  int profiled;  /* one launch wrapped for --profile-range */
+
+  /* throughput, derived from the median (pf_results_derive) */
+  double gbps, tflops;
+  double fraction_of_copy_bw; /* gbps / measured copy bandwidth */
+  double fraction_of_peer;    /* matmul: our TFLOP/s over cuBLAS's */
+  double roofline_s;          /* logical_bytes / copy bandwidth */
+  int suspicious;
+  char suspicious_reason[256];
+
+  pf_peer_result peer;
+} pf_case_result;
+
+typedef struct {
+  int measured; /* 0: the copy ceiling could not be measured */
+  char absent_reason[192];
+  double bytes; /* size of the buffer copied */
+  double gbps;  /* 2 * bytes / median (read + write), 1e9 B/s */
+  pf_series series;
+} pf_ceiling;
+
+typedef struct {
+  pf_env env;
+  pf_markers markers;
+  pf_bench_opts opts;  /* argv inside is borrowed */
+  int other_processes; /* other compute processes seen on the GPU, -1
+                          unknown */
+  pf_ceiling copy;
+  char **warnings;
+  size_t nwarnings;
+  pf_case_result *cases;
+  size_t ncases, cap;
+} pf_results;
+
+/* A result may be faster than its roofline bound by this fraction before it
+ * is called suspicious (timer resolution and the copy kernel's own
+ * overheads). */
+#define PF_ROOFLINE_SLACK 0.03
+
+void pf_results_init(pf_results *r);
+/* Frees every sample array, warning and case; leaves *r re-initialised. */
+void pf_results_free(pf_results *r);
+
+/* Appends a zeroed case and points *out at it (valid until the next
+ * pf_results_add_case). Returns CM_OK or CM_ENOMEM. */
+int pf_results_add_case(pf_results *r, pf_case_result **out);
+
+/* Appends a formatted warning (also the caller's job to print it). Returns
+ * CM_OK or CM_ENOMEM. */
+int pf_results_warn(pf_results *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Computes throughput, fractions, the peer ratio and the roofline verdict of
+ * c from its series, its peer's series and the copy ceiling. Pure. */
+void pf_case_derive(pf_case_result *c, const pf_ceiling *copy);
+
+/* 1 if the run may be called clean: not instrumented, no other compute
+ * process known on the GPU, no throttled case. */
+int pf_results_clean(const pf_results *r);
+
+/* The results document (new reference, NULL on out of memory). */
+json_t *pf_json_document(const pf_results *r);
+/* The same results as Google Benchmark JSON (pf_gbench.c). */
+json_t *pf_gbench_document(const pf_results *r);
+
+/* Writes doc to path atomically (path.tmp, then rename), 2-space indented,
+ * keys in insertion order, real numbers with 17 significant digits. Returns
+ * CM_OK or a cm_error. */
+int pf_json_write_file(const json_t *doc, const char *path);
+
+/* Helpers shared by the two writers: a number, or null when not finite. */
+json_t *pf__json_num(double v);
+
+#endif

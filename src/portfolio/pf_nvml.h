@@ -1,0 +1,89 @@
+/* pf_nvml.h: GPU clocks, temperature, power and throttle reasons via NVML.
+ *
+ * NVML is loaded at run time (plat_dl_open over plat_nvml_candidates()), so
+ * the binary runs where the driver's libnvidia-ml is missing: every reading
+ * then says "absent" instead of failing. Each function that NVML lacks in the
+ * installed driver is absent on its own; the rest still work.
+ */
+#ifndef PF_NVML_H
+#define PF_NVML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pf_nvml pf_nvml;
+
+/* Clock-event (throttle) reason bits, as NVML defines them. */
+#define PF_NVML_REASON_GPU_IDLE 0x1ULL
+#define PF_NVML_REASON_APP_CLOCKS 0x2ULL
+#define PF_NVML_REASON_SW_POWER_CAP 0x4ULL
+#define PF_NVML_REASON_HW_SLOWDOWN 0x8ULL
+#define PF_NVML_REASON_SYNC_BOOST 0x10ULL
+#define PF_NVML_REASON_SW_THERMAL 0x20ULL
+#define PF_NVML_REASON_HW_THERMAL 0x40ULL
+#define PF_NVML_REASON_HW_POWER_BRAKE 0x80ULL
+#define PF_NVML_REASON_DISPLAY_CLOCKS 0x100ULL
+/* Reasons that do not slow a running kernel down: an idle GPU between
+ * samples, or clocks an administrator fixed on purpose. */
+#define PF_NVML_BENIGN_REASONS                                                 \
+  (PF_NVML_REASON_GPU_IDLE | PF_NVML_REASON_APP_CLOCKS)
+
+/* One reading. A field whose *_ok is 0 could not be read (NVML absent, the
+ * function missing, or not supported on this GPU). */
+typedef struct {
+  int sm_clock_ok;
+  unsigned sm_clock_mhz;
+  int mem_clock_ok;
+  unsigned mem_clock_mhz;
+  int temp_ok;
+  unsigned temp_c;
+  int power_ok;
+  double power_w;
+  int reasons_ok;
+  unsigned long long reasons; /* PF_NVML_REASON_* bits */
+} pf_nvml_snapshot;
+
+/* Static facts about the device. */
+typedef struct {
+  int persistence_ok;
+  int persistence; /* 1 enabled */
+  int ecc_ok;
+  int ecc; /* current ECC mode, 1 enabled */
+  int max_sm_clock_ok;
+  unsigned max_sm_clock_mhz;
+  int max_mem_clock_ok;
+  unsigned max_mem_clock_mhz;
+  char name[96];   /* "" if unknown */
+  char uuid[96];   /* "GPU-...", "" if unknown */
+  char driver[80]; /* driver version string, "" if unknown */
+} pf_nvml_facts;
+
+/* Loads NVML and finds the device with the given PCI bus id (as
+ * cudaDeviceGetPCIBusId writes it, "0000:41:00.0"). Always returns a handle
+ * (never NULL unless out of memory); when NVML or the device is missing the
+ * handle is "absent" and pf_nvml_absent_reason says why. Owned by the caller,
+ * freed with pf_nvml_close. */
+pf_nvml *pf_nvml_open(const char *pci_bus_id);
+void pf_nvml_close(pf_nvml *n);
+
+/* NULL when NVML is present and the device found; otherwise a static or
+ * handle-owned sentence ("libnvidia-ml.so.1: cannot open shared object"). */
+const char *pf_nvml_absent_reason(const pf_nvml *n);
+
+/* Fills *s (all *_ok 0 when absent). Never fails. */
+void pf_nvml_read(pf_nvml *n, pf_nvml_snapshot *s);
+void pf_nvml_facts_read(pf_nvml *n, pf_nvml_facts *f);
+
+/* Number of compute processes on the device other than self_pid, or -1 if
+ * it cannot be known. pids (may be NULL) receives up to max of them. */
+int pf_nvml_other_processes(pf_nvml *n, unsigned self_pid, unsigned *pids,
+                            int max);
+
+/* Writes the names of the set reason bits ("sw_power_cap,hw_thermal"),
+ * "none" for 0, into buf. Pure. */
+void pf_nvml_reason_names(unsigned long long reasons, char *buf, size_t size);
+
+/* 1 if reasons holds a bit outside PF_NVML_BENIGN_REASONS. Pure. */
+int pf_nvml_reasons_throttle(unsigned long long reasons);
+
+#endif

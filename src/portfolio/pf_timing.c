@@ -1,0 +1,465 @@
+/* pf_timing.c: the benchmark harness (see pf_timing.h and
+ * docs/BENCHMARKING.md for the method).
+ *
+ * One sampler times everything, ours and the peers' and the copy ceiling,
+ * so that their numbers are comparable: warm-up by time, then samples each
+ * bracketed by CUDA events on one stream, the L2 flushed before each sample
+ * and input sets rotated when cold, until the coefficient of variation is
+ * under target (after min_samples), the budget is spent, or max_samples.
+ */
+#include "pf_timing.h"
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "pf_cucheck.h"
+#include "pf_json.h"
+#include "pf_nvml.h"
+#include "pf_peer.h"
+#include "platform.h"
+
+#include <cuda_profiler_api.h>
+#include <math.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The process environment, for the instrumentation scan. */
+#ifdef _WIN32
+#include <stdlib.h>
+#define PF__ENVIRON ((char *const *)_environ)
+#else
+extern char **environ;
+#define PF__ENVIRON ((char *const *)environ)
+#endif
+
+typedef int (*pf__launch_fn)(void *ctx, int set, cudaStream_t stream);
+
+struct pf_bench {
+  pf_bench_opts o;
+  pf_results res;
+  pf_nvml *nvml;
+  struct pf_peer *peer;
+  cudaStream_t stream;
+  cudaEvent_t ev0, ev1;
+  void *flush;
+  size_t flush_bytes;
+  int total, done;
+  double t0;
+};
+
+void pf_bench_opts_init(pf_bench_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->warmup_s = 0.05;
+  o->min_samples = 10;
+  o->max_samples = 1000;
+  o->target_cv = 0.02;
+  o->budget_s = 2.0;
+  o->cold = 1;
+  o->progress = 1;
+  o->format = PF_FORMAT_JSON;
+}
+
+struct pf_peer *pf_bench_peer(pf_bench *b) {
+  return b ? b->peer : NULL;
+}
+
+void pf_bench_set_total(pf_bench *b, int total) {
+  b->total = total;
+}
+
+int pf_bench_instrumented(const pf_bench *b) {
+  return b->res.markers.count > 0;
+}
+
+static int push_sample(pf_series *s, size_t *cap, double v) {
+  if (s->n == *cap) {
+    size_t nc = *cap ? 2 * *cap : 64;
+    double *p = realloc(s->samples, nc * sizeof *p);
+    if (p == NULL)
+      return CM_ENOMEM;
+    s->samples = p;
+    *cap = nc;
+  }
+  s->samples[s->n++] = v;
+  return CM_OK;
+}
+
+/* Times fn until a stopping rule fires; fills *s (samples owned by *s).
+ * range_name non-NULL: after warm-up, one extra launch is wrapped in an NVTX
+ * range and cudaProfilerStart/Stop, for capture-range profiling. */
+static int sample(pf_bench *b, pf__launch_fn fn, void *ctx, int nsets, int cold,
+                  const char *range_name, pf_series *s) {
+  pf_running run;
+  size_t cap = 0;
+  double t, start;
+  int r, w = 0;
+  if (nsets < 1)
+    nsets = 1;
+  memset(s, 0, sizeof *s);
+
+  /* Warm-up by time, not by count: what a kernel needs (module load, clock
+   * ramp, cuBLAS heuristics) takes time, whatever the kernel's length. */
+  start = plat_monotonic_s();
+  do {
+    r = fn(ctx, w % nsets, b->stream);
+    if (r != CM_OK)
+      return r;
+    PF_CU(cudaStreamSynchronize(b->stream));
+    w++;
+    t = plat_monotonic_s() - start;
+  } while (t < b->o.warmup_s);
+  s->warmup_s = t;
+  s->warmup_launches = w;
+
+  if (range_name != NULL) {
+    nvtxRangePushA(range_name);
+    PF_CU(cudaProfilerStart());
+    r = fn(ctx, 0, b->stream);
+    PF_CU(cudaStreamSynchronize(b->stream));
+    PF_CU(cudaProfilerStop());
+    nvtxRangePop();
+    if (r != CM_OK)
+      return r;
+  }
+
+  pf_running_init(&run);
+  start = plat_monotonic_s();
+  for (;;) {
+    float ms = 0.0f;
+    int set = cold ? (int)(s->n % (size_t)nsets) : 0;
+    if (cold && b->flush != NULL)
+      /* Writing a buffer of twice the L2 evicts whatever the previous
+       * sample left there; the value changes so nothing can elide it. */
+      PF_CU(cudaMemsetAsync(b->flush, (int)(s->n & 0xff), b->flush_bytes,
+                            b->stream));
+    PF_CU(cudaEventRecord(b->ev0, b->stream));
+    r = fn(ctx, set, b->stream);
+    if (r != CM_OK)
+      return r;
+    PF_CU(cudaEventRecord(b->ev1, b->stream));
+    PF_CU(cudaEventSynchronize(b->ev1));
+    PF_CU(cudaEventElapsedTime(&ms, b->ev0, b->ev1));
+    r = push_sample(s, &cap, ms * 1e-3);
+    if (r != CM_OK)
+      return r;
+    pf_running_add(&run, ms * 1e-3);
+    if ((int)s->n >= b->o.max_samples) {
+      cm_strlcpy(s->stop_reason, "max_samples", sizeof s->stop_reason);
+      break;
+    }
+    if ((int)s->n >= b->o.min_samples) {
+      if (pf_running_cv(&run) < b->o.target_cv) {
+        cm_strlcpy(s->stop_reason, "target_cv", sizeof s->stop_reason);
+        break;
+      }
+      if (plat_monotonic_s() - start >= b->o.budget_s) {
+        cm_strlcpy(s->stop_reason, "budget", sizeof s->stop_reason);
+        break;
+      }
+    }
+  }
+  return pf_stats_compute(s->samples, s->n, &s->stats);
+}
+
+static void warn(pf_bench *b, const char *msg) {
+  fprintf(stderr, "cuda_portfolio: warning: %s\n", msg);
+  pf_results_warn(&b->res, "%s", msg);
+}
+
+static int measure_copy_ceiling(pf_bench *b) {
+  pf_copy_ceiling cc;
+  pf_ceiling *c = &b->res.copy;
+  void *src = NULL, *dst = NULL;
+  int r = CM_OK;
+  memset(&cc, 0, sizeof cc);
+  cc.bytes = pf_peer_copy_bytes((size_t)b->res.env.l2_bytes);
+  c->bytes = (double)cc.bytes;
+  PF_CU_GOTO(cudaMalloc(&src, cc.bytes), r, out);
+  PF_CU_GOTO(cudaMalloc(&dst, cc.bytes), r, out);
+  PF_CU_GOTO(cudaMemset(src, 0x5a, cc.bytes), r, out);
+  cc.src = src;
+  cc.dst = dst;
+  r = sample(b, pf_peer_copy_launch, &cc, 1, 1, NULL, &c->series);
+  if (r == CM_OK && c->series.stats.median > 0) {
+    c->measured = 1;
+    c->gbps = 2.0 * (double)cc.bytes / c->series.stats.median / 1e9;
+  }
+out:
+  if (r != CM_OK)
+    cm_snprintf(c->absent_reason, sizeof c->absent_reason,
+                "copy ceiling not measured: %s", cm_strerror(r));
+  cudaFree(src);
+  cudaFree(dst);
+  return r;
+}
+
+static void check_processes(pf_bench *b) {
+  unsigned pids[8];
+  char msg[256];
+  int i, n, used = 0;
+  n = pf_nvml_other_processes(b->nvml, pf_env_self_pid(), pids, 8);
+  b->res.other_processes = n;
+  if (n < 0) {
+    warn(b, "cannot list the GPU's compute processes (NVML absent or "
+            "unsupported): the GPU may be shared; the run is not clean");
+    return;
+  }
+  if (n == 0)
+    return;
+  used = 0;
+  cm_snprintf(msg, sizeof msg,
+              "%d other compute process(es) on the GPU "
+              "(pids",
+              n);
+  used = (int)strlen(msg);
+  for (i = 0; i < n && i < 8; i++) {
+    cm_snprintf(msg + used, sizeof msg - (size_t)used, " %u", pids[i]);
+    used = (int)strlen(msg);
+  }
+  cm_snprintf(msg + used, sizeof msg - (size_t)used,
+              "): timings may be disturbed; the run is not clean");
+  warn(b, msg);
+}
+
+static void bench_free(pf_bench *b) {
+  if (b == NULL)
+    return;
+  if (b->flush)
+    cudaFree(b->flush);
+  if (b->ev0)
+    cudaEventDestroy(b->ev0);
+  if (b->ev1)
+    cudaEventDestroy(b->ev1);
+  if (b->stream)
+    cudaStreamDestroy(b->stream);
+  pf_peer_close(b->peer);
+  pf_nvml_close(b->nvml);
+  pf_results_free(&b->res);
+  (void)cudaGetLastError();
+  free(b);
+}
+
+int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
+  pf_bench *b;
+  int r = CM_OK, m;
+  char msg[512];
+  size_t used;
+  *out = NULL;
+  if (o == NULL || o->min_samples < 1 || o->max_samples < o->min_samples ||
+      !(o->warmup_s >= 0) || !(o->budget_s >= 0) || !(o->target_cv >= 0))
+    return CM_EINVAL;
+  b = calloc(1, sizeof *b);
+  if (b == NULL)
+    return CM_ENOMEM;
+  b->o = *o;
+  b->t0 = plat_monotonic_s();
+  pf_results_init(&b->res);
+  b->res.opts = *o;
+  pf_env_host(&b->res.env, o->argc, o->argv);
+  pf_instrument_detect(PF__ENVIRON, &b->res.markers);
+  if (b->res.markers.count > 0) {
+    cm_strlcpy(msg, "instrumented run (markers:", sizeof msg);
+    for (m = 0; m < b->res.markers.count; m++) {
+      used = strlen(msg);
+      cm_snprintf(msg + used, sizeof msg - used, " %s",
+                  b->res.markers.names[m]);
+    }
+    used = strlen(msg);
+    cm_snprintf(msg + used, sizeof msg - used,
+                "): these timings are not clean");
+    warn(b, msg);
+  }
+
+  PF_CU_GOTO(cudaSetDevice(o->device), r, fail);
+  r = pf_env_device(&b->res.env, o->device);
+  if (r != CM_OK)
+    goto fail;
+  b->nvml = pf_nvml_open(b->res.env.pci_bus_id);
+  pf_env_nvml(&b->res.env, b->nvml);
+  if (!b->res.env.have_nvml) {
+    cm_snprintf(msg, sizeof msg,
+                "NVML absent (%s): no clocks, "
+                "temperature, power or throttle reasons",
+                b->res.env.nvml_absent_reason);
+    warn(b, msg);
+  }
+  check_processes(b);
+
+  PF_CU_GOTO(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking), r,
+             fail);
+  PF_CU_GOTO(cudaEventCreate(&b->ev0), r, fail);
+  PF_CU_GOTO(cudaEventCreate(&b->ev1), r, fail);
+  /* Twice the L2, as the L2 need not evict in strict LRU order. */
+  b->flush_bytes = 2 * (size_t)b->res.env.l2_bytes;
+  if (b->flush_bytes == 0)
+    b->flush_bytes = (size_t)128 << 20;
+  PF_CU_GOTO(cudaMalloc(&b->flush, b->flush_bytes), r, fail);
+  r = pf_peer_open(&b->peer);
+  if (r != CM_OK)
+    goto fail;
+  r = measure_copy_ceiling(b);
+  if (r != CM_OK) {
+    warn(b, b->res.copy.absent_reason);
+    r = CM_OK; /* cases are still timed; fractions become null */
+  }
+  *out = b;
+  return CM_OK;
+fail:
+  bench_free(b);
+  return r;
+}
+
+static void shape_string(const pf_case_info *in, char *buf, size_t size) {
+  if (in->ndims >= 3)
+    cm_snprintf(buf, size, "%lldx%lldx%lld", (long long)in->dims[0],
+                (long long)in->dims[1], (long long)in->dims[2]);
+  else if (in->ndims == 2)
+    cm_snprintf(buf, size, "%lldx%lld", (long long)in->dims[0],
+                (long long)in->dims[1]);
+  else
+    cm_snprintf(buf, size, "%lld", (long long)in->dims[0]);
+}
+
+static void progress(pf_bench *b, const pf_case_result *c) {
+  if (!b->o.progress || !plat_isatty(2))
+    return;
+  if (b->total > 0)
+    fprintf(stderr, "\r[%d/%d] %s %s %s %s  elapsed %.1fs\033[K", b->done + 1,
+            b->total, c->op, c->variant, c->dtype, c->shape,
+            plat_monotonic_s() - b->t0);
+  else
+    fprintf(stderr, "\r[%d] %s %s %s %s  elapsed %.1fs\033[K", b->done + 1,
+            c->op, c->variant, c->dtype, c->shape, plat_monotonic_s() - b->t0);
+  fflush(stderr);
+}
+
+int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
+                  double max_rel_err, double rtol, double atol) {
+  pf_case_result *c;
+  char range[256], msg[512];
+  const char *why;
+  size_t idx;
+  int r, rr = CM_OK;
+  if (b == NULL || tc == NULL || tc->launch == NULL)
+    return CM_EINVAL;
+  r = pf_results_add_case(&b->res, &c);
+  if (r != CM_OK)
+    return r;
+  idx = b->res.ncases - 1;
+  cm_strlcpy(c->op, tc->info.op ? tc->info.op : "", sizeof c->op);
+  cm_strlcpy(c->variant, tc->info.variant ? tc->info.variant : "",
+             sizeof c->variant);
+  cm_strlcpy(c->dtype, tc->info.dtype ? tc->info.dtype : "", sizeof c->dtype);
+  shape_string(&tc->info, c->shape, sizeof c->shape);
+  memcpy(c->dims, tc->info.dims, sizeof c->dims);
+  c->ndims = tc->info.ndims;
+  c->stride = tc->info.stride;
+  c->logical_bytes = tc->info.logical_bytes;
+  c->flops = tc->info.flops;
+  c->cold = b->o.cold;
+  c->nsets = b->o.cold ? (tc->nsets > 0 ? tc->nsets : 1) : 1;
+  c->passed = 1; /* the caller passes only verified cases */
+  c->max_abs_err = max_abs_err;
+  c->max_rel_err = max_rel_err;
+  c->rtol = rtol;
+  c->atol = atol;
+  progress(b, c);
+
+  cm_snprintf(range, sizeof range, "%s/%s/%s/%s", c->op, c->variant, c->dtype,
+              c->shape);
+  pf_nvml_read(b->nvml, &c->before);
+  r = sample(b, tc->launch, tc->ctx, c->nsets, c->cold,
+             b->o.profile_range ? range : NULL, &c->series);
+  pf_nvml_read(b->nvml, &c->after);
+  /* sample() may have grown nothing in res, but keep c fresh anyway. */
+  c = &b->res.cases[idx];
+  c->profiled = b->o.profile_range && r == CM_OK;
+  if (r != CM_OK) {
+    c->passed = 0;
+    cm_snprintf(msg, sizeof msg, "%s: timing failed: %s", range,
+                cm_strerror(r));
+    warn(b, msg);
+    b->done++;
+    return r;
+  }
+  c->throttled =
+      (c->before.reasons_ok && pf_nvml_reasons_throttle(c->before.reasons)) ||
+      (c->after.reasons_ok && pf_nvml_reasons_throttle(c->after.reasons));
+  if (c->throttled) {
+    char names[256];
+    pf_nvml_reason_names(c->before.reasons | c->after.reasons, names,
+                         sizeof names);
+    cm_snprintf(msg, sizeof msg, "%s: GPU throttled while sampled (%s)", range,
+                names);
+    warn(b, msg);
+  }
+
+  /* Our outputs are rechecked before the peer runs, so the peer may share
+   * our output buffers. */
+  if (tc->recheck != NULL) {
+    rr = tc->recheck(tc->ctx);
+    c->rechecked = 1;
+    c->recheck_passed = rr == CM_OK;
+    if (rr != CM_OK) {
+      cm_snprintf(msg, sizeof msg,
+                  "%s: outputs failed verification after "
+                  "timing (%s)",
+                  range, cm_strerror(rr));
+      warn(b, msg);
+    }
+  } else {
+    cm_snprintf(msg, sizeof msg, "%s: no recheck after timing", range);
+    warn(b, msg);
+  }
+
+  if (tc->peer_launch != NULL) {
+    cm_strlcpy(c->peer.name,
+               tc->peer_name ? tc->peer_name : pf_peer_name(c->op),
+               sizeof c->peer.name);
+    r = sample(b, tc->peer_launch, tc->ctx, c->nsets, c->cold, NULL,
+               &c->peer.series);
+    if (r == CM_OK) {
+      c->peer.present = 1;
+    } else {
+      cm_snprintf(c->peer.absent_reason, sizeof c->peer.absent_reason,
+                  "peer %s failed: %s", c->peer.name, cm_strerror(r));
+      warn(b, c->peer.absent_reason);
+    }
+  } else {
+    why = pf_peer_absent_reason(b->peer, c->op);
+    if (pf_peer_name(c->op) != NULL)
+      cm_strlcpy(c->peer.name, pf_peer_name(c->op), sizeof c->peer.name);
+    cm_strlcpy(c->peer.absent_reason,
+               why ? why
+                   : "the runner gave no peer launch for this case (the "
+                     "library does not cover it, e.g. a masked softmax)",
+               sizeof c->peer.absent_reason);
+  }
+
+  pf_case_derive(c, &b->res.copy);
+  if (c->suspicious) {
+    cm_snprintf(msg, sizeof msg, "%s: suspicious result: %s", range,
+                c->suspicious_reason);
+    warn(b, msg);
+  }
+  b->done++;
+  if (b->o.progress && plat_isatty(2) && b->total > 0 && b->done == b->total)
+    fputc('\n', stderr);
+  return rr == CM_OK ? CM_OK : (rr == CM_EVERIFY ? CM_EVERIFY : rr);
+}
+
+int pf_bench_close(pf_bench *b, const char *path) {
+  json_t *doc;
+  int r = CM_OK;
+  if (b == NULL)
+    return CM_EINVAL;
+  if (path != NULL) {
+    doc = b->o.format == PF_FORMAT_GBENCH ? pf_gbench_document(&b->res)
+                                          : pf_json_document(&b->res);
+    r = doc ? pf_json_write_file(doc, path) : CM_ENOMEM;
+    json_decref(doc);
+  }
+  bench_free(b);
+  return r;
+}

@@ -1,0 +1,314 @@
+/* rp_fs.c: synchronous libuv file-system calls for the archive. See rp_fs.h.
+ *
+ * Every uv_fs_* call below passes a NULL loop and a NULL callback: libuv then
+ * runs the request on the calling thread and returns its result, which is
+ * what keeps this file free of POSIX-only calls.
+ */
+#include "rp_fs.h"
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rp__fs_err(int uv_err) {
+  switch (uv_err) {
+  case 0:
+    return CM_OK;
+  case UV_ENOENT:
+  case UV_ENOTDIR:
+    return CM_ENOENT;
+  case UV_EEXIST:
+    return CM_EEXIST;
+  case UV_EACCES:
+  case UV_EPERM:
+    return CM_EACCES;
+  case UV_ENOSPC:
+    return CM_ENOSPC;
+  case UV_ENOMEM:
+    return CM_ENOMEM;
+  case UV_EINVAL:
+    return CM_EINVAL;
+  case UV_EINTR:
+    return CM_EINTR;
+  case UV_ENAMETOOLONG:
+    return CM_ERANGE;
+  default:
+    return CM_EIO;
+  }
+}
+
+int rp__fs_stat(const char *path, rp__fs_info *info) {
+  uv_fs_t req;
+  int r = uv_fs_stat(NULL, &req, path, NULL);
+  if (r >= 0) {
+    const uv_stat_t *st = &req.statbuf;
+    /* S_IFMT is not in every C runtime's headers; libuv's stat mode uses
+     * the POSIX encoding on every platform, so the mask is spelled out. */
+    uint64_t fmt = st->st_mode & 0170000u;
+    info->kind = fmt == 0100000u   ? RP__FS_FILE
+                 : fmt == 0040000u ? RP__FS_DIR
+                                   : RP__FS_OTHER;
+    info->size = st->st_size;
+    info->mtime_s = (int64_t)st->st_mtim.tv_sec;
+  }
+  uv_fs_req_cleanup(&req);
+  return r < 0 ? rp__fs_err(r) : CM_OK;
+}
+
+static int open_flags(const char *path, int flags, int mode, uv_file *fd) {
+  uv_fs_t req;
+  int r = uv_fs_open(NULL, &req, path, flags, mode, NULL);
+  uv_fs_req_cleanup(&req);
+  if (r < 0)
+    return rp__fs_err(r);
+  *fd = (uv_file)r;
+  return CM_OK;
+}
+
+int rp__fs_open_read(const char *path, uv_file *fd) {
+  return open_flags(path, UV_FS_O_RDONLY, 0, fd);
+}
+
+int rp__fs_open_write(const char *path, uv_file *fd) {
+  return open_flags(path, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0644,
+                    fd);
+}
+
+int rp__fs_read(uv_file fd, void *buf, size_t len, size_t *got) {
+  uv_fs_t req;
+  uv_buf_t b;
+  int r;
+  /* uv_buf_t lengths are unsigned int on Windows: read in bounded pieces. */
+  if (len > (size_t)1 << 30)
+    len = (size_t)1 << 30;
+  b = uv_buf_init((char *)buf, (unsigned int)len);
+  do {
+    r = uv_fs_read(NULL, &req, fd, &b, 1, -1, NULL);
+    uv_fs_req_cleanup(&req);
+  } while (r == UV_EINTR);
+  if (r < 0)
+    return rp__fs_err(r);
+  *got = (size_t)r;
+  return CM_OK;
+}
+
+int rp__fs_write_all(uv_file fd, const void *buf, size_t len) {
+  const char *p = (const char *)buf;
+  while (len > 0) {
+    uv_fs_t req;
+    size_t n = len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len;
+    uv_buf_t b = uv_buf_init((char *)p, (unsigned int)n);
+    int r = uv_fs_write(NULL, &req, fd, &b, 1, -1, NULL);
+    uv_fs_req_cleanup(&req);
+    if (r == UV_EINTR)
+      continue;
+    if (r < 0)
+      return rp__fs_err(r);
+    if (r == 0)
+      return CM_EIO; /* no progress: never spin */
+    p += r;
+    len -= (size_t)r;
+  }
+  return CM_OK;
+}
+
+int rp__fs_fsync(uv_file fd) {
+  uv_fs_t req;
+  int r = uv_fs_fsync(NULL, &req, fd, NULL);
+  uv_fs_req_cleanup(&req);
+  return r < 0 ? rp__fs_err(r) : CM_OK;
+}
+
+int rp__fs_close(uv_file fd) {
+  uv_fs_t req;
+  int r = uv_fs_close(NULL, &req, fd, NULL);
+  uv_fs_req_cleanup(&req);
+  return r < 0 ? rp__fs_err(r) : CM_OK;
+}
+
+int rp__fs_unlink(const char *path) {
+  uv_fs_t req;
+  int r = uv_fs_unlink(NULL, &req, path, NULL);
+  uv_fs_req_cleanup(&req);
+  return r < 0 ? rp__fs_err(r) : CM_OK;
+}
+
+int rp__fs_read_all(const char *path, size_t max, char **buf, size_t *len) {
+  rp__fs_info info;
+  uv_file fd = -1;
+  char *data;
+  size_t have = 0;
+  int rc = rp__fs_stat(path, &info);
+  if (rc != CM_OK)
+    return rc;
+  if (info.kind != RP__FS_FILE)
+    return CM_EINVAL;
+  if (info.size > max)
+    return CM_ERANGE;
+  rc = rp__fs_open_read(path, &fd);
+  if (rc != CM_OK)
+    return rc;
+  data = malloc((size_t)info.size + 1);
+  if (data == NULL) {
+    rp__fs_close(fd);
+    return CM_ENOMEM;
+  }
+  /* Read until end of file rather than trusting the stat size, so a file
+   * that grew or shrank since is still read as it is now (up to max). */
+  for (;;) {
+    size_t got = 0;
+    if (have == (size_t)info.size) {
+      char probe;
+      rc = rp__fs_read(fd, &probe, 1, &got);
+      if (rc == CM_OK && got != 0)
+        rc = CM_ERANGE; /* grew since the stat */
+      break;
+    }
+    rc = rp__fs_read(fd, data + have, (size_t)info.size - have, &got);
+    if (rc != CM_OK || got == 0)
+      break;
+    have += got;
+  }
+  rp__fs_close(fd);
+  if (rc != CM_OK) {
+    free(data);
+    return rc;
+  }
+  data[have] = '\0';
+  *buf = data;
+  *len = have;
+  return CM_OK;
+}
+
+int rp__fs_mkdir_parent(const char *path) {
+  char dir[RP__PATH_MAX];
+  char *slash;
+  if (cm_strlcpy(dir, path, sizeof dir) != CM_OK)
+    return CM_ERANGE;
+  slash = strrchr(dir, '/');
+  if (slash == NULL || slash == dir)
+    return CM_OK; /* relative to the current folder, or the root */
+  *slash = '\0';
+  return plat_mkdir_p(dir);
+}
+
+int rp__fs_write_atomic(const char *path, const void *buf, size_t len) {
+  char tmp[RP__PATH_MAX];
+  uv_file fd = -1;
+  int rc, rc2;
+  rc = cm_snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)uv_os_getpid());
+  if (rc != CM_OK)
+    return rc;
+  rc = rp__fs_mkdir_parent(path);
+  if (rc != CM_OK)
+    return rc;
+  rc = rp__fs_open_write(tmp, &fd);
+  if (rc != CM_OK)
+    return rc;
+  rc = rp__fs_write_all(fd, buf, len);
+  if (rc == CM_OK)
+    rc = rp__fs_fsync(fd);
+  rc2 = rp__fs_close(fd);
+  if (rc == CM_OK)
+    rc = rc2;
+  if (rc == CM_OK)
+    rc = plat_rename(tmp, path);
+  if (rc != CM_OK)
+    rp__fs_unlink(tmp);
+  return rc;
+}
+
+int rp__path_join(char *dst, size_t size, const char *a, const char *b) {
+  if (a == NULL || *a == '\0')
+    return cm_strlcpy(dst, b, size);
+  return cm_snprintf(dst, size, "%s/%s", a, b);
+}
+
+int rp__strlist_push(rp__strlist *l, const char *s) {
+  size_t n = strlen(s);
+  char *copy;
+  if (l->count == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    char **items = realloc(l->items, cap * sizeof *items);
+    if (items == NULL)
+      return CM_ENOMEM;
+    l->items = items;
+    l->cap = cap;
+  }
+  copy = malloc(n + 1);
+  if (copy == NULL)
+    return CM_ENOMEM;
+  memcpy(copy, s, n + 1);
+  l->items[l->count++] = copy;
+  return CM_OK;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void rp__strlist_sort(rp__strlist *l) {
+  if (l->count > 1)
+    qsort(l->items, l->count, sizeof *l->items, cmp_str);
+}
+
+void rp__strlist_free(rp__strlist *l) {
+  size_t i;
+  for (i = 0; i < l->count; i++)
+    free(l->items[i]);
+  free(l->items);
+  l->items = NULL;
+  l->count = l->cap = 0;
+}
+
+/* Lists root/rel (rel "" for root itself) into out, descending folders. */
+static int walk_dir(const char *root, const char *rel, rp__strlist *out,
+                    int depth) {
+  char dir[RP__PATH_MAX], child_rel[RP__PATH_MAX], child[RP__PATH_MAX];
+  uv_fs_t req;
+  uv_dirent_t ent;
+  int r, rc = CM_OK;
+  /* A link loop would otherwise recurse until the stack runs out. */
+  if (depth > 64)
+    return CM_ERANGE;
+  rc = rp__path_join(dir, sizeof dir, root, rel);
+  if (rc != CM_OK)
+    return rc;
+  r = uv_fs_scandir(NULL, &req, dir, 0, NULL);
+  if (r < 0) {
+    uv_fs_req_cleanup(&req);
+    return rp__fs_err(r);
+  }
+  while (rc == CM_OK && uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    rp__fs_info info;
+    rc = rp__path_join(child_rel, sizeof child_rel, rel, ent.name);
+    if (rc == CM_OK)
+      rc = rp__path_join(child, sizeof child, root, child_rel);
+    /* The dirent type may be UNKNOWN on some file systems: always stat. */
+    if (rc == CM_OK)
+      rc = rp__fs_stat(child, &info);
+    if (rc != CM_OK)
+      break;
+    if (info.kind == RP__FS_DIR)
+      rc = walk_dir(root, child_rel, out, depth + 1);
+    else if (info.kind == RP__FS_FILE)
+      rc = rp__strlist_push(out, child_rel);
+    else
+      rc = CM_ENOTSUP;
+  }
+  uv_fs_req_cleanup(&req);
+  return rc;
+}
+
+int rp__fs_walk(const char *root, rp__strlist *out) {
+  int rc = walk_dir(root, "", out, 0);
+  if (rc != CM_OK) {
+    rp__strlist_free(out);
+    return rc;
+  }
+  rp__strlist_sort(out);
+  return CM_OK;
+}

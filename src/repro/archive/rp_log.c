@@ -1,0 +1,102 @@
+/* rp_log.c: a step's output as a streaming .log.gz file (rp_archive.h).
+ *
+ * Bytes are compressed as they arrive and the compressed stream is written
+ * straight to its final name: a log is evidence even when the run dies, and
+ * rp_log_flush makes everything so far decompressible. The manifest, not the
+ * log's name, is what claims a run complete.
+ */
+#include "rp_archive.h"
+
+#include "cm_error.h"
+#include "rp_fs.h"
+#include "rp_gz.h"
+
+#include <stdlib.h>
+
+struct rp_log {
+  uv_file fd;
+  int err; /* first error; every later call returns it */
+  rp__gzip gz;
+};
+
+static int log_sink(void *ud, const unsigned char *data, size_t len) {
+  rp_log *log = (rp_log *)ud;
+  return rp__fs_write_all(log->fd, data, len);
+}
+
+int rp_log_open(const char *run_dir, const char *relpath, rp_log **out) {
+  char path[RP__PATH_MAX];
+  rp_log *log;
+  int rc;
+  if (run_dir == NULL || relpath == NULL || out == NULL || *relpath == '\0')
+    return CM_EINVAL;
+  rc = rp__path_join(path, sizeof path, run_dir, relpath);
+  if (rc == CM_OK)
+    rc = rp__fs_mkdir_parent(path);
+  if (rc != CM_OK)
+    return rc;
+  log = malloc(sizeof *log);
+  if (log == NULL)
+    return CM_ENOMEM;
+  log->err = CM_OK;
+  rc = rp__fs_open_write(path, &log->fd);
+  if (rc != CM_OK) {
+    free(log);
+    return rc;
+  }
+  rc = rp__gzip_init(&log->gz, Z_DEFAULT_COMPRESSION, log_sink, log);
+  if (rc != CM_OK) {
+    rp__fs_close(log->fd);
+    free(log);
+    return rc;
+  }
+  *out = log;
+  return CM_OK;
+}
+
+int rp_log_write(rp_log *log, const void *data, size_t len) {
+  if (log == NULL)
+    return CM_EINVAL;
+  if (log->err == CM_OK && len > 0)
+    log->err = rp__gzip_write(&log->gz, data, len);
+  return log->err;
+}
+
+int rp_log_flush(rp_log *log) {
+  if (log == NULL)
+    return CM_EINVAL;
+  if (log->err == CM_OK)
+    log->err = rp__gzip_flush(&log->gz, Z_SYNC_FLUSH);
+  return log->err;
+}
+
+int rp_log_close(rp_log *log, uint64_t *raw_bytes) {
+  int rc, rc2;
+  if (log == NULL)
+    return CM_EINVAL;
+  if (log->err == CM_OK)
+    log->err = rp__gzip_flush(&log->gz, Z_FINISH);
+  if (log->err == CM_OK)
+    log->err = rp__fs_fsync(log->fd);
+  rc = log->err;
+  rc2 = rp__fs_close(log->fd);
+  if (rc == CM_OK)
+    rc = rc2;
+  if (raw_bytes != NULL)
+    *raw_bytes = log->gz.raw_bytes;
+  rp__gzip_end(&log->gz);
+  free(log);
+  return rc;
+}
+
+int rp_write_file_atomic(const char *run_dir, const char *relpath,
+                         const void *buf, size_t len) {
+  char path[RP__PATH_MAX];
+  int rc;
+  if (run_dir == NULL || relpath == NULL || (buf == NULL && len > 0))
+    return CM_EINVAL;
+  rc = rp__path_join(path, sizeof path, run_dir, relpath);
+  if (rc != CM_OK)
+    return rc;
+  return rp__fs_write_atomic(path, buf, len);
+}

@@ -1,0 +1,213 @@
+/* Unit tests of the bundle (ustar + gzip) and of the archive against
+ * independent tools: gzip -t, sha256sum -c and tar -tzf run as child
+ * processes where they are installed. No GPU. */
+#include "cm_test.h"
+#include "archive_fixture.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "rp_archive.h"
+#include "rp_tar.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+/* Runs tool; returns 0 when it was missing (then *ran stays 0). */
+static int run_tool(const char *const *argv, const char *cwd, const char *out,
+                    int *ran) {
+  int st = fx_spawn(argv, cwd, out);
+  if (st < 0)
+    return 0;
+  *ran = 1;
+  return st;
+}
+
+TEST_IMPL(tar_header_fields) {
+  unsigned char h[RP__TAR_BLOCK];
+  char name[300];
+  unsigned sum = 0;
+  size_t i;
+  ASSERT_OK(rp__tar_header(h, "run/a.txt", 1234, 1700000000));
+  ASSERT_STR_EQ((const char *)h, "run/a.txt");
+  ASSERT_TRUE(memcmp(h + 124, "00000002322", 12) == 0); /* 1234 octal */
+  ASSERT_TRUE(memcmp(h + 257,
+                     "ustar\0"
+                     "00",
+                     8) == 0);
+  ASSERT_EQ(h[156], '0');
+  for (i = 0; i < sizeof h; i++)
+    sum += (i >= 148 && i < 156) ? ' ' : h[i];
+  ASSERT_EQ(strtoul((const char *)h + 148, NULL, 8), sum);
+  /* 120 bytes: split into prefix "run/<110 x>" and name "tail.txt". */
+  memset(name, 0, sizeof name);
+  memcpy(name, "run/", 4);
+  memset(name + 4, 'x', 107);
+  memcpy(name + 111, "/tail.txt", 9);
+  ASSERT_OK(rp__tar_header(h, name, 0, 0));
+  ASSERT_STR_EQ((const char *)h, "tail.txt");
+  ASSERT_TRUE(memcmp(h + 345, name, 111) == 0 && h[345 + 111] == '\0');
+  /* 256 bytes cannot be stored in ustar; nor a 101-byte last component. */
+  memset(name, 'y', 256);
+  name[100] = '/';
+  name[256] = '\0';
+  ASSERT_EQ(rp__tar_header(h, name, 0, 0), CM_ERANGE);
+  memset(name, 'z', 120);
+  name[10] = '/';
+  name[120] = '\0';
+  ASSERT_EQ(rp__tar_header(h, name, 0, 0), CM_ERANGE);
+  ASSERT_EQ(rp__tar_header(h, "big", RP__TAR_SIZE_MAX + 1, 0), CM_ERANGE);
+  return 0;
+}
+
+TEST_IMPL(bundle_roundtrip) {
+  char dir[4096], bundle[4096], list[4096];
+  const char *gz[] = {"gzip", "-t", NULL, NULL};
+  const char *tar[] = {"tar", "-tzf", NULL, NULL};
+  rp_verify_result res;
+  int ran = 0;
+  char *text;
+  ASSERT_OK(fx_fresh_dir("bundle_rt", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  ASSERT_CONTAINS(bundle, "bundle_rt.tar.gz");
+  ASSERT_OK(rp_verify(bundle, &res));
+  ASSERT_STR_EQ(res.problem, "");
+  ASSERT_EQ(res.ok, 1);
+  ASSERT_EQ(res.files_checked, 4);
+  ASSERT_STR_EQ(res.run_id, "fixture-run");
+  gz[2] = bundle;
+  ASSERT_EQ(run_tool(gz, NULL, NULL, &ran), 0);
+  tar[2] = bundle;
+  ASSERT_OK(cm_snprintf(list, sizeof list, "%s.list", dir));
+  ran = 0;
+  ASSERT_EQ(run_tool(tar, NULL, list, &ran), 0);
+  if (!ran)
+    return TEST_SKIP; /* the library's own verdict was checked above */
+  text = fx_read(list, NULL);
+  ASSERT_TRUE(text != NULL);
+  /* manifest first; the long path came back whole through ustar's prefix. */
+  ASSERT_TRUE(strncmp(text, "bundle_rt/manifest.json\n", 24) == 0);
+  ASSERT_CONTAINS(text, "bundle_rt/build/cmake-build.log.gz\n");
+  ASSERT_CONTAINS(text, "bundle_rt/results/clean/time.json\n");
+  ASSERT_CONTAINS(text, "bundle_rt/inspect/a-folder-name-long-enough-to-"
+                        "need-the-ustar-prefix-field/another-deliberately-"
+                        "long-folder-name/sass.log.gz\n");
+  free(text);
+  return 0;
+}
+
+/* One changed byte anywhere in the bundle is a failed verdict (not an
+ * error, and never a pass); so is a truncated bundle. */
+TEST_IMPL(bundle_changed_byte) {
+  char dir[4096], bundle[4096], copy[4096];
+  rp_verify_result res;
+  size_t len;
+  char *orig;
+  int k;
+  ASSERT_OK(fx_fresh_dir("bundle_changed", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  orig = fx_read(bundle, &len);
+  ASSERT_TRUE(orig != NULL && len > 64);
+  ASSERT_OK(cm_snprintf(copy, sizeof copy, "%s.bad.tar.gz", dir));
+  for (k = 0; k < 16; k++) {
+    long off = (long)((len - 1) * (size_t)k / 15);
+    ASSERT_OK(fx_write(copy, orig, len));
+    ASSERT_OK(fx_flip_byte(copy, off));
+    ASSERT_OK(rp_verify(copy, &res));
+    if (res.ok != 0)
+      fprintf(stderr, "byte %ld of %lu changed, still verified\n", off,
+              (unsigned long)len);
+    ASSERT_EQ(res.ok, 0);
+    ASSERT_TRUE(res.problem[0] != '\0');
+  }
+  ASSERT_OK(fx_write(copy, orig, len / 2));
+  ASSERT_OK(rp_verify(copy, &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_CONTAINS(res.problem, "bundle: ");
+  ASSERT_OK(fx_write(copy, orig, len));
+  ASSERT_OK(rp_verify(copy, &res));
+  ASSERT_EQ(res.ok, 1);
+  free(orig);
+  return 0;
+}
+
+/* The bundle is judged like the folder: an extra and a missing file are
+ * named the same way. */
+TEST_IMPL(bundle_extra_and_missing) {
+  char dir[4096], path[4096], bundle[4096];
+  rp_verify_result res;
+  ASSERT_OK(fx_fresh_dir("bundle_extra", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/late.txt", dir));
+  ASSERT_OK(fx_write(path, "written after the manifest\n", 27));
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  ASSERT_OK(rp_verify(bundle, &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_STR_EQ(res.problem,
+                "late.txt: extra file (not named in the manifest)");
+  ASSERT_TRUE(remove(path) == 0);
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/results/clean/time.json", dir));
+  ASSERT_TRUE(remove(path) == 0);
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  ASSERT_OK(rp_verify(bundle, &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_STR_EQ(res.problem, "results/clean/time.json: missing (named in "
+                             "the manifest, not found)");
+  return 0;
+}
+
+TEST_IMPL(bundle_needs_manifest) {
+  char dir[4096], bundle[4096];
+  ASSERT_OK(fx_fresh_dir("bundle_nomanifest", dir, sizeof dir));
+  ASSERT_EQ(rp_bundle_write(dir, bundle, sizeof bundle), CM_ENOENT);
+  return 0;
+}
+
+/* gzip -t accepts every log, sha256sum -c accepts every manifest digest:
+ * the archive is checkable without this project's code. */
+TEST_IMPL(external_tools_agree) {
+  char dir[4096], sums[4096], path[4096];
+  rp_verify_result res;
+  json_t *m, *files;
+  FILE *f;
+  size_t i, ngz = 0;
+  int ran_gzip = 0, ran_sha = 0;
+  ASSERT_OK(fx_fresh_dir("tools_agree", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(rp_verify(dir, &res));
+  ASSERT_EQ(res.ok, 1);
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/manifest.json", dir));
+  m = json_load_file(path, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  files = json_object_get(m, "files");
+  ASSERT_OK(cm_snprintf(sums, sizeof sums, "%s.sha256", dir));
+  f = fopen(sums, "w");
+  ASSERT_TRUE(f != NULL);
+  for (i = 0; i < json_array_size(files); i++) {
+    json_t *e = json_array_get(files, i);
+    const char *p = json_string_value(json_object_get(e, "path"));
+    fprintf(f, "%s  %s\n", json_string_value(json_object_get(e, "sha256")), p);
+    if (strlen(p) > 3 && strcmp(p + strlen(p) - 3, ".gz") == 0) {
+      const char *gz[] = {"gzip", "-t", p, NULL};
+      ASSERT_EQ(run_tool(gz, dir, NULL, &ran_gzip), 0);
+      ngz++;
+    }
+  }
+  fclose(f);
+  ASSERT_EQ(ngz, 2);
+  {
+    const char *sha[] = {"sha256sum", "-c", "--quiet", sums, NULL};
+    ASSERT_EQ(run_tool(sha, dir, NULL, &ran_sha), 0);
+  }
+  json_decref(m);
+  /* The tools must also disagree where verify does: a changed byte. */
+  if (ran_sha) {
+    const char *sha[] = {"sha256sum", "-c", "--quiet", sums, NULL};
+    ASSERT_OK(cm_snprintf(path, sizeof path, "%s/notes.txt", dir));
+    ASSERT_OK(fx_flip_byte(path, 0));
+    ASSERT_NE(run_tool(sha, dir, NULL, &ran_sha), 0);
+  }
+  if (!ran_gzip && !ran_sha)
+    return TEST_SKIP; /* neither tool installed here */
+  return 0;
+}

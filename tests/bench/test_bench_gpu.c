@@ -1,0 +1,111 @@
+/* The harness end to end on a real device (label gpu; skipped, 77, without
+ * one): opens a run, times a trivial case (a cudaMemsetAsync per input set),
+ * closes it to a file, and checks the file against the schema and the
+ * numbers against the method (sample counts, rotation, ceiling). */
+#include "cm_test.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "pf_timing.h"
+#include "schema_check.h"
+
+#include <cuda_runtime_api.h>
+#include <jansson.h>
+
+#define NSETS 3
+#define BYTES ((size_t)64 << 20)
+
+typedef struct {
+  void *buf[NSETS];
+  int launches[NSETS];
+  int rechecked;
+} ctx_t;
+
+static int launch(void *p, int set, cudaStream_t s) {
+  ctx_t *c = p;
+  c->launches[set]++;
+  return cudaMemsetAsync(c->buf[set], set, BYTES, s) == cudaSuccess ? CM_OK
+                                                                    : CM_ECUDA;
+}
+
+static int recheck(void *p) {
+  ctx_t *c = p;
+  c->rechecked++;
+  return CM_OK;
+}
+
+static int have_device(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+    (void)cudaGetLastError();
+    fprintf(stderr, "no CUDA device: skipped\n");
+    return 0;
+  }
+  return 1;
+}
+
+TEST_IMPL(run_one_case) {
+  static char *argv[] = {"test_bench_gpu", NULL};
+  pf_bench_opts o;
+  pf_bench *b = NULL;
+  pf_timed_case tc;
+  ctx_t ctx;
+  char path[1024], err[512];
+  json_t *doc, *schema, *c0, *t;
+  json_error_t e;
+  int i;
+  if (!have_device())
+    return TEST_SKIP;
+  memset(&ctx, 0, sizeof ctx);
+  for (i = 0; i < NSETS; i++)
+    ASSERT_EQ(cudaMalloc(&ctx.buf[i], BYTES), cudaSuccess);
+  pf_bench_opts_init(&o);
+  o.warmup_s = 0.01;
+  o.min_samples = 7;
+  o.max_samples = 50;
+  o.budget_s = 0.5;
+  o.progress = 0;
+  o.argc = 1;
+  o.argv = argv;
+  ASSERT_OK(pf_bench_open(&o, &b));
+  memset(&tc, 0, sizeof tc);
+  tc.info.op = "memset";
+  tc.info.variant = "runtime";
+  tc.info.dtype = "u8";
+  tc.info.dims[0] = (int64_t)BYTES;
+  tc.info.ndims = 1;
+  tc.info.logical_bytes = (double)BYTES;
+  tc.ctx = &ctx;
+  tc.nsets = NSETS;
+  tc.launch = launch;
+  tc.recheck = recheck;
+  ASSERT_OK(pf_bench_case(b, &tc, 0.0, 0.0, 0.0, 0.0));
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/gpu.json", cm_test_tmpdir()));
+  ASSERT_OK(pf_bench_close(b, path));
+  ASSERT_EQ(ctx.rechecked, 1);
+  for (i = 0; i < NSETS; i++) {
+    ASSERT_GT(ctx.launches[i], 1); /* every set used: rotation */
+    cudaFree(ctx.buf[i]);
+  }
+
+  doc = json_load_file(path, 0, &e);
+  ASSERT_TRUE(doc != NULL);
+  schema = json_load_file(CP_SCHEMA_PATH, 0, &e);
+  ASSERT_TRUE(schema != NULL);
+  if (schema_check(schema, doc, err, sizeof err))
+    CM_TEST_FAIL_("schema: %s", err);
+  ASSERT_TRUE(json_real_value(json_object_get(json_object_get(doc, "ceilings"),
+                                              "copy_bandwidth_gbps")) > 1.0);
+  c0 = json_array_get(json_object_get(doc, "cases"), 0);
+  t = json_object_get(c0, "timing");
+  ASSERT_GE(json_integer_value(json_object_get(t, "n")), 7);
+  ASSERT_LE(json_integer_value(json_object_get(t, "n")), 50);
+  ASSERT_EQ(json_array_size(json_object_get(t, "samples_s")),
+            json_integer_value(json_object_get(t, "n")));
+  ASSERT_TRUE(json_real_value(json_object_get(t, "median_s")) > 0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(c0, "cache")), "cold");
+  ASSERT_TRUE(
+      json_is_false(json_object_get(json_object_get(c0, "peer"), "present")));
+  json_decref(schema);
+  json_decref(doc);
+  return 0;
+}

@@ -1,0 +1,409 @@
+/* The results writers, checked by reading their output back: the versioned
+ * document against docs/schema/results-v1.schema.json (with schema_check.c,
+ * a validator for the subset the schema uses), the derived numbers against
+ * hand-computed values, and the Google Benchmark document's shape. */
+#include "cm_test.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "pf_json.h"
+#include "schema_check.h"
+
+#include <stdlib.h>
+
+static char *fake_argv[] = {"cuda_portfolio", "--json", "out.json", NULL};
+
+static double *dup_samples(const double *x, size_t n) {
+  double *p = malloc(n * sizeof *p);
+  if (p != NULL)
+    memcpy(p, x, n * sizeof *p);
+  return p;
+}
+
+static int set_series(pf_series *s, const double *x, size_t n) {
+  s->samples = dup_samples(x, n);
+  s->n = n;
+  s->warmup_s = 0.05;
+  s->warmup_launches = 20;
+  cm_strlcpy(s->stop_reason, "target_cv", sizeof s->stop_reason);
+  return pf_stats_compute(s->samples, n, &s->stats);
+}
+
+/* A run with a measured copy ceiling of 4000 GB/s (1 GB copied both ways in
+ * 0.5 ms), a softmax case with a cuDNN peer and a matmul case without one. */
+static int make_results(pf_results *r) {
+  static const double copy[] = {5.0e-4, 5.0e-4, 5.0e-4};
+  static const double ours[] = {2.0e-4, 2.2e-4, 2.1e-4, 2.0e-4, 2.4e-4};
+  static const double peer[] = {3.0e-4, 3.2e-4, 3.1e-4};
+  static const double mm[] = {1.0e-3, 1.1e-3, 0.9e-3, 1.0e-3};
+  pf_case_result *c;
+  int rc;
+  pf_results_init(r);
+  pf_env_host(&r->env, 3, fake_argv);
+  cm_strlcpy(r->env.gpu_name, "synthetic GPU", sizeof r->env.gpu_name);
+  r->env.cc_major = 9;
+  r->env.sm_count = 132;
+  r->env.l2_bytes = 50 << 20;
+  r->other_processes = 0;
+  r->copy.measured = 1;
+  r->copy.bytes = 1e9;
+  rc = set_series(&r->copy.series, copy, 3);
+  if (rc)
+    return rc;
+  r->copy.gbps = 2.0 * r->copy.bytes / r->copy.series.stats.median / 1e9;
+
+  rc = pf_results_add_case(r, &c);
+  if (rc)
+    return rc;
+  cm_strlcpy(c->op, "softmax", sizeof c->op);
+  cm_strlcpy(c->variant, "online", sizeof c->variant);
+  cm_strlcpy(c->dtype, "bf16", sizeof c->dtype);
+  cm_strlcpy(c->shape, "4096x4096", sizeof c->shape);
+  c->dims[0] = c->dims[1] = 4096;
+  c->ndims = 2;
+  c->stride = 4096;
+  c->logical_bytes = 2.0 * 4096 * 4096 * 2; /* read x, write y, 2 bytes */
+  c->cold = 1;
+  c->nsets = 4;
+  c->passed = c->rechecked = c->recheck_passed = 1;
+  c->max_abs_err = 1e-3;
+  c->max_rel_err = 4e-3;
+  c->rtol = 1.6e-2;
+  c->atol = 1e-5;
+  c->before.sm_clock_ok = 1;
+  c->before.sm_clock_mhz = 1980;
+  c->before.reasons_ok = 1;
+  c->before.reasons = PF_NVML_REASON_GPU_IDLE;
+  rc = set_series(&c->series, ours, 5);
+  if (rc)
+    return rc;
+  c->peer.present = 1;
+  cm_strlcpy(c->peer.name, "cudnnSoftmaxForward", sizeof c->peer.name);
+  rc = set_series(&c->peer.series, peer, 3);
+  if (rc)
+    return rc;
+  pf_case_derive(c, &r->copy);
+
+  rc = pf_results_add_case(r, &c);
+  if (rc)
+    return rc;
+  cm_strlcpy(c->op, "matmul", sizeof c->op);
+  cm_strlcpy(c->variant, "tensorcore", sizeof c->variant);
+  cm_strlcpy(c->dtype, "f16", sizeof c->dtype);
+  cm_strlcpy(c->shape, "4096x4096x4096", sizeof c->shape);
+  c->dims[0] = c->dims[1] = c->dims[2] = 4096;
+  c->ndims = 3;
+  c->logical_bytes = 3.0 * 4096 * 4096 * 2;
+  c->flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+  c->cold = 1;
+  c->nsets = 2;
+  c->passed = 1;
+  c->max_abs_err = NAN; /* unknown: must become null */
+  rc = set_series(&c->series, mm, 4);
+  if (rc)
+    return rc;
+  cm_strlcpy(c->peer.name, "cublasGemmEx", sizeof c->peer.name);
+  cm_strlcpy(c->peer.absent_reason, "cublasCreate failed: test",
+             sizeof c->peer.absent_reason);
+  pf_case_derive(c, &r->copy);
+  return pf_results_warn(r, "synthetic run: %d cases", 2);
+}
+
+static json_t *load_schema(void) {
+  json_error_t e;
+  json_t *s = json_load_file(CP_SCHEMA_PATH, 0, &e);
+  if (s == NULL)
+    fprintf(stderr, "%s:%d: %s\n", CP_SCHEMA_PATH, e.line, e.text);
+  return s;
+}
+
+HELPER_IMPL(write_doc) {
+  pf_results r;
+  json_t *doc;
+  int rc;
+  if (argc < 1)
+    return 2;
+  rc = make_results(&r);
+  doc = rc == CM_OK ? pf_json_document(&r) : NULL;
+  rc = doc ? pf_json_write_file(doc, argv[0]) : 1;
+  json_decref(doc);
+  pf_results_free(&r);
+  return rc == CM_OK ? 0 : 1;
+}
+
+TEST_IMPL(doc_roundtrip) {
+  pf_results r;
+  json_t *doc, *back, *c0, *t, *peer;
+  json_error_t e;
+  char path[1024];
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(doc != NULL);
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/doc.json", cm_test_tmpdir()));
+  ASSERT_OK(pf_json_write_file(doc, path));
+  json_decref(doc);
+  back = json_load_file(path, 0, &e);
+  ASSERT_TRUE(back != NULL);
+  ASSERT_EQ(json_integer_value(json_object_get(back, "schema_version")), 1);
+  c0 = json_array_get(json_object_get(back, "cases"), 0);
+  t = json_object_get(c0, "timing");
+  ASSERT_EQ(json_array_size(json_object_get(t, "samples_s")), 5);
+  /* numbers are numbers, and survive the round trip exactly */
+  ASSERT_TRUE(json_is_real(json_object_get(t, "median_s")));
+  ASSERT_NEAR(json_real_value(json_object_get(t, "median_s")), 2.1e-4, 0);
+  ASSERT_NEAR(
+      json_real_value(json_array_get(json_object_get(t, "samples_s"), 4)),
+      2.4e-4, 0);
+  /* 2 * 1e9 bytes / 5e-4 s = 4000 GB/s */
+  ASSERT_NEAR(json_real_value(json_object_get(json_object_get(back, "ceilings"),
+                                              "copy_bandwidth_gbps")),
+              4000.0, 1e-9);
+  /* ratio = peer median / ours = 3.1e-4 / 2.1e-4: > 1, ours faster */
+  peer = json_object_get(c0, "peer");
+  ASSERT_NEAR(json_real_value(json_object_get(peer, "ratio")), 3.1e-4 / 2.1e-4,
+              1e-12);
+  ASSERT_STR_EQ(json_string_value(json_object_get(peer, "name")),
+                "cudnnSoftmaxForward");
+  /* 67108864 bytes / 2.1e-4 s, as GB/s, over 4000 GB/s */
+  ASSERT_NEAR(json_real_value(json_object_get(json_object_get(c0, "throughput"),
+                                              "fraction_of_copy_bw")),
+              67108864.0 / 2.1e-4 / 1e9 / 4000.0, 1e-12);
+  ASSERT_STR_EQ(
+      json_string_value(json_array_get(
+          json_object_get(json_object_get(back, "environment"), "argv"), 1)),
+      "--json");
+  json_decref(back);
+  pf_results_free(&r);
+  return 0;
+}
+
+TEST_IMPL(doc_validates) {
+  pf_results r;
+  json_t *doc, *schema;
+  char err[512];
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  schema = load_schema();
+  ASSERT_TRUE(doc != NULL && schema != NULL);
+  if (schema_check(schema, doc, err, sizeof err))
+    CM_TEST_FAIL_("schema: %s", err);
+  json_decref(doc);
+  json_decref(schema);
+  pf_results_free(&r);
+  return 0;
+}
+
+TEST_IMPL(doc_nulls_not_strings) {
+  pf_results r;
+  json_t *doc, *c1, *peer;
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  c1 = json_array_get(json_object_get(doc, "cases"), 1);
+  ASSERT_TRUE(json_is_null(
+      json_object_get(json_object_get(c1, "correctness"), "max_abs_err")));
+  peer = json_object_get(c1, "peer");
+  ASSERT_TRUE(json_is_false(json_object_get(peer, "present")));
+  ASSERT_TRUE(json_is_null(json_object_get(peer, "ratio")));
+  ASSERT_TRUE(json_is_null(json_object_get(peer, "median_s")));
+  ASSERT_STR_EQ(json_string_value(json_object_get(peer, "absent_reason")),
+                "cublasCreate failed: test");
+  /* matmul: 2 * 4096^3 flop / 1e-3 s = 137.4 TFLOP/s */
+  ASSERT_NEAR(json_real_value(
+                  json_object_get(json_object_get(c1, "throughput"), "tflops")),
+              2.0 * 4096.0 * 4096.0 * 4096.0 / 1e-3 / 1e12, 1e-9);
+  ASSERT_STR_EQ(json_string_value(json_object_get(c1, "bound")), "compute");
+  json_decref(doc);
+  pf_results_free(&r);
+  return 0;
+}
+
+/* The validator must be able to fail, or doc_validates proves nothing. */
+TEST_IMPL(schema_rejects_bad) {
+  pf_results r;
+  json_t *doc, *schema, *t;
+  char err[512];
+  ASSERT_OK(make_results(&r));
+  schema = load_schema();
+  ASSERT_TRUE(schema != NULL);
+
+  doc = pf_json_document(&r);
+  json_object_del(doc, "instrumented");
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 1);
+  ASSERT_CONTAINS(err, "instrumented");
+  json_decref(doc);
+
+  doc = pf_json_document(&r);
+  t = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
+                      "timing");
+  json_object_set_new(t, "median_s", json_string("0.00021"));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 1);
+  ASSERT_CONTAINS(err, "median_s");
+  json_decref(doc);
+
+  doc = pf_json_document(&r);
+  t = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
+                      "timing");
+  json_array_append_new(json_object_get(t, "samples_s"), json_real(-1.0));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 1);
+  ASSERT_CONTAINS(err, "below minimum");
+  json_decref(doc);
+
+  doc = pf_json_document(&r);
+  json_object_set_new(doc, "schema_version", json_integer(2));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 1);
+  json_decref(doc);
+
+  json_decref(schema);
+  pf_results_free(&r);
+  return 0;
+}
+
+TEST_IMPL(suspicious_flag) {
+  pf_ceiling copy;
+  pf_case_result c;
+  const double fast[] = {1e-5};
+  memset(&copy, 0, sizeof copy);
+  memset(&c, 0, sizeof c);
+  copy.measured = 1;
+  copy.gbps = 4000.0;
+  /* 4e8 bytes at 4000 GB/s cannot take less than 1e-4 s */
+  c.logical_bytes = 4e8;
+  c.series.samples = (double *)fast;
+  c.series.n = 1;
+  c.series.stats.median = 0.5e-4;
+  pf_case_derive(&c, &copy);
+  ASSERT_EQ(c.suspicious, 1);
+  ASSERT_CONTAINS(c.suspicious_reason, "roofline");
+  ASSERT_NEAR(c.roofline_s, 1e-4, 1e-18);
+  /* within the 3 % slack: not suspicious */
+  c.series.stats.median = 0.98e-4;
+  pf_case_derive(&c, &copy);
+  ASSERT_EQ(c.suspicious, 0);
+  /* no ceiling measured: no verdict, fraction unknown */
+  copy.measured = 0;
+  c.series.stats.median = 0.5e-4;
+  pf_case_derive(&c, &copy);
+  ASSERT_EQ(c.suspicious, 0);
+  ASSERT_TRUE(isnan(c.fraction_of_copy_bw));
+  return 0;
+}
+
+TEST_IMPL(instrumented_not_clean) {
+  pf_results r;
+  json_t *doc;
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_is_false(json_object_get(doc, "instrumented")));
+  ASSERT_TRUE(json_is_true(json_object_get(doc, "clean")));
+  json_decref(doc);
+
+  r.markers.count = 1;
+  cm_strlcpy(r.markers.names[0], "NSYS_PROFILING_SESSION_ID",
+             sizeof r.markers.names[0]);
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_is_true(json_object_get(doc, "instrumented")));
+  ASSERT_TRUE(json_is_false(json_object_get(doc, "clean")));
+  ASSERT_STR_EQ(json_string_value(json_array_get(
+                    json_object_get(doc, "instrumentation_markers"), 0)),
+                "NSYS_PROFILING_SESSION_ID");
+  json_decref(doc);
+
+  r.markers.count = 0;
+  r.other_processes = -1; /* unknown is not clean either */
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  r.other_processes = 0;
+  r.cases[0].throttled = 1;
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  pf_results_free(&r);
+  return 0;
+}
+
+/* Real captures from the GPU machine, dropped into tests/fixtures/results/
+ * (CMake lists them at configure time). */
+TEST_IMPL(fixtures_validate) {
+  static const char list[] = CP_FIXTURES;
+  json_t *schema;
+  char path[1024], err[512];
+  const char *p = list;
+  int n = 0;
+  if (list[0] == '\0') {
+    fprintf(stderr, "no *.json under tests/fixtures/results/ yet\n");
+    return TEST_SKIP;
+  }
+  schema = load_schema();
+  ASSERT_TRUE(schema != NULL);
+  while (*p) {
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    json_error_t e;
+    json_t *doc;
+    ASSERT_TRUE(len < sizeof path);
+    memcpy(path, p, len);
+    path[len] = '\0';
+    doc = json_load_file(path, 0, &e);
+    if (doc == NULL)
+      CM_TEST_FAIL_("%s:%d: %s", path, e.line, e.text);
+    if (schema_check(schema, doc, err, sizeof err))
+      CM_TEST_FAIL_("%s: %s", path, err);
+    json_decref(doc);
+    n++;
+    p += len + (bar ? 1 : 0);
+  }
+  ASSERT_GT(n, 0);
+  json_decref(schema);
+  return 0;
+}
+
+TEST_IMPL(gbench_shape) {
+  pf_results r;
+  json_t *doc, *b, *row;
+  size_t i, iter = 0, agg = 0;
+  int saw_median = 0;
+  ASSERT_OK(make_results(&r));
+  doc = pf_gbench_document(&r);
+  ASSERT_TRUE(json_is_object(json_object_get(doc, "context")));
+  b = json_object_get(doc, "benchmarks");
+  /* ours 5 + 4 aggregates, peer 3 + 4, matmul 4 + 4 */
+  ASSERT_EQ(json_array_size(b), 5 + 4 + 3 + 4 + 4 + 4);
+  json_array_foreach(b, i, row) {
+    const char *rt = json_string_value(json_object_get(row, "run_type"));
+    ASSERT_STR_EQ(json_string_value(json_object_get(row, "time_unit")), "us");
+    ASSERT_TRUE(json_is_number(json_object_get(row, "real_time")));
+    ASSERT_TRUE(json_is_number(json_object_get(row, "cpu_time")));
+    ASSERT_TRUE(json_is_integer(json_object_get(row, "iterations")));
+    ASSERT_TRUE(json_is_string(json_object_get(row, "run_name")));
+    if (strcmp(rt, "iteration") == 0) {
+      iter++;
+    } else {
+      ASSERT_STR_EQ(rt, "aggregate");
+      agg++;
+      if (strcmp(json_string_value(json_object_get(row, "name")),
+                 "softmax/online/bf16/4096x4096_median") == 0) {
+        saw_median = 1;
+        ASSERT_NEAR(json_real_value(json_object_get(row, "real_time")), 210.0,
+                    1e-9);
+      }
+    }
+  }
+  ASSERT_EQ(iter, 12);
+  ASSERT_EQ(agg, 12);
+  ASSERT_TRUE(saw_median);
+  json_decref(doc);
+  pf_results_free(&r);
+  return 0;
+}
+
+TEST_IMPL(reason_names) {
+  char buf[128];
+  pf_nvml_reason_names(0, buf, sizeof buf);
+  ASSERT_STR_EQ(buf, "none");
+  pf_nvml_reason_names(PF_NVML_REASON_SW_POWER_CAP | PF_NVML_REASON_HW_THERMAL,
+                       buf, sizeof buf);
+  ASSERT_STR_EQ(buf, "sw_power_cap,hw_thermal");
+  pf_nvml_reason_names(0x10000ULL | PF_NVML_REASON_GPU_IDLE, buf, sizeof buf);
+  ASSERT_STR_EQ(buf, "gpu_idle,other_0x10000");
+  ASSERT_EQ(pf_nvml_reasons_throttle(PF_NVML_REASON_GPU_IDLE |
+                                     PF_NVML_REASON_APP_CLOCKS),
+            0);
+  ASSERT_EQ(pf_nvml_reasons_throttle(PF_NVML_REASON_HW_SLOWDOWN), 1);
+  return 0;
+}
