@@ -94,8 +94,9 @@ cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x, void *y,
  * mask (may be NULL): uint8 rows x cols with row stride mask_stride; a
  * non-zero entry masks the position (treated as -inf).
  * Defined results: masked positions are 0. A row whose every position is
- * masked or -inf is all 0 (not NaN). A row with an unmasked +inf or NaN is all
- * NaN (IEEE arithmetic, as PyTorch). */
+ * masked or -inf is all 0 (not NaN). A row with an unmasked +inf or NaN is
+ * NaN in every position, masked ones included (IEEE arithmetic on the
+ * max-subtracted row, as PyTorch gives for masked_fill(-inf) + softmax). */
 cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x, void *y,
                         const uint8_t *mask, int64_t mask_stride,
                         cpk_rows shape, void *ws, size_t ws_bytes,

@@ -1,7 +1,41 @@
-#include "cpk.h"
+/* workspace.cu: cpk_workspace_bytes, the one place that sizes scratch.
+ *
+ * Layouts (each section rounded up to 256 bytes, in this order):
+ *  - row_sum, softmax_bwd, rmsnorm SPLIT: fp32 partial[rows][chunks].
+ *  - softmax SPLIT: float2 (max, sum) partial[rows][chunks].
+ *  - rmsnorm_bwd (every variant): fp32 rstd[rows], fp32 dw partial
+ *    [groups][cols]; SPLIT adds float2 (sum x^2, sum dy*w*x)
+ *    partial[rows][chunks].
+ * The plans come from common.cuh and depend only on the shape, so the size
+ * returned here is exactly what the launchers use.
+ */
+#include "common.cuh"
+
+using namespace cpk__;
 
 extern "C" size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
                                       cpk_rows shape) {
-  (void)op; (void)v; (void)dt; (void)shape;
-  return 0;
+  (void)dt;
+  if (!shape_ok(shape))
+    return 0;
+  const split_plan sp = plan_split(shape.rows, shape.cols);
+  const size_t cells = (size_t)shape.rows * (size_t)sp.chunks;
+  switch (op) {
+  case CPK_OP_ROW_SUM:
+  case CPK_OP_SOFTMAX_BWD:
+  case CPK_OP_RMSNORM:
+    return v == CPK_V_SPLIT ? ws_round(cells * sizeof(float)) : 0;
+  case CPK_OP_SOFTMAX:
+    return v == CPK_V_SPLIT ? ws_round(cells * 2 * sizeof(float)) : 0;
+  case CPK_OP_RMSNORM_BWD: {
+    const dw_plan dp = plan_dw(shape.rows, shape.cols);
+    size_t b = ws_round((size_t)shape.rows * sizeof(float)) +
+               ws_round((size_t)dp.groups * (size_t)shape.cols * sizeof(float));
+    if (v == CPK_V_SPLIT)
+      b += ws_round(cells * 2 * sizeof(float));
+    return b;
+  }
+  default:
+    return 0;
+  }
 }

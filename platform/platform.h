@@ -60,7 +60,7 @@ const char *plat_dl_error(void);
  * (libnvidia-ml.so.1 on Linux; nvml.dll in System32 or NVSMI on Windows). */
 const char *const *plat_nvml_candidates(void);
 
-/* ---- What the repro runner needs (processes, environment, permissions) ---- */
+/* ---- What the repro runner needs: processes, environment, rights ---- */
 
 /* The process's environment as a NULL-terminated "NAME=value" array. The
  * array is owned by the C runtime: read it, do not free or keep it across a
@@ -70,10 +70,20 @@ char **plat_environ(void);
 /* Ends the process tree led by pid. POSIX: the runner spawns every child as
  * the leader of a new session/process group (UV_PROCESS_DETACHED), so this
  * signals the whole group: SIGTERM when force is 0, SIGKILL when force is 1.
- * Windows: the job object the child was assigned to is terminated (force is
- * ignored there). Returns CM_OK, or CM_NOENT when no such group/process is
- * left (not an error for callers that just want it gone). */
+ * Windows: the job object plat_tree_track assigned the child to is
+ * terminated (force is ignored there). Returns CM_OK, or CM_ENOENT when no
+ * such group is left (not an error for callers that just want it gone).
+ * Only the group is signalled, never the bare pid: after the leader has been
+ * reaped its pid may belong to an unrelated process. */
 int plat_kill_tree(int pid, int force);
+
+/* Tree tracking around one spawned child. The runner calls plat_tree_track
+ * right after spawning pid and plat_tree_release once the step is over.
+ * POSIX: nothing to do (the child leads its own process group), CM_OK.
+ * Windows: creates a job object, assigns pid to it (children it starts join
+ * the job), and remembers it for plat_kill_tree; release closes it. */
+int plat_tree_track(int pid);
+void plat_tree_release(int pid);
 
 /* 1 if the process pid still runs (a zombie counts as gone), else 0. */
 int plat_pid_alive(int pid);
@@ -118,12 +128,11 @@ int plat_nvidia_gpu_count(const char *dir, int *count);
 /* Looks for an executable named name: in each folder of PATH, then in each
  * folder of the NULL-terminated extra_dirs (may be NULL). Writes the full
  * path into buf. Windows appends ".exe" when name has no extension. Returns
- * CM_OK, CM_NOENT when not found, CM_ERANGE if buf is too small. */
+ * CM_OK, CM_ENOENT when not found, CM_ERANGE if buf is too small. */
 int plat_find_executable(const char *name, const char *const *extra_dirs,
                          char *buf, size_t size);
 
-/* Path separator for PATH-like lists (':' or ';') and for paths ('/' or
- * '\\'). */
+/* Separator of PATH-like lists: ':' on POSIX, ';' on Windows. */
 char plat_path_list_sep(void);
 
 #endif

@@ -4,8 +4,10 @@
 #include "cm_error.h"
 #include "cm_str.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +154,205 @@ const char *plat_dl_error(void) {
 }
 
 const char *const *plat_nvml_candidates(void) {
-  static const char *const names[] = {
-      "libnvidia-ml.so.1", "libnvidia-ml.so",
-      "/usr/lib/wsl/lib/libnvidia-ml.so.1", NULL};
+  static const char *const names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so",
+                                      "/usr/lib/wsl/lib/libnvidia-ml.so.1",
+                                      NULL};
   return names;
+}
+
+/* ---- Processes, environment and permissions (the repro runner) ---- */
+
+extern char **environ;
+
+char **plat_environ(void) {
+  static char *empty[] = {NULL};
+  return environ != NULL ? environ : empty;
+}
+
+int plat_kill_tree(int pid, int force) {
+  int sig = force ? SIGKILL : SIGTERM;
+  if (pid <= 0)
+    return CM_EINVAL;
+  /* The child leads its own process group (spawned detached), so the
+   * negative pid reaches every descendant that did not leave the group. */
+  if (kill(-(pid_t)pid, sig) == 0)
+    return CM_OK;
+  return errno == ESRCH ? CM_ENOENT : cm_error_from_errno(errno);
+}
+
+int plat_tree_track(int pid) {
+  return pid > 0 ? CM_OK : CM_EINVAL;
+}
+
+void plat_tree_release(int pid) {
+  (void)pid;
+}
+
+int plat_pid_alive(int pid) {
+  char path[64], buf[512];
+  FILE *f;
+  char *rp;
+  if (pid <= 0)
+    return 0;
+  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+    return 0;
+  /* kill(pid, 0) succeeds on a zombie; its state letter follows the
+   * command name's closing parenthesis in /proc/<pid>/stat. */
+  if (cm_snprintf(path, sizeof path, "/proc/%d/stat", pid) != CM_OK)
+    return 1;
+  f = fopen(path, "r");
+  if (f == NULL)
+    return 1;
+  if (fgets(buf, sizeof buf, f) == NULL)
+    buf[0] = '\0';
+  fclose(f);
+  rp = strrchr(buf, ')');
+  if (rp != NULL && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'))
+    return 0;
+  return 1;
+}
+
+int plat_parse_admin_only(const char *text) {
+  const char *key = "RmProfilingAdminOnly:";
+  const char *p = text;
+  while (p != NULL && (p = strstr(p, key)) != NULL) {
+    /* Only a match at the start of a line counts. */
+    if (p == text || p[-1] == '\n') {
+      p += strlen(key);
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '0' || *p == '1')
+        return *p - '0';
+      return -1;
+    }
+    p += strlen(key);
+  }
+  return -1;
+}
+
+int plat_is_privileged(void) {
+  char line[256];
+  FILE *f;
+  int priv = 0;
+  if (geteuid() == 0)
+    return 1;
+  f = fopen("/proc/self/status", "r");
+  if (f == NULL)
+    return 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    unsigned long long caps;
+    char *end;
+    if (!cm_starts_with(line, "CapEff:"))
+      continue;
+    errno = 0;
+    caps = strtoull(line + 7, &end, 16);
+    if (errno == 0 && end != line + 7)
+      priv = (caps >> 21) & 1ull ? 1 : 0; /* CAP_SYS_ADMIN is bit 21 */
+    break;
+  }
+  fclose(f);
+  return priv;
+}
+
+int plat_counter_permission(const char *params_path, int privileged,
+                            plat_counter_perm *out) {
+  char text[16384];
+  size_t n;
+  FILE *f;
+  const char *path =
+      params_path != NULL ? params_path : "/proc/driver/nvidia/params";
+  memset(out, 0, sizeof *out);
+  out->admin_only = -1;
+  out->privileged = privileged < 0 ? plat_is_privileged() : privileged != 0;
+  f = fopen(path, "r");
+  if (f != NULL) {
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    out->params_found = 1;
+    out->admin_only = plat_parse_admin_only(text);
+  }
+  if (!out->params_found) {
+    out->allowed = out->privileged;
+    return cm_snprintf(out->detail, sizeof out->detail,
+                       "%s not readable (no NVIDIA driver?); %s", path,
+                       out->privileged ? "privileged user"
+                                       : "unprivileged user");
+  }
+  if (out->admin_only == 0) {
+    out->allowed = 1;
+    return cm_snprintf(out->detail, sizeof out->detail,
+                       "RmProfilingAdminOnly=0 in %s: counters open to all "
+                       "users",
+                       path);
+  }
+  out->allowed = out->privileged;
+  if (out->admin_only < 0)
+    return cm_snprintf(out->detail, sizeof out->detail,
+                       "RmProfilingAdminOnly not found in %s; %s", path,
+                       out->privileged ? "privileged user: allowed"
+                                       : "unprivileged user: assume denied");
+  return cm_snprintf(out->detail, sizeof out->detail,
+                     "RmProfilingAdminOnly=1 in %s and the effective user %s",
+                     path,
+                     out->privileged ? "is root or has CAP_SYS_ADMIN"
+                                     : "is neither root nor CAP_SYS_ADMIN");
+}
+
+int plat_nvidia_gpu_count(const char *dir, int *count) {
+  DIR *d = opendir(dir != NULL ? dir : "/proc/driver/nvidia/gpus");
+  struct dirent *e;
+  *count = 0;
+  if (d == NULL)
+    return CM_OK;
+  while ((e = readdir(d)) != NULL)
+    if (e->d_name[0] != '.')
+      (*count)++;
+  closedir(d);
+  return CM_OK;
+}
+
+static int plat__try_exe(const char *dir, size_t dlen, const char *name,
+                         char *buf, size_t size) {
+  struct stat st;
+  if (dlen == 0) {
+    dir = ".";
+    dlen = 1;
+  }
+  if (cm_snprintf(buf, size, "%.*s/%s", (int)dlen, dir, name) != CM_OK)
+    return CM_ERANGE;
+  if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+    return CM_OK;
+  return CM_ENOENT;
+}
+
+int plat_find_executable(const char *name, const char *const *extra_dirs,
+                         char *buf, size_t size) {
+  const char *path = getenv("PATH");
+  const char *p;
+  size_t i;
+  if (name == NULL || *name == '\0' || size == 0)
+    return CM_EINVAL;
+  if (strchr(name, '/') != NULL) {
+    if (access(name, X_OK) != 0)
+      return CM_ENOENT;
+    return cm_strlcpy(buf, name, size);
+  }
+  for (p = path; p != NULL && *p != '\0';) {
+    const char *colon = strchr(p, ':');
+    size_t len = colon != NULL ? (size_t)(colon - p) : strlen(p);
+    if (plat__try_exe(p, len, name, buf, size) == CM_OK)
+      return CM_OK;
+    p = colon != NULL ? colon + 1 : NULL;
+  }
+  for (i = 0; extra_dirs != NULL && extra_dirs[i] != NULL; i++)
+    if (plat__try_exe(extra_dirs[i], strlen(extra_dirs[i]), name, buf, size) ==
+        CM_OK)
+      return CM_OK;
+  buf[0] = '\0';
+  return CM_ENOENT;
+}
+
+char plat_path_list_sep(void) {
+  return ':';
 }

@@ -1,0 +1,61 @@
+/* plat_win32.h: Windows-only helpers behind platform.h, for the win32
+ * implementation files and the tests in tests/windows. Nothing outside
+ * platform/win32 and tests/windows includes this header; portable code uses
+ * platform.h only.
+ *
+ * Strings crossing this interface are UTF-8 (the project's encoding); the
+ * Windows API is always called through its W (UTF-16) entry points, so paths
+ * with spaces and non-ASCII characters work whatever the ANSI code page is.
+ */
+#ifndef PLAT_WIN32_H
+#define PLAT_WIN32_H
+
+#include <stddef.h>
+#include <wchar.h>
+
+/* Translates a Win32 error code (GetLastError) into a negative cm_error;
+ * unknown codes become CM_EIO. Done once, where the error arises. */
+int plat__win_error(unsigned long win_err);
+
+/* UTF-8 -> UTF-16. Returns a malloc'd, NUL-terminated wide string the caller
+ * frees, or NULL (invalid UTF-8 or out of memory; *err receives CM_EINVAL or
+ * CM_ENOMEM when err is not NULL). */
+wchar_t *plat__utf8_to_wide(const char *s, int *err);
+
+/* UTF-16 -> UTF-8 into buf[size]. Returns CM_OK, CM_ERANGE when buf is too
+ * small (buf then holds ""), or CM_EINVAL for unpaired surrogates. */
+int plat__wide_to_utf8(const wchar_t *w, char *buf, size_t size);
+
+/* Reads RmProfilingAdminOnly under the NVIDIA driver's NVTweak registry key
+ * (HKLM\SYSTEM\CurrentControlSet\Services\nvlddmkm\Global\NVTweak). Returns
+ * the value (0 or 1, any non-zero value reads as 1), -1 when the key exists
+ * without the value (the driver's default applies: administrators only), or
+ * -2 when the key is absent (no NVIDIA driver installed). */
+int plat__win_admin_only_from_registry(void);
+
+/* Puts the process pid into a job object of this module's own that ends the
+ * whole tree when terminated (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, so the tree
+ * also ends if repro dies). Call it right after uv_spawn: processes the child
+ * started before the call are not in the job (plat_kill_tree's process-table
+ * walk still finds those whose parent is alive). Returns CM_OK, CM_NOENT if
+ * pid is gone, CM_ENOMEM when the table of tracked children is full, or a
+ * translated Win32 error. The job is released by plat_kill_tree or when the
+ * process is found to have exited. */
+int plat__win_track_child(int pid);
+
+/* Enables virtual-terminal colour sequences on the console behind fd (1 or
+ * 2) and sets the console's output code page to UTF-8. Returns 1 when colours
+ * can be used (a console that accepts ENABLE_VIRTUAL_TERMINAL_PROCESSING),
+ * 0 otherwise (a pipe, a file, or a console before Windows 10). */
+int plat__win_console_init(int fd);
+
+/* Replaces *argc/*argv with the UTF-8 form of the process's command line
+ * (GetCommandLineW). main()'s argv comes in the ANSI code page, where a path
+ * like "Zoë's runs" or one with CJK characters is mangled beyond repair, so a
+ * Windows main() calls this first. The new array is allocated once and lives
+ * until the process ends (never freed: argv's own lifetime). Returns CM_OK,
+ * CM_ENOMEM, or CM_EINVAL if the command line cannot be converted; on error
+ * *argc and *argv are left as they were. */
+int plat__win_utf8_argv(int *argc, char ***argv);
+
+#endif

@@ -1,0 +1,293 @@
+/* pf_cli.c: see pf_cli.h. */
+#include "pf_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "pf_case.h"
+#include "pf_half.h"
+#include "pf_ops.h"
+
+static void opts_init(pf_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->mode = PF_MODE_SELECT;
+  o->op = -1;
+  o->variant = -2;
+  o->dtype = -1;
+  o->mask = -1;
+  o->alloc = -1;
+  o->warmup_s = o->target_cv = o->budget_s = -1;
+  o->min_samples = o->max_samples = -1;
+}
+
+/* Checks that every element count derived from a shape fits comfortably:
+ * the runner keeps doubles for each element, so 8 x elements must fit. */
+static int shape_fits(const int64_t *d, int n, int64_t stride) {
+  int64_t total = 1;
+  int i;
+  for (i = 0; i < n; i++) {
+    int64_t v = (i == 1 && stride > d[1]) ? stride : d[i];
+    if (v > INT64_MAX / 16 / total)
+      return 0;
+    total *= v;
+  }
+  return 1;
+}
+
+#define FAIL(...)                                                              \
+  do {                                                                         \
+    cm_snprintf(err, errsize, __VA_ARGS__);                                    \
+    return CM_EINVAL;                                                          \
+  } while (0)
+
+static int takes_value(const char *a) {
+  static const char *const flags[] = {
+      "--op",     "--variant",   "--dtype",       "--shape",      "--stride",
+      "--ld-pad", "--trans",     "--seed",        "--gpu",        "--threads",
+      "--alloc",  "--dump",      "--json",        "--format",     "--warmup",
+      "--budget", "--target-cv", "--min-samples", "--max-samples"};
+  size_t i;
+  for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
+    if (strcmp(a, flags[i]) == 0)
+      return 1;
+  return 0;
+}
+
+static int need_value(int argc, char **argv, int i, char *err, size_t errsize) {
+  if (i + 1 >= argc)
+    FAIL("%s needs a value", argv[i]);
+  return CM_OK;
+}
+
+static int parse_int(const char *flag, const char *s, int64_t lo, int64_t hi,
+                     int64_t *out, char *err, size_t errsize) {
+  int64_t v;
+  if (cm_parse_i64(s, &v) || v < lo || v > hi)
+    FAIL("%s %s: expected an integer from %lld to %lld", flag, s, (long long)lo,
+         (long long)hi);
+  *out = v;
+  return CM_OK;
+}
+
+static int parse_pos_double(const char *flag, const char *s, double *out,
+                            char *err, size_t errsize) {
+  double v;
+  if (cm_parse_double(s, &v) || !(v >= 0))
+    FAIL("%s %s: expected a non-negative number", flag, s);
+  *out = v;
+  return CM_OK;
+}
+
+int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
+  int i, r;
+  int64_t v;
+  const char *format = NULL;
+  opts_init(o);
+  err[0] = '\0';
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = 1;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      o->mode = PF_MODE_HELP;
+      return CM_OK;
+    } else if (strcmp(a, "--list") == 0) {
+      o->mode = PF_MODE_LIST;
+      takes = 0;
+    } else if (strcmp(a, "--test-only") == 0) {
+      o->mode = PF_MODE_TEST_ONLY;
+      takes = 0;
+    } else if (strcmp(a, "--smoke") == 0) {
+      o->mode = PF_MODE_SMOKE;
+      takes = 0;
+    } else if (strcmp(a, "--negative-control") == 0) {
+      o->mode = PF_MODE_NEGATIVE;
+      takes = 0;
+    } else if (strcmp(a, "--hot") == 0) {
+      o->hot = 1;
+      takes = 0;
+    } else if (strcmp(a, "--profile-range") == 0) {
+      o->profile_range = 1;
+      takes = 0;
+    } else if (strcmp(a, "--mask") == 0) {
+      o->mask = 1;
+      takes = 0;
+    } else if (strcmp(a, "--extreme") == 0) {
+      o->extreme = 1;
+      takes = 0;
+    } else if (strcmp(a, "--no-mask") == 0) {
+      o->mask = 0;
+      takes = 0;
+    }
+    if (!takes)
+      continue;
+    if (!takes_value(a))
+      FAIL("unknown option '%s' (see --help)", a);
+    if ((r = need_value(argc, argv, i, err, errsize)) != CM_OK)
+      return r;
+    if (strcmp(a, "--op") == 0) {
+      o->op = pf_op_find(val);
+      if (o->op < 0)
+        FAIL("--op %s: unknown op (see --list)", val);
+    } else if (strcmp(a, "--variant") == 0) {
+      if (pf_variant_parse(val, &o->variant))
+        FAIL("--variant %s: unknown variant (see --list)", val);
+    } else if (strcmp(a, "--dtype") == 0) {
+      cpk_dtype dt;
+      if (pf_dtype_parse(val, &dt))
+        FAIL("--dtype %s: expected fp32, fp16 or bf16", val);
+      o->dtype = (int)dt;
+    } else if (strcmp(a, "--shape") == 0) {
+      r = cm_parse_dims(val, o->dims, &o->ndims);
+      if (r)
+        FAIL("--shape %s: expected RxW or MxNxK with every dimension a "
+             "positive integer that fits in 64 bits (no 0, no sign)",
+             val);
+      o->have_shape = 1;
+    } else if (strcmp(a, "--stride") == 0) {
+      if ((r = parse_int(a, val, 1, INT64_MAX / 16, &o->stride, err, errsize)))
+        return r;
+    } else if (strcmp(a, "--ld-pad") == 0) {
+      if ((r = parse_int(a, val, 0, 1 << 20, &o->ld_pad, err, errsize)))
+        return r;
+    } else if (strcmp(a, "--trans") == 0) {
+      if (strlen(val) != 2 || !strchr("nt", val[0]) || !strchr("nt", val[1]))
+        FAIL("--trans %s: expected nn, nt, tn or tt", val);
+      o->trans_a = val[0] == 't';
+      o->trans_b = val[1] == 't';
+    } else if (strcmp(a, "--seed") == 0) {
+      if (cm_parse_u64(val, &o->seed))
+        FAIL("--seed %s: expected an unsigned 64-bit integer", val);
+      o->have_seed = 1;
+    } else if (strcmp(a, "--gpu") == 0) {
+      if ((r = parse_int(a, val, 0, 1023, &v, err, errsize)))
+        return r;
+      o->gpu = (int)v;
+    } else if (strcmp(a, "--threads") == 0) {
+      if ((r = parse_int(a, val, 1, 256, &v, err, errsize)))
+        return r;
+      o->threads = (int)v;
+    } else if (strcmp(a, "--alloc") == 0) {
+      pf_alloc_mode m;
+      if ((r = pf_alloc_resolve(-1, val, &m, err, errsize)))
+        return r;
+      o->alloc = (int)m;
+    } else if (strcmp(a, "--dump") == 0) {
+      o->dump_dir = val;
+    } else if (strcmp(a, "--json") == 0) {
+      o->json_path = val;
+    } else if (strcmp(a, "--format") == 0) {
+      format = val;
+    } else if (strcmp(a, "--warmup") == 0) {
+      if ((r = parse_pos_double(a, val, &o->warmup_s, err, errsize)))
+        return r;
+    } else if (strcmp(a, "--budget") == 0) {
+      if ((r = parse_pos_double(a, val, &o->budget_s, err, errsize)))
+        return r;
+    } else if (strcmp(a, "--target-cv") == 0) {
+      if ((r = parse_pos_double(a, val, &o->target_cv, err, errsize)))
+        return r;
+    } else if (strcmp(a, "--min-samples") == 0) {
+      if ((r = parse_int(a, val, 1, 1000000, &v, err, errsize)))
+        return r;
+      o->min_samples = (int)v;
+    } else if (strcmp(a, "--max-samples") == 0) {
+      if ((r = parse_int(a, val, 1, 1000000, &v, err, errsize)))
+        return r;
+      o->max_samples = (int)v;
+    }
+    i++;
+  }
+  if (format) {
+    if (strcmp(format, "json") == 0)
+      o->list_json = o->mode == PF_MODE_LIST;
+    else if (strcmp(format, "gbench") == 0 && o->mode != PF_MODE_LIST)
+      o->gbench = 1;
+    else if (strcmp(format, "text") == 0 && o->mode == PF_MODE_LIST)
+      o->list_json = 0;
+    else
+      FAIL("--format %s: expected json or text with --list, json or "
+           "gbench with --json",
+           format);
+  }
+  if (o->min_samples > 0 && o->max_samples > 0 &&
+      o->min_samples > o->max_samples)
+    FAIL("--min-samples %d is larger than --max-samples %d", o->min_samples,
+         o->max_samples);
+  if (o->have_shape && !shape_fits(o->dims, o->ndims, o->stride))
+    FAIL("--shape: %lld x %lld%s elements overflow a 64-bit byte count",
+         (long long)o->dims[0], (long long)o->dims[1],
+         o->ndims == 3 ? " x K" : "");
+  if (o->have_shape && o->ndims == 2 && o->stride && o->stride < o->dims[1])
+    FAIL("--stride %lld is smaller than the row width %lld",
+         (long long)o->stride, (long long)o->dims[1]);
+  if (o->op >= 0 && o->have_shape) {
+    int n;
+    const pf_op *op = &pf_ops(&n)[o->op];
+    if ((op->kind == PF_KIND_MATMUL) != (o->ndims == 3))
+      FAIL("--shape: %s takes %s", op->name,
+           op->kind == PF_KIND_MATMUL ? "MxNxK" : "RxW");
+  }
+  if (o->op >= 0 && o->variant >= 0 && o->dtype >= 0) {
+    int n;
+    const pf_op *op = &pf_ops(&n)[o->op];
+    if (!pf_op_supports(op, o->variant, (cpk_dtype)o->dtype))
+      FAIL("%s has no variant %s in %s (see --list)", op->name,
+           pf_variant_name(o->variant), pf_dtype_name((cpk_dtype)o->dtype));
+  }
+  if (o->mode == PF_MODE_NEGATIVE && (o->op >= 0 || o->json_path))
+    FAIL("--negative-control runs alone: drop --op and --json");
+  return CM_OK;
+}
+
+int pf_alloc_resolve(int flag, const char *env, pf_alloc_mode *out, char *err,
+                     size_t errsize) {
+  if (flag >= 0) {
+    *out = (pf_alloc_mode)flag;
+    return CM_OK;
+  }
+  if (!env || !*env || strcmp(env, "pooled") == 0) {
+    *out = PF_ALLOC_POOLED;
+    return CM_OK;
+  }
+  if (strcmp(env, "exact") == 0) {
+    *out = PF_ALLOC_EXACT;
+    return CM_OK;
+  }
+  FAIL("allocator '%s' (CUDA_PORTFOLIO_ALLOC or --alloc): expected exact or "
+       "pooled",
+       env);
+}
+
+const char *pf_alloc_name(pf_alloc_mode m) {
+  return m == PF_ALLOC_EXACT ? "exact" : "pooled";
+}
+
+void pf_cli_usage(void *stream) {
+  fputs(
+      "usage: cuda_portfolio [mode] [selection] [options]\n"
+      "modes:\n"
+      "  --test-only          the default verification set\n"
+      "  --smoke              every variant x dtype once on small shapes\n"
+      "  --negative-control   only copy_unmasked (out-of-bounds on purpose)\n"
+      "  --list [--format json|text]   ops, variants, dtypes\n"
+      "  (none)               the cases named by the selection\n"
+      "selection (filters the set in --test-only/--smoke):\n"
+      "  --op NAME  --variant NAME|auto  --dtype fp32|fp16|bf16\n"
+      "  --shape RxW | MxNxK   --stride S (row ops)   --mask | --no-mask\n"
+      "  --trans nn|nt|tn|tt  --ld-pad P (matmul)   --extreme (extreme rows)\n"
+      "options:\n"
+      "  --seed N        reproduce a run (the seed is printed otherwise)\n"
+      "  --gpu N         device ordinal\n"
+      "  --alloc exact|pooled   (default: $CUDA_PORTFOLIO_ALLOC, else pooled)\n"
+      "  --dump DIR      write inputs, outputs, references as .npy\n"
+      "  --threads N     CPU threads for the float64 references\n"
+      "  --json PATH [--format json|gbench] [--warmup S] [--min-samples N]\n"
+      "    [--max-samples N] [--target-cv X] [--budget S] [--hot]\n"
+      "    [--profile-range]   time verified cases into PATH\n"
+      "exit codes: 0 passed, 1 verification failed, 2 usage error,\n"
+      "  3 CUDA error, 77 no CUDA device (3 when KERNEL_REQUIRE_GPU=1)\n",
+      (FILE *)stream);
+}

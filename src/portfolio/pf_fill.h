@@ -1,0 +1,41 @@
+/* pf_fill.h: input generation: fresh random values, extreme rows, and the
+ * device images (dtype bytes with row gaps).
+ *
+ * Every fill writes exact dtype values (already rounded) into the inputs'
+ * `val`, so the float64 reference sees precisely what the kernel reads.
+ * Extreme rows (spec.extreme, rows > 1): every row r with r % 4 == 1 gets
+ * pattern (r / 4) % npatterns of the op's list; see docs/VALIDATION.md.
+ */
+#ifndef PF_FILL_H
+#define PF_FILL_H
+
+#include "pf_case.h"
+#include "pf_rng.h"
+
+/* Matmul outputs above this many multiply-adds are verified on a sample. */
+#define PF_MATMUL_FULL_MACS (1ll << 31)
+/* Random output elements in a sample (plus the first/last rows/columns). */
+#define PF_MATMUL_SAMPLE 4096
+
+void pf_fill_elementwise(pf_case *c, pf_rng *rng);
+void pf_fill_row_sum(pf_case *c, pf_rng *rng);
+void pf_fill_softmax(pf_case *c, pf_rng *rng);
+void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng);
+void pf_fill_rmsnorm(pf_case *c, pf_rng *rng); /* forward and backward */
+/* Also chooses c->sample when the product is too large to check in full;
+ * on allocation failure it leaves sample NULL (then all is checked). */
+void pf_fill_matmul(pf_case *c, pf_rng *rng);
+
+/* Writes each input's image from val (rounded to the case dtype), with the
+ * row gaps (ld > cols) set to a recognisable finite value, 777, that would
+ * change any result it leaked into. Outputs are left alone. */
+void pf_fill_images(pf_case *c);
+
+/* The extreme pattern written into row (n elements) for op kind `which`
+ * (0 = softmax logits, 1 = sums, 2 = rmsnorm inputs); exposed for tests. */
+void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
+                         cpk_dtype dt, pf_rng *rng);
+/* Number of patterns for `which`. */
+int pf_fill_npatterns(int which);
+
+#endif

@@ -1,0 +1,211 @@
+/* pf_main.c: cuda_portfolio's entry point: parse, report the environment
+ * line, find the device, run the selected cases through pf_run, summarise.
+ * Exit codes are pf_cli.h's table; helpers only return cm_errors. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cm_error.h"
+#include "pf_cli.h"
+#include "pf_half.h"
+#include "pf_instrument.h"
+#include "pf_ops.h"
+#include "pf_ref.h"
+#include "pf_rng.h"
+#include "pf_run.h"
+#include "pf_sets.h"
+#include "pf_timing_glue.h"
+#include "platform.h"
+
+#ifndef PF_VERSION
+#define PF_VERSION "0.0.0"
+#endif
+
+/* Elements of the negative control: odd, so no block size divides it. */
+#define PF_NEGATIVE_N 4097
+
+static void list_text(void) {
+  int n, i, v, d;
+  const pf_op *ops = pf_ops(&n);
+  for (i = 0; i < n; i++) {
+    printf("%-18s variants: auto", ops[i].name);
+    for (v = 0; v <= CPK_V_TENSORCORE; v++)
+      if (ops[i].variants & (1u << v))
+        printf(",%s", pf_variant_name(v));
+    printf("  dtypes:");
+    for (d = 0; d < 3; d++)
+      printf("%s%s", d ? "," : " ", pf_dtype_name((cpk_dtype)d));
+    printf("\n");
+  }
+  printf("(negative control, only with --negative-control: copy_unmasked "
+         "fp32)\n");
+}
+
+static int list_json(void) {
+  int n, i, v, d;
+  const pf_op *ops = pf_ops(&n);
+  json_t *root = json_object(), *arr = json_array();
+  char *text;
+  for (i = 0; i < n; i++) {
+    json_t *o = json_object(), *vs = json_array(), *ds = json_array();
+    json_array_append_new(vs, json_string("auto"));
+    for (v = 0; v <= CPK_V_TENSORCORE; v++)
+      if (ops[i].variants & (1u << v))
+        json_array_append_new(vs, json_string(pf_variant_name(v)));
+    for (d = 0; d < 3; d++)
+      json_array_append_new(ds, json_string(pf_dtype_name((cpk_dtype)d)));
+    json_object_set_new(o, "name", json_string(ops[i].name));
+    json_object_set_new(o, "variants", vs);
+    json_object_set_new(o, "dtypes", ds);
+    json_array_append_new(arr, o);
+  }
+  json_object_set_new(root, "ops", arr);
+  json_object_set_new(root, "negative_control", json_string("copy_unmasked"));
+  text = json_dumps(root, JSON_INDENT(2));
+  json_decref(root);
+  if (!text)
+    return PF_EXIT_CUDA; /* out of memory: no better code exists */
+  puts(text);
+  free(text);
+  return PF_EXIT_OK;
+}
+
+static void print_header(pf_alloc_mode alloc, uint64_t seed, char **envp) {
+  pf_markers m;
+  int i;
+  pf_instrument_detect(envp, &m);
+  printf("[cuda_portfolio] version=%s allocator=%s instrumented=%s markers=",
+         PF_VERSION, pf_alloc_name(alloc), m.count ? "true" : "false");
+  for (i = 0; i < m.count; i++)
+    printf("%s%s", i ? "," : "", m.names[i]);
+  printf("%s seed=%" PRIu64 "\n", m.count ? "" : "-", seed);
+  fflush(stdout);
+}
+
+/* Selects the device; returns an exit code (PF_EXIT_OK to go on). */
+static int open_device(int gpu, int *sm_count) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  const char *req = getenv("KERNEL_REQUIRE_GPU");
+  if (e != cudaSuccess || count == 0) {
+    const char *why = e != cudaSuccess ? cudaGetErrorString(e)
+                                       : "cudaGetDeviceCount found 0 devices";
+    (void)cudaGetLastError();
+    if (req && strcmp(req, "1") == 0) {
+      fprintf(stderr,
+              "cuda_portfolio: a CUDA device was required "
+              "(KERNEL_REQUIRE_GPU=1) but none is usable: %s\n",
+              why);
+      return PF_EXIT_CUDA;
+    }
+    fprintf(stderr, "no CUDA device: %s\n", why);
+    return PF_EXIT_NODEV;
+  }
+  if (gpu >= count) {
+    fprintf(stderr, "cuda_portfolio: --gpu %d: only %d device(s)\n", gpu,
+            count);
+    return PF_EXIT_USAGE;
+  }
+  if ((e = cudaSetDevice(gpu)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount,
+                                  gpu)) != cudaSuccess) {
+    fprintf(stderr, "%s:%d: cudaSetDevice/cudaDeviceGetAttribute(%d): %s\n",
+            __FILE__, __LINE__, gpu, cudaGetErrorString(e));
+    return PF_EXIT_CUDA;
+  }
+  return PF_EXIT_OK;
+}
+
+static int exit_for(int err) {
+  if (err == CM_ECUDA || err == CM_ECUBLAS)
+    return PF_EXIT_CUDA;
+  if (err == CM_ENOMEM || err == CM_EINVAL || err == CM_ERANGE)
+    return PF_EXIT_USAGE;
+  return PF_EXIT_CUDA;
+}
+
+static int run_set(pf_runner *r, const pf_opts *o) {
+  pf_set set;
+  int i, err;
+  if (pf_sets_build(o, &set) != CM_OK) {
+    fprintf(stderr, "cuda_portfolio: out of memory building the case list\n");
+    return PF_EXIT_USAGE;
+  }
+  if (set.n == 0) {
+    fprintf(stderr, "cuda_portfolio: the selection matches no case (see "
+                    "--list)\n");
+    pf_set_free(&set);
+    return PF_EXIT_USAGE;
+  }
+  for (i = 0; i < set.n; i++) {
+    err = pf_run_case(r, &set.v[i]);
+    if (err) {
+      fprintf(stderr, "cuda_portfolio: stopped: %s\n", cm_strerror(err));
+      pf_set_free(&set);
+      return exit_for(err);
+    }
+  }
+  pf_set_free(&set);
+  return PF_EXIT_OK;
+}
+
+int main(int argc, char **argv, char **envp) {
+  pf_opts o;
+  pf_runner r;
+  pf_alloc_mode alloc;
+  char err[512];
+  int rc;
+  if (pf_cli_parse(argc, argv, &o, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "cuda_portfolio: %s\n", err);
+    return PF_EXIT_USAGE;
+  }
+  if (o.mode == PF_MODE_HELP) {
+    pf_cli_usage(stdout);
+    return PF_EXIT_OK;
+  }
+  if (o.mode == PF_MODE_LIST) {
+    if (o.list_json)
+      return list_json();
+    list_text();
+    return PF_EXIT_OK;
+  }
+  if (pf_alloc_resolve(o.alloc, getenv("CUDA_PORTFOLIO_ALLOC"), &alloc, err,
+                       sizeof err) != CM_OK) {
+    fprintf(stderr, "cuda_portfolio: %s\n", err);
+    return PF_EXIT_USAGE;
+  }
+  memset(&r, 0, sizeof r);
+  r.alloc = alloc;
+  r.seed = o.have_seed ? o.seed : pf_rng_fresh_seed();
+  r.nsets = 1;
+  r.dump_dir = o.dump_dir;
+  r.out = stdout;
+  if (o.threads)
+    pf_ref_set_threads(o.threads);
+  print_header(alloc, r.seed, envp);
+  rc = open_device(o.gpu, &r.sm_count);
+  if (rc != PF_EXIT_OK)
+    return rc;
+  if (o.mode == PF_MODE_NEGATIVE) {
+    int e = pf_run_negative_control(&r, PF_NEGATIVE_N);
+    return e ? exit_for(e) : PF_EXIT_OK;
+  }
+  if (o.json_path && (rc = pf_timing_start(&r, &o, argc, argv)) != PF_EXIT_OK)
+    return rc;
+  rc = run_set(&r, &o);
+  if (o.json_path) {
+    int trc = pf_timing_finish(&r, o.json_path);
+    if (rc == PF_EXIT_OK)
+      rc = trc;
+  }
+  printf("%d passed, %d failed\n", r.passed, r.failed);
+  if (r.skipped)
+    printf("%d skipped\n", r.skipped);
+  if (rc == PF_EXIT_OK && r.failed)
+    rc = PF_EXIT_FAIL;
+  return rc;
+}

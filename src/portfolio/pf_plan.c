@@ -1,0 +1,28 @@
+/* pf_plan.c: see pf_plan.h. The thresholds follow from the kernels' shapes:
+ * a warp covers 32 lanes x a few 16-byte loads, so short rows waste a block;
+ * a block per row needs about one row per SM to fill the GPU, and below that
+ * only a split across blocks uses the whole memory system. */
+#include "pf_plan.h"
+
+cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
+                           int sm_count) {
+  switch (op) {
+  case CPK_OP_COPY:
+  case CPK_OP_ADD:
+  case CPK_OP_COPY_UNMASKED:
+    return CPK_V_VECTOR;
+  case CPK_OP_MATMUL:
+    return dt == CPK_F32 ? CPK_V_TILED : CPK_V_TENSORCORE;
+  default:
+    break;
+  }
+  if (sm_count < 1)
+    sm_count = 1;
+  if (cols <= PF_PLAN_WARP_MAX_COLS)
+    return CPK_V_WARP;
+  if (cols >= PF_PLAN_SPLIT_MIN_COLS &&
+      rows < (int64_t)sm_count * PF_PLAN_SPLIT_ROWS_PER_SM)
+    return CPK_V_SPLIT;
+  /* Long rows: softmax reads them once with the running max and sum. */
+  return op == CPK_OP_SOFTMAX ? CPK_V_ONLINE : CPK_V_BLOCK;
+}

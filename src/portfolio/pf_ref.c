@@ -1,0 +1,317 @@
+/* pf_ref.c: the float64 references (see pf_ref.h). Written from the
+ * definitions of the ops, deliberately simple: a reference should be easy to
+ * read and obviously right, not fast; threads are the only speed-up. */
+#include "pf_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <threads.h>
+
+#include "cm_error.h"
+
+static int ref_threads = 16;
+
+void pf_ref_set_threads(int n) {
+  ref_threads = n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
+int pf_ref_threads(void) {
+  return ref_threads;
+}
+
+typedef struct {
+  void (*fn)(void *ctx, int64_t begin, int64_t end);
+  void *ctx;
+  int64_t begin, end;
+} ref_job;
+
+static int job_main(void *arg) {
+  ref_job *j = arg;
+  j->fn(j->ctx, j->begin, j->end);
+  return 0;
+}
+
+int pf_ref_parallel(int64_t n, int64_t min_chunk,
+                    void (*fn)(void *ctx, int64_t begin, int64_t end),
+                    void *ctx) {
+  int64_t nt = ref_threads, t, per;
+  thrd_t *th;
+  ref_job *jobs;
+  int64_t started = 0;
+  int err = CM_OK;
+  if (min_chunk < 1)
+    min_chunk = 1;
+  if (n / min_chunk < nt)
+    nt = n / min_chunk;
+  if (nt <= 1) {
+    if (n > 0)
+      fn(ctx, 0, n);
+    return CM_OK;
+  }
+  th = calloc((size_t)nt, sizeof *th);
+  jobs = calloc((size_t)nt, sizeof *jobs);
+  if (!th || !jobs) {
+    free(th);
+    free(jobs);
+    return CM_ENOMEM;
+  }
+  per = (n + nt - 1) / nt;
+  for (t = 0; t < nt; t++) {
+    jobs[t].fn = fn;
+    jobs[t].ctx = ctx;
+    jobs[t].begin = t * per < n ? t * per : n;
+    jobs[t].end = (t + 1) * per < n ? (t + 1) * per : n;
+  }
+  /* Thread 0's range runs on this thread; a failed thread start falls back
+   * to running its range here, so the result never depends on it. */
+  for (t = 1; t < nt; t++) {
+    if (thrd_create(&th[t], job_main, &jobs[t]) != thrd_success)
+      break;
+    started = t;
+  }
+  for (t = started + 1; t < nt; t++)
+    job_main(&jobs[t]);
+  job_main(&jobs[0]);
+  for (t = 1; t <= started; t++)
+    if (thrd_join(th[t], NULL) != thrd_success)
+      err = CM_EINTERNAL;
+  free(th);
+  free(jobs);
+  return err;
+}
+
+/* ---- elementwise ---- */
+
+int pf_ref_add(const double *a, const double *b, double *y, int64_t n) {
+  int64_t i;
+  for (i = 0; i < n; i++)
+    y[i] = a[i] + b[i];
+  return CM_OK;
+}
+
+/* ---- row ops: one context type, one worker per op ---- */
+
+typedef struct {
+  const double *x, *x2, *w;
+  const uint8_t *mask;
+  int64_t cols;
+  double eps;
+  double *y, *scale;
+} rows_ctx;
+
+static void row_sum_rows(void *p, int64_t r0, int64_t r1) {
+  const rows_ctx *c = p;
+  int64_t r, i;
+  for (r = r0; r < r1; r++) {
+    const double *x = c->x + r * c->cols;
+    double s = 0, sa = 0;
+    for (i = 0; i < c->cols; i++) {
+      s += x[i];
+      sa += fabs(x[i]);
+    }
+    c->y[r] = s;
+    if (c->scale)
+      c->scale[r] = sa;
+  }
+}
+
+int pf_ref_row_sum(const double *x, int64_t rows, int64_t cols, double *y,
+                   double *scale) {
+  rows_ctx c = {x, NULL, NULL, NULL, cols, 0, y, scale};
+  return pf_ref_parallel(rows, 1 + 65536 / cols, row_sum_rows, &c);
+}
+
+static void softmax_rows(void *p, int64_t r0, int64_t r1) {
+  const rows_ctx *c = p;
+  int64_t r, i, n = c->cols;
+  for (r = r0; r < r1; r++) {
+    const double *x = c->x + r * n;
+    const uint8_t *m = c->mask ? c->mask + r * n : NULL;
+    double *y = c->y + r * n;
+    double mx = -INFINITY, sum = 0;
+    int poisoned = 0;
+    for (i = 0; i < n; i++) {
+      if (m && m[i])
+        continue;
+      if (isnan(x[i]) || x[i] == INFINITY)
+        poisoned = 1;
+      else if (x[i] > mx)
+        mx = x[i];
+    }
+    for (i = 0; i < n; i++) {
+      int live = !(m && m[i]) && x[i] != -INFINITY;
+      if (poisoned)
+        y[i] = NAN;
+      else if (!live || mx == -INFINITY)
+        y[i] = 0.0;
+      else
+        sum += (y[i] = exp(x[i] - mx));
+    }
+    if (!poisoned && sum > 0)
+      for (i = 0; i < n; i++)
+        y[i] /= sum;
+  }
+}
+
+int pf_ref_softmax(const double *x, const uint8_t *mask, int64_t rows,
+                   int64_t cols, double *y) {
+  rows_ctx c = {x, NULL, NULL, mask, cols, 0, y, NULL};
+  return pf_ref_parallel(rows, 1 + 65536 / cols, softmax_rows, &c);
+}
+
+static void softmax_bwd_rows(void *p, int64_t r0, int64_t r1) {
+  const rows_ctx *c = p;
+  int64_t r, i, n = c->cols;
+  for (r = r0; r < r1; r++) {
+    const double *dy = c->x + r * n, *y = c->x2 + r * n;
+    double dot = 0, adot = 0;
+    for (i = 0; i < n; i++) {
+      dot += dy[i] * y[i];
+      adot += fabs(dy[i] * y[i]);
+    }
+    for (i = 0; i < n; i++) {
+      c->y[r * n + i] = y[i] * (dy[i] - dot);
+      if (c->scale)
+        c->scale[r * n + i] = fabs(y[i]) * (fabs(dy[i]) + adot);
+    }
+  }
+}
+
+int pf_ref_softmax_bwd(const double *dy, const double *y, int64_t rows,
+                       int64_t cols, double *dx, double *scale) {
+  rows_ctx c = {dy, y, NULL, NULL, cols, 0, dx, scale};
+  return pf_ref_parallel(rows, 1 + 65536 / cols, softmax_bwd_rows, &c);
+}
+
+static double rstd_of(const double *x, int64_t n, double eps) {
+  double ss = 0;
+  int64_t i;
+  for (i = 0; i < n; i++)
+    ss += x[i] * x[i];
+  return 1.0 / sqrt(ss / (double)n + eps);
+}
+
+static void rmsnorm_rows(void *p, int64_t r0, int64_t r1) {
+  const rows_ctx *c = p;
+  int64_t r, i, n = c->cols;
+  for (r = r0; r < r1; r++) {
+    const double *x = c->x + r * n;
+    double rs = rstd_of(x, n, c->eps);
+    for (i = 0; i < n; i++)
+      c->y[r * n + i] = x[i] * rs * c->w[i];
+  }
+}
+
+int pf_ref_rmsnorm(const double *x, const double *w, double eps, int64_t rows,
+                   int64_t cols, double *y) {
+  rows_ctx c = {x, NULL, w, NULL, cols, eps, y, NULL};
+  return pf_ref_parallel(rows, 1 + 65536 / cols, rmsnorm_rows, &c);
+}
+
+typedef struct {
+  const double *dy, *x, *w;
+  double eps;
+  int64_t rows, cols;
+  double *dx, *sdx, *dw, *sdw;
+  double *rstd; /* rows, filled by the dx pass, read by the dw pass */
+} rmsbwd_ctx;
+
+static void rmsnorm_bwd_rows(void *p, int64_t r0, int64_t r1) {
+  const rmsbwd_ctx *c = p;
+  int64_t r, i, n = c->cols;
+  for (r = r0; r < r1; r++) {
+    const double *x = c->x + r * n, *dy = c->dy + r * n;
+    double rs = rstd_of(x, n, c->eps), dot = 0, adot = 0, k;
+    for (i = 0; i < n; i++) {
+      dot += dy[i] * c->w[i] * x[i];
+      adot += fabs(dy[i] * c->w[i] * x[i]);
+    }
+    c->rstd[r] = rs;
+    k = rs * rs * rs / (double)n;
+    for (i = 0; i < n; i++) {
+      c->dx[r * n + i] = rs * c->w[i] * dy[i] - x[i] * k * dot;
+      if (c->sdx)
+        c->sdx[r * n + i] = rs * fabs(c->w[i] * dy[i]) + fabs(x[i]) * k * adot;
+    }
+  }
+}
+
+static void rmsnorm_bwd_cols(void *p, int64_t c0, int64_t c1) {
+  const rmsbwd_ctx *c = p;
+  int64_t r, j, n = c->cols;
+  for (j = c0; j < c1; j++) {
+    double s = 0, sa = 0;
+    for (r = 0; r < c->rows; r++) {
+      double t = c->dy[r * n + j] * c->x[r * n + j] * c->rstd[r];
+      s += t;
+      sa += fabs(t);
+    }
+    c->dw[j] = s;
+    if (c->sdw)
+      c->sdw[j] = sa;
+  }
+}
+
+int pf_ref_rmsnorm_bwd(const double *dy, const double *x, const double *w,
+                       double eps, int64_t rows, int64_t cols, double *dx,
+                       double *sdx, double *dw, double *sdw) {
+  rmsbwd_ctx c = {dy, x, w, eps, rows, cols, dx, sdx, dw, sdw, NULL};
+  int err;
+  c.rstd = malloc((size_t)rows * sizeof *c.rstd);
+  if (!c.rstd)
+    return CM_ENOMEM;
+  err = pf_ref_parallel(rows, 1 + 65536 / cols, rmsnorm_bwd_rows, &c);
+  if (!err)
+    err = pf_ref_parallel(cols, 1 + 65536 / rows, rmsnorm_bwd_cols, &c);
+  free(c.rstd);
+  return err;
+}
+
+/* ---- matmul ---- */
+
+typedef struct {
+  const double *a, *b;
+  pf_ref_gemm g;
+  double *c, *scale;
+  const int64_t *idx;
+} mm_ctx;
+
+static void mm_one(const mm_ctx *c, int64_t i, int64_t j) {
+  const pf_ref_gemm *g = &c->g;
+  double s = 0, sa = 0;
+  int64_t p;
+  for (p = 0; p < g->k; p++) {
+    double av = g->trans_a ? c->a[p * g->m + i] : c->a[i * g->k + p];
+    double bv = g->trans_b ? c->b[j * g->k + p] : c->b[p * g->n + j];
+    s += av * bv;
+    sa += fabs(av * bv);
+  }
+  c->c[i * g->n + j] = s;
+  if (c->scale)
+    c->scale[i * g->n + j] = sa;
+}
+
+static void mm_rows(void *p, int64_t r0, int64_t r1) {
+  const mm_ctx *c = p;
+  int64_t i, j;
+  for (i = r0; i < r1; i++)
+    for (j = 0; j < c->g.n; j++)
+      mm_one(c, i, j);
+}
+
+static void mm_listed(void *p, int64_t k0, int64_t k1) {
+  const mm_ctx *c = p;
+  int64_t t;
+  for (t = k0; t < k1; t++)
+    mm_one(c, c->idx[t] / c->g.n, c->idx[t] % c->g.n);
+}
+
+int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
+                  double *scale, const int64_t *idx, int64_t nidx) {
+  mm_ctx ctx = {a, b, g, c, scale, idx};
+  int64_t per_row = g.n * g.k;
+  if (idx)
+    return pf_ref_parallel(nidx, 1 + 65536 / g.k, mm_listed, &ctx);
+  return pf_ref_parallel(g.m, 1 + 65536 / (per_row ? per_row : 1), mm_rows,
+                         &ctx);
+}

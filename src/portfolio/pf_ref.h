@@ -1,0 +1,63 @@
+/* pf_ref.h: float64 CPU references for every op, independent of kernels/.
+ *
+ * All tensors here are compact row-major double arrays holding the exact
+ * values of the dtype-rounded inputs (strides and dtypes are the runner's
+ * business). Each reference writes the expected outputs and, where the op
+ * sums terms, a per-element scale = sum of |terms| for the gamma term of
+ * pf_tol (callers may pass NULL for scale). Semantics follow kernels/cpk.h.
+ * Large inputs are processed by up to pf_ref_threads() threads.
+ * Returns CM_OK, or CM_ENOMEM/CM_EINTERNAL if threads could not be made.
+ */
+#ifndef PF_REF_H
+#define PF_REF_H
+
+#include <stdint.h>
+
+/* Worker threads for references (default 16; clamped to 1..256). */
+void pf_ref_set_threads(int n);
+int pf_ref_threads(void);
+
+/* Calls fn(ctx, begin, end) on disjoint ranges covering [0, n), in parallel
+ * when n >= min_chunk * 2. Returns CM_OK or a cm_error. */
+int pf_ref_parallel(int64_t n, int64_t min_chunk,
+                    void (*fn)(void *ctx, int64_t begin, int64_t end),
+                    void *ctx);
+
+/* y[i] = a[i] + b[i]. */
+int pf_ref_add(const double *a, const double *b, double *y, int64_t n);
+
+/* y[r] = sum_c x[r,c]; scale[r] = sum_c |x[r,c]|. */
+int pf_ref_row_sum(const double *x, int64_t rows, int64_t cols, double *y,
+                   double *scale);
+
+/* Softmax along rows. mask (NULL: none) is rows x cols, non-zero = masked.
+ * Masked and -inf positions give 0; a row with nothing left gives all 0; a
+ * row with an unmasked +inf or NaN gives all NaN (cpk.h). */
+int pf_ref_softmax(const double *x, const uint8_t *mask, int64_t rows,
+                   int64_t cols, double *y);
+
+/* dx = y * (dy - sum_k dy_k y_k) per row; scale = |y| (|dy| + sum|dy y|). */
+int pf_ref_softmax_bwd(const double *dy, const double *y, int64_t rows,
+                       int64_t cols, double *dx, double *scale);
+
+/* y = x * (mean(x^2) + eps)^-1/2 * w[c]. */
+int pf_ref_rmsnorm(const double *x, const double *w, double eps, int64_t rows,
+                   int64_t cols, double *y);
+
+/* Backward of pf_ref_rmsnorm: dx (rows x cols) and dw (cols), with scales
+ * sdx, sdw (either may be NULL). */
+int pf_ref_rmsnorm_bwd(const double *dy, const double *x, const double *w,
+                       double eps, int64_t rows, int64_t cols, double *dx,
+                       double *sdx, double *dw, double *sdw);
+
+/* C (m x n) = op(A) op(B): A is m x k (trans_a = 0) or k x m (1), B is
+ * k x n (trans_b = 0) or n x k (1), all compact. With idx != NULL only the
+ * nidx listed flat indices of C (and scale) are computed. */
+typedef struct {
+  int64_t m, n, k;
+  int trans_a, trans_b;
+} pf_ref_gemm;
+int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
+                  double *scale, const int64_t *idx, int64_t nidx);
+
+#endif

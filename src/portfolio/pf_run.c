@@ -1,0 +1,461 @@
+/* pf_run.c: the harness (see pf_run.h). Each step is its own function that
+ * returns a cm_error; pf_run_case strings them together with one cleanup
+ * tail. Verification failures are findings, not errors: they are recorded
+ * in the case's verdict and the run goes on. */
+#include "pf_run.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "pf_cucheck.h"
+#include "pf_dump.h"
+#include "pf_fill.h"
+#include "pf_half.h"
+#include "pf_launch.h"
+#include "pf_mem.h"
+#include "pf_ops.h"
+#include "pf_plan.h"
+#include "pf_ref.h"
+#include "pf_tol.h"
+#include "platform.h"
+
+/* Why a case failed; the first finding wins. */
+typedef struct {
+  const char *reason; /* NULL: passed */
+  const char *tensor;
+  pf_cmp cmp; /* worst element of the failing (or last) compare */
+  double max_abs, max_rel;
+  char detail[160];
+} verdict;
+
+void pf_case_shape_str(const pf_case *c, char *buf, size_t size) {
+  if (c->op->kind == PF_KIND_MATMUL)
+    cm_snprintf(buf, size, "%" PRId64 "x%" PRId64 "x%" PRId64, c->g.m, c->g.n,
+                c->g.k);
+  else if (c->op->kind == PF_KIND_ELEM)
+    cm_snprintf(buf, size, "%" PRId64, c->cols);
+  else
+    cm_snprintf(buf, size, "%" PRId64 "x%" PRId64, c->rows, c->cols);
+}
+
+/* ---- device steps ---- */
+
+static int upload_inputs(pf_case *c) {
+  int s, i;
+  for (s = 0; s < c->nsets; s++)
+    for (i = 0; i < c->ntensors; i++)
+      if (!c->t[i].is_output)
+        PF_CU(cudaMemcpy(c->t[i].dev[s], c->t[i].image, c->t[i].bytes,
+                         cudaMemcpyHostToDevice));
+  return CM_OK;
+}
+
+static int poison_outputs(pf_case *c, int set) {
+  int i;
+  for (i = 0; i < c->ntensors; i++)
+    if (c->t[i].is_output)
+      PF_CU(cudaMemset(c->t[i].dev[set], 0xFF, c->t[i].bytes));
+  return CM_OK;
+}
+
+static int launch_sync(pf_case *c, int set) {
+  cudaError_t e = pf_launch(c, set, 0);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "%s:%d: launch of %s/%s/%s: %s (%s)\n", __FILE__, __LINE__,
+            c->op->name, pf_variant_name((int)c->variant), pf_dtype_name(c->dt),
+            cudaGetErrorString(e), cudaGetErrorName(e));
+    (void)cudaGetLastError();
+    return CM_ECUDA;
+  }
+  PF_CU(cudaDeviceSynchronize());
+  PF_CU(cudaGetLastError());
+  return CM_OK;
+}
+
+/* Reads the outputs of `set` into image and their values into val. */
+static int read_outputs(pf_case *c, int set) {
+  int i;
+  for (i = 0; i < c->ntensors; i++) {
+    pf_tensor *t = &c->t[i];
+    int64_t r, j;
+    if (!t->is_output)
+      continue;
+    PF_CU(cudaMemcpy(t->image, t->dev[set], t->bytes, cudaMemcpyDeviceToHost));
+    for (r = 0; r < t->rows; r++)
+      for (j = 0; j < t->cols; j++)
+        t->val[r * t->cols + j] = pf_dtype_load(
+            c->dt, t->image + (size_t)(r * t->ld + j) * t->elsize);
+  }
+  return CM_OK;
+}
+
+/* ---- verification ---- */
+
+static void verify_outputs(pf_case *c, verdict *v) {
+  pf_tol tol = pf_tol_get(c->kop, c->dt);
+  int i;
+  for (i = 0; i < c->ntensors; i++) {
+    pf_tensor *t = &c->t[i];
+    int64_t n = t->rows * t->cols, r;
+    pf_cmp cmp;
+    int ok;
+    if (!t->is_output)
+      continue;
+    /* An expected value beyond the dtype's range is what a correct kernel
+     * stores as infinity: compare with that, not with the huge finite. */
+    pf_dtype_saturate(c->dt, t->expected, n);
+    ok = pf_compare(t->val, t->expected, t->scale, n, c->sample, c->nsample,
+                    tol, &cmp);
+    if (cmp.max_abs > v->max_abs)
+      v->max_abs = cmp.max_abs;
+    if (cmp.max_rel > v->max_rel)
+      v->max_rel = cmp.max_rel;
+    if (!ok && !v->reason) {
+      v->reason = "tolerance";
+      v->tensor = t->name;
+      v->cmp = cmp;
+    }
+    /* The gap between rows belongs to nobody: it must still be poison. */
+    for (r = 0; r < t->rows && !v->reason; r++) {
+      const unsigned char *g =
+          t->image + (size_t)(r * t->ld + t->cols) * t->elsize;
+      size_t gb = (size_t)(t->ld - t->cols) * t->elsize, k;
+      for (k = 0; k < gb; k++)
+        if (g[k] != 0xFF) {
+          v->reason = "wrote-row-gap";
+          v->tensor = t->name;
+          cm_snprintf(v->detail, sizeof v->detail, "row=%" PRId64, r);
+          break;
+        }
+    }
+  }
+}
+
+static int check_inputs(pf_case *c, verdict *v) {
+  int s, i;
+  for (s = 0; s < c->nsets; s++)
+    for (i = 0; i < c->ntensors; i++) {
+      pf_tensor *t = &c->t[i];
+      unsigned char *back;
+      int same;
+      if (t->is_output)
+        continue;
+      back = malloc(t->bytes);
+      if (!back)
+        return CM_ENOMEM;
+      if (cudaMemcpy(back, t->dev[s], t->bytes, cudaMemcpyDeviceToHost) !=
+          cudaSuccess) {
+        free(back);
+        PF_CU(cudaGetLastError());
+        return CM_ECUDA;
+      }
+      same = memcmp(back, t->image, t->bytes) == 0;
+      free(back);
+      if (!same && !v->reason) {
+        v->reason = "input-modified";
+        v->tensor = t->name;
+      }
+    }
+  return CM_OK;
+}
+
+/* Second launch into freshly poisoned outputs must give the same bits. */
+static int check_determinism(pf_case *c, verdict *v) {
+  int i, err;
+  for (i = 0; i < c->ntensors; i++)
+    if (c->t[i].is_output)
+      memcpy(c->t[i].first, c->t[i].image, c->t[i].bytes);
+  if ((err = poison_outputs(c, 0)) || (err = launch_sync(c, 0)) ||
+      (err = read_outputs(c, 0)))
+    return err;
+  for (i = 0; i < c->ntensors; i++) {
+    pf_tensor *t = &c->t[i];
+    if (t->is_output && memcmp(t->first, t->image, t->bytes) != 0 &&
+        !v->reason) {
+      v->reason = "nondeterministic";
+      v->tensor = t->name;
+    }
+  }
+  return CM_OK;
+}
+
+/* ---- reporting ---- */
+
+static void report(pf_runner *r, const pf_case *c, const verdict *v,
+                   double ref_ms) {
+  pf_tol tol = pf_tol_get(c->kop, c->dt);
+  char shape[96];
+  pf_case_shape_str(c, shape, sizeof shape);
+  fprintf(r->out,
+          "%s op=%s variant=%s dtype=%s shape=%s stride=%" PRId64
+          " max_abs=%.3g max_rel=%.3g rtol=%.3g atol=%.3g"
+          " time_ms_cpu_ref=%.1f",
+          v->reason ? "FAIL" : "PASS", c->op->name,
+          pf_variant_name((int)c->variant), pf_dtype_name(c->dt), shape,
+          c->op->kind == PF_KIND_ELEM ? 0 : c->stride, v->max_abs, v->max_rel,
+          tol.rtol, tol.atol, ref_ms);
+  if (c->spec.variant == PF_VARIANT_AUTO)
+    fprintf(r->out, " plan=auto");
+  if (tol.gamma > 0)
+    fprintf(r->out, " gamma=%.3g", tol.gamma);
+  if (c->spec.mask)
+    fprintf(r->out, " mask=1");
+  if (c->spec.extreme)
+    fprintf(r->out, " extreme=1");
+  if (c->op->kind == PF_KIND_MATMUL)
+    fprintf(r->out, " trans=%c%c ld_pad=%" PRId64, c->g.trans_a ? 't' : 'n',
+            c->g.trans_b ? 't' : 'n', c->spec.ld_pad);
+  if (c->sample)
+    fprintf(r->out, " verified=sampled:%" PRId64, c->nsample);
+  if (v->reason) {
+    fprintf(r->out, " reason=%s tensor=%s", v->reason,
+            v->tensor ? v->tensor : "-");
+    if (strcmp(v->reason, "tolerance") == 0) {
+      const pf_tensor *t = NULL;
+      int i;
+      for (i = 0; i < c->ntensors; i++)
+        if (strcmp(c->t[i].name, v->tensor) == 0)
+          t = &c->t[i];
+      fprintf(r->out, " failed=%" PRId64 "/%" PRId64 " index=%" PRId64,
+              v->cmp.failed, v->cmp.checked, v->cmp.worst);
+      if (t && t->cols > 0)
+        fprintf(r->out, " row=%" PRId64 " col=%" PRId64, v->cmp.worst / t->cols,
+                v->cmp.worst % t->cols);
+      fprintf(r->out, " actual=%.9g expected=%.17g", v->cmp.worst_actual,
+              v->cmp.worst_expected);
+    }
+    if (v->detail[0])
+      fprintf(r->out, " %s", v->detail);
+  }
+  fputc('\n', r->out);
+  fflush(r->out);
+}
+
+/* ---- timing callbacks ---- */
+
+/* One ctx for every callback of a pf_timed_case. */
+typedef struct {
+  pf_case *c;
+  pf_runner *r;
+} bench_ctx;
+
+static int bench_launch(void *ctx, int set, cudaStream_t stream) {
+  bench_ctx *b = ctx;
+  cudaError_t e = pf_launch(b->c, set, stream);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "%s:%d: timed launch: %s\n", __FILE__, __LINE__,
+            cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return CM_ECUDA;
+  }
+  return CM_OK;
+}
+
+static int bench_peer(void *ctx, int set, cudaStream_t stream) {
+  bench_ctx *b = ctx;
+  return b->r->peer_run(b->r->peer, b->c, set, stream);
+}
+
+/* After timing: the inputs of every set must be unchanged, and a fresh
+ * launch into poisoned outputs of every set must still verify. The launch
+ * is fresh because the peer (if any) wrote into the same outputs and a hot
+ * run may not have touched every set. */
+static int bench_recheck(void *ctx) {
+  bench_ctx *b = ctx;
+  pf_case *c = b->c;
+  verdict v;
+  int s, err;
+  memset(&v, 0, sizeof v);
+  if ((err = check_inputs(c, &v)) != CM_OK)
+    return err;
+  for (s = 0; s < c->nsets && !v.reason; s++) {
+    if ((err = poison_outputs(c, s)) || (err = launch_sync(c, s)) ||
+        (err = read_outputs(c, s)))
+      return err;
+    verify_outputs(c, &v);
+  }
+  return v.reason ? CM_EVERIFY : CM_OK;
+}
+
+static int time_case(pf_runner *r, pf_case *c, const verdict *v) {
+  pf_tol tol = pf_tol_get(c->kop, c->dt);
+  pf_timed_case tc;
+  bench_ctx bc = {c, r};
+  memset(&tc, 0, sizeof tc);
+  tc.info.op = c->op->name;
+  tc.info.variant = pf_variant_name((int)c->variant);
+  tc.info.dtype = pf_dtype_name(c->dt);
+  if (c->op->kind == PF_KIND_MATMUL) {
+    tc.info.ndims = 3;
+    tc.info.dims[0] = c->g.m;
+    tc.info.dims[1] = c->g.n;
+    tc.info.dims[2] = c->g.k;
+  } else if (c->op->kind == PF_KIND_ELEM) {
+    tc.info.ndims = 1;
+    tc.info.dims[0] = c->cols;
+  } else {
+    tc.info.ndims = 2;
+    tc.info.dims[0] = c->rows;
+    tc.info.dims[1] = c->cols;
+  }
+  tc.info.stride = c->op->kind == PF_KIND_ELEM ? 0 : c->stride;
+  tc.info.logical_bytes = c->op->bytes(c);
+  tc.info.flops = c->op->flops(c);
+  tc.ctx = &bc;
+  tc.nsets = c->nsets;
+  tc.launch = bench_launch;
+  tc.recheck = bench_recheck;
+  if (r->peer_for && (tc.peer_name = r->peer_for(r->peer, c)) != NULL)
+    tc.peer_launch = bench_peer;
+  return r->bench_case(r->bench, &tc, v->max_abs, v->max_rel, tol.rtol,
+                       tol.atol);
+}
+
+/* ---- the case ---- */
+
+static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
+  int n, err;
+  const pf_op *op = s->op == PF_OP_NEGATIVE_CONTROL ? pf_op_negative_control()
+                                                    : &pf_ops(&n)[s->op];
+  cpk_variant v;
+  cpk_rows shape;
+  c->spec = *s;
+  v = s->variant == PF_VARIANT_AUTO
+          ? pf_plan_choose(op->kop, s->dt,
+                           op->kind == PF_KIND_ROWS ? s->dims[0] : 1,
+                           s->dims[1], r->sm_count)
+          : (cpk_variant)s->variant;
+  if ((err = pf_case_setup(c, op, v)) != CM_OK) {
+    fprintf(stderr, "cuda_portfolio: %s: cannot set up the case: %s\n",
+            op->name,
+            err == CM_ENOMEM ? "not enough host memory for this shape"
+                             : cm_strerror(err));
+    return err;
+  }
+  shape.rows = c->rows;
+  shape.cols = c->cols;
+  shape.stride = c->stride;
+  c->ws_bytes = cpk_workspace_bytes(c->kop, v, c->dt, shape);
+  c->nsets = r->nsets < 1 ? 1 : r->nsets > PF_MAX_SETS ? PF_MAX_SETS : r->nsets;
+  c->seed = pf_case_seed(r->seed, s);
+  return CM_OK;
+}
+
+static int check_fits(pf_case *c) {
+  size_t per = pf_case_device_bytes(c), freeb = 0, total = 0;
+  char shape[96];
+  PF_CU(cudaMemGetInfo(&freeb, &total));
+  /* Timing wants several sets; fall back to fewer rather than refuse. */
+  while (c->nsets > 1 && per > freeb / (size_t)c->nsets / 10 * 9)
+    c->nsets--;
+  if (per == 0 || per > freeb / 10 * 9) {
+    pf_case_shape_str(c, shape, sizeof shape);
+    fprintf(stderr,
+            "cuda_portfolio: %s shape %s needs %zu bytes of device memory; "
+            "the device has %zu free of %zu\n",
+            c->op->name, shape, per, freeb, total);
+    return CM_ENOMEM;
+  }
+  return CM_OK;
+}
+
+int pf_run_case(pf_runner *r, const pf_spec *s) {
+  pf_case c;
+  pf_mem mem;
+  pf_rng rng;
+  verdict v;
+  double t0, ref_ms;
+  int err;
+  memset(&c, 0, sizeof c);
+  memset(&v, 0, sizeof v);
+  mem.mode = r->alloc;
+  mem.arena = NULL;
+  if ((err = setup(r, &c, s)) != CM_OK)
+    goto out;
+  if ((err = check_fits(&c)) != CM_OK)
+    goto out;
+  pf_rng_seed(&rng, c.seed);
+  c.op->fill(&c, &rng);
+  pf_fill_images(&c);
+  t0 = plat_monotonic_s();
+  if ((err = c.op->reference(&c)) != CM_OK)
+    goto out;
+  ref_ms = (plat_monotonic_s() - t0) * 1e3;
+  if ((err = pf_mem_alloc(&mem, &c)) != CM_OK)
+    goto out;
+  if ((err = upload_inputs(&c)) || (err = poison_outputs(&c, 0)) ||
+      (err = launch_sync(&c, 0)) || (err = read_outputs(&c, 0)))
+    goto out;
+  verify_outputs(&c, &v);
+  if ((err = check_determinism(&c, &v)) || (err = check_inputs(&c, &v)))
+    goto out;
+  report(r, &c, &v, ref_ms);
+  if (v.reason)
+    r->failed++;
+  else
+    r->passed++;
+  if (r->dump_dir) {
+    char prefix[160];
+    cm_snprintf(prefix, sizeof prefix, "case%04" PRId64 "_%s_%s_%s",
+                r->dumped++, c.op->name, pf_variant_name((int)c.variant),
+                pf_dtype_name(c.dt));
+    if (pf_dump_case(&c, r->dump_dir, prefix) != CM_OK)
+      fprintf(stderr, "cuda_portfolio: --dump %s: could not write %s\n",
+              r->dump_dir, prefix);
+  }
+  if (!v.reason && r->bench_case) {
+    err = time_case(r, &c, &v);
+    if (err == CM_EVERIFY) {
+      fprintf(r->out,
+              "FAIL op=%s variant=%s dtype=%s reason=recheck-after-"
+              "timing\n",
+              c.op->name, pf_variant_name((int)c.variant), pf_dtype_name(c.dt));
+      r->passed--;
+      r->failed++;
+      err = CM_OK;
+    }
+  }
+out:
+  pf_mem_free(&mem, &c);
+  pf_case_free(&c);
+  return err;
+}
+
+int pf_run_negative_control(pf_runner *r, int64_t n) {
+  pf_spec s;
+  pf_case c;
+  pf_mem mem;
+  pf_rng rng;
+  int err;
+  memset(&s, 0, sizeof s);
+  memset(&c, 0, sizeof c);
+  s.op = PF_OP_NEGATIVE_CONTROL;
+  s.variant = CPK_V_VECTOR;
+  s.dt = CPK_F32;
+  s.dims[0] = 1;
+  s.dims[1] = n;
+  s.ndims = 2;
+  mem.mode = r->alloc;
+  mem.arena = NULL;
+  if ((err = setup(r, &c, &s)) || (err = check_fits(&c)))
+    goto out;
+  pf_rng_seed(&rng, c.seed);
+  c.op->fill(&c, &rng);
+  pf_fill_images(&c);
+  if ((err = pf_mem_alloc(&mem, &c)) || (err = upload_inputs(&c)) ||
+      (err = poison_outputs(&c, 0)) || (err = launch_sync(&c, 0)))
+    goto out;
+  fprintf(r->out,
+          "NEGATIVE-CONTROL op=copy_unmasked dtype=fp32 n=%" PRId64
+          " allocator=%s launched=1 (an out-of-bounds write happened on "
+          "purpose; only a sanitizer can report it)\n",
+          n, pf_alloc_name(r->alloc));
+out:
+  pf_mem_free(&mem, &c);
+  pf_case_free(&c);
+  return err;
+}

@@ -1,0 +1,184 @@
+/* pf_sets.c: see pf_sets.h. The shapes are chosen to be awkward: 1, primes
+ * and odd sizes that are multiples of no block or tile, widths just past
+ * powers of two, strided rows, and the 1,048,577-wide rows of the issue. */
+#include "pf_sets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_error.h"
+#include "pf_ops.h"
+
+typedef struct {
+  int64_t r, c, stride;
+  int extreme, mask;
+} row_shape;
+
+static const row_shape test_rows[] = {
+    {1, 1, 0, 0, 0},       {7, 33, 0, 0, 0},       {128, 2, 0, 0, 0},
+    {64, 1000, 0, 1, 1},   {33, 4097, 0, 1, 1},    {1024, 4096, 0, 0, 0},
+    {4, 1048577, 0, 1, 1}, {2, 300001, 0, 0, 0},   {17, 1000, 1024, 1, 0},
+    {9, 5000, 5003, 0, 1}, {3, 70001, 70017, 1, 0}};
+static const row_shape smoke_rows[] = {
+    {5, 33, 0, 1, 1}, {6, 1500, 1537, 1, 1}, {2, 70001, 0, 1, 0}};
+static const int64_t test_elem[][2] = {{1, 1}, {1, 1000003}, {1, 4194307}};
+static const int64_t smoke_elem[][2] = {{1, 1003}};
+
+typedef struct {
+  int64_t m, n, k;
+  int ta, tb;
+  int64_t pad;
+} mm_shape;
+
+static const mm_shape test_mm[] = {
+    {1, 1, 1, 0, 0, 0},          {33, 65, 17, 0, 0, 0},
+    {128, 128, 128, 0, 0, 0},    {257, 511, 129, 0, 0, 0},
+    {257, 511, 129, 0, 1, 3},    {257, 511, 129, 1, 0, 5},
+    {1024, 1024, 1024, 0, 1, 0}, {1024, 1024, 1024, 1, 0, 0},
+    {4095, 4097, 4093, 0, 0, 0}};
+static const mm_shape smoke_mm[] = {
+    {33, 65, 17, 0, 0, 0}, {33, 65, 17, 0, 1, 1}, {33, 65, 17, 1, 0, 2}};
+
+static int push(pf_set *s, const pf_spec *sp) {
+  if (s->n == s->cap) {
+    int cap = s->cap ? s->cap * 2 : 64;
+    pf_spec *v = realloc(s->v, (size_t)cap * sizeof *v);
+    if (!v)
+      return CM_ENOMEM;
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n++] = *sp;
+  return CM_OK;
+}
+
+/* Adds sp for every variant the filters allow: `auto`, plus each explicit
+ * variant when `explicit` is set. */
+static int add_variants(const pf_opts *o, pf_set *s, pf_spec sp, int explicit) {
+  int n, d, v, err;
+  const pf_op *op = &pf_ops(&n)[sp.op];
+  for (d = 0; d < 3; d++) {
+    if (o->dtype >= 0 && o->dtype != d)
+      continue;
+    sp.dt = (cpk_dtype)d;
+    for (v = PF_VARIANT_AUTO; v <= CPK_V_TENSORCORE; v++) {
+      if (o->variant != -2 ? o->variant != v
+                           : (v != PF_VARIANT_AUTO && !explicit))
+        continue;
+      if (!pf_op_supports(op, v, sp.dt))
+        continue;
+      sp.variant = v;
+      if ((err = push(s, &sp)) != CM_OK)
+        return err;
+    }
+  }
+  return CM_OK;
+}
+
+static int build_op(const pf_opts *o, pf_set *s, int opi, int smoke) {
+  int n, i, err = CM_OK;
+  const pf_op *op = &pf_ops(&n)[opi];
+  pf_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.op = opi;
+  if (op->kind == PF_KIND_MATMUL) {
+    const mm_shape *t = smoke ? smoke_mm : test_mm;
+    int cnt = smoke ? 3 : (int)(sizeof test_mm / sizeof test_mm[0]);
+    sp.ndims = 3;
+    for (i = 0; i < cnt && !err; i++) {
+      sp.dims[0] = t[i].m;
+      sp.dims[1] = t[i].n;
+      sp.dims[2] = t[i].k;
+      sp.trans_a = t[i].ta;
+      sp.trans_b = t[i].tb;
+      sp.ld_pad = t[i].pad;
+      err = add_variants(o, s, sp, 1);
+    }
+  } else if (op->kind == PF_KIND_ELEM) {
+    const int64_t(*t)[2] = smoke ? smoke_elem : test_elem;
+    int cnt = smoke ? 1 : 3;
+    sp.ndims = 2;
+    for (i = 0; i < cnt && !err; i++) {
+      sp.dims[0] = t[i][0];
+      sp.dims[1] = t[i][1];
+      sp.extreme = i == 1 || smoke;
+      err = add_variants(o, s, sp, 1);
+    }
+  } else {
+    const row_shape *t = smoke ? smoke_rows : test_rows;
+    int cnt = smoke ? 3 : (int)(sizeof test_rows / sizeof test_rows[0]);
+    sp.ndims = 2;
+    for (i = 0; i < cnt && !err; i++) {
+      sp.dims[0] = t[i].r;
+      sp.dims[1] = t[i].c;
+      sp.stride = t[i].stride;
+      sp.extreme = t[i].extreme;
+      sp.mask = 0;
+      /* Smoke: explicit variants once (on the middle shape, which is
+       * strided), auto on all three so every plan is taken. */
+      err = add_variants(o, s, sp, !smoke || i == 1);
+      if (!err && t[i].mask && op->kop == CPK_OP_SOFTMAX) {
+        sp.mask = 1;
+        err = add_variants(o, s, sp, !smoke || i == 1);
+      }
+    }
+  }
+  return err;
+}
+
+static int build_select(const pf_opts *o, pf_set *s) {
+  int n, i, err = CM_OK;
+  const pf_op *ops = pf_ops(&n);
+  for (i = 0; i < n && !err; i++) {
+    pf_spec sp;
+    int mm = ops[i].kind == PF_KIND_MATMUL;
+    if (o->op >= 0 && o->op != i)
+      continue;
+    if (o->have_shape && mm != (o->ndims == 3))
+      continue;
+    memset(&sp, 0, sizeof sp);
+    sp.op = i;
+    if (o->have_shape) {
+      memcpy(sp.dims, o->dims, sizeof sp.dims);
+      sp.ndims = o->ndims;
+    } else {
+      sp.ndims = mm ? 3 : 2;
+      sp.dims[0] = mm ? 257 : ops[i].kind == PF_KIND_ELEM ? 1 : 64;
+      sp.dims[1] = mm ? 511 : ops[i].kind == PF_KIND_ELEM ? 1000003 : 1000;
+      sp.dims[2] = mm ? 129 : 0;
+    }
+    sp.stride = ops[i].kind == PF_KIND_ROWS ? o->stride : 0;
+    sp.trans_a = o->trans_a;
+    sp.trans_b = o->trans_b;
+    sp.ld_pad = mm ? o->ld_pad : 0;
+    sp.mask = o->mask == 1 && ops[i].kop == CPK_OP_SOFTMAX;
+    sp.extreme = o->extreme;
+    err = add_variants(o, s, sp, 0);
+  }
+  return err;
+}
+
+int pf_sets_build(const pf_opts *o, pf_set *out) {
+  int n, i, err = CM_OK;
+  memset(out, 0, sizeof *out);
+  pf_ops(&n);
+  if (o->mode == PF_MODE_SELECT)
+    return build_select(o, out);
+  for (i = 0; i < n && !err; i++)
+    if (o->op < 0 || o->op == i)
+      err = build_op(o, out, i, o->mode == PF_MODE_SMOKE);
+  if (!err && o->mask >= 0) { /* --mask/--no-mask filter the sets too */
+    int j, k = 0;
+    for (j = 0; j < out->n; j++)
+      if (out->v[j].mask == o->mask ||
+          pf_ops(&n)[out->v[j].op].kop != CPK_OP_SOFTMAX)
+        out->v[k++] = out->v[j];
+    out->n = k;
+  }
+  return err;
+}
+
+void pf_set_free(pf_set *s) {
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}

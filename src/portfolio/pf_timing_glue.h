@@ -1,0 +1,17 @@
+/* pf_timing_glue.h: connects the runner to the timing harness (pf_timing.h)
+ * for `--json PATH`. Two implementations chosen in CMake: pf_timing_glue.c
+ * when the timing harness is built in, pf_timing_none.c otherwise (which
+ * refuses --json with a usage error). */
+#ifndef PF_TIMING_GLUE_H
+#define PF_TIMING_GLUE_H
+
+#include "pf_cli.h"
+#include "pf_run.h"
+
+/* Opens the timing run from o's flags, the peer libraries and sets
+ * r->bench_case/bench/peer/nsets. Returns a pf_cli.h exit code. */
+int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv);
+/* Writes the results to path and releases everything; an exit code. */
+int pf_timing_finish(pf_runner *r, const char *path);
+
+#endif

@@ -1,0 +1,110 @@
+/* pf_tol.c: the tolerance table and assert_close (see pf_tol.h and the
+ * justification of every number in docs/VALIDATION.md). */
+#include "pf_tol.h"
+
+#include <math.h>
+
+/* fp32 accumulation: gamma allows 32 fp32 roundings (32 * 2^-24) of the sum
+ * of |terms|, which covers blocked and tree reductions in any order. */
+#define PF_GAMMA_F32ACC 2e-6
+
+/* Rows: op. Columns: fp32, fp16, bf16. */
+static const pf_tol tol_table[][3] = {
+    /* copy: a copy is exact in every dtype */
+    [CPK_OP_COPY] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    [CPK_OP_COPY_UNMASKED] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    /* add: one rounding of the fp32 sum to dt: torch defaults hold */
+    [CPK_OP_ADD] = {{1.3e-6, 1e-5, 0}, {1e-3, 1e-5, 0}, {1.6e-2, 1e-5, 0}},
+    [CPK_OP_ROW_SUM] = {{1.3e-6, 1e-5, PF_GAMMA_F32ACC},
+                        {1e-3, 1e-5, PF_GAMMA_F32ACC},
+                        {1.6e-2, 1e-5, PF_GAMMA_F32ACC}},
+    /* softmax: looser fp32 rtol for exp/division error; atol far below the
+     * default because outputs of wide rows are ~1/cols (1e-6 at 1M) and a
+     * 1e-5 atol would pass an all-zero row. fp16 atol covers the rounding of
+     * outputs that fall into the fp16 subnormal range (half ulp 3e-8). */
+    [CPK_OP_SOFTMAX] = {{1e-5, 1e-9, 0}, {1e-3, 1e-7, 0}, {1.6e-2, 1e-9, 0}},
+    [CPK_OP_SOFTMAX_BWD] = {{1.3e-6, 1e-9, PF_GAMMA_F32ACC},
+                            {1e-3, 1e-7, PF_GAMMA_F32ACC},
+                            {1.6e-2, 1e-9, PF_GAMMA_F32ACC}},
+    /* rmsnorm: rsqrtf (2 ulp) and a long positive sum of squares */
+    [CPK_OP_RMSNORM] = {{1e-5, 1e-5, 0}, {1e-3, 1e-5, 0}, {1.6e-2, 1e-5, 0}},
+    [CPK_OP_RMSNORM_BWD] = {{1e-5, 1e-5, PF_GAMMA_F32ACC},
+                            {1e-3, 1e-5, PF_GAMMA_F32ACC},
+                            {1.6e-2, 1e-5, PF_GAMMA_F32ACC}},
+    [CPK_OP_MATMUL] = {{1.3e-6, 1e-5, PF_GAMMA_F32ACC},
+                       {1e-3, 1e-5, PF_GAMMA_F32ACC},
+                       {1.6e-2, 1e-5, PF_GAMMA_F32ACC}},
+};
+
+pf_tol pf_tol_get(cpk_op op, cpk_dtype dt) {
+  pf_tol none = {0, 0, 0};
+  if ((int)op < 0 || (size_t)op >= sizeof tol_table / sizeof tol_table[0])
+    return none;
+  if ((int)dt < 0 || (int)dt > 2)
+    return none;
+  return tol_table[op][dt];
+}
+
+/* How far outside its tolerance an element is: <= 1 passes; INFINITY for a
+ * non-finite mismatch. */
+static double excess(double a, double e, double s, pf_tol t) {
+  double allowed, diff;
+  if (isnan(e))
+    return isnan(a) ? 0.0 : INFINITY;
+  if (isinf(e))
+    return a == e ? 0.0 : INFINITY;
+  if (!isfinite(a))
+    return INFINITY;
+  diff = fabs(a - e);
+  allowed = t.atol + t.rtol * fabs(e) + t.gamma * s;
+  if (diff == 0.0)
+    return 0.0;
+  if (allowed == 0.0)
+    return INFINITY; /* exactness required and not met */
+  return diff / allowed;
+}
+
+int pf_close(double actual, double expected, double scale, pf_tol t) {
+  return excess(actual, expected, scale, t) <= 1.0;
+}
+
+int pf_compare(const double *actual, const double *expected,
+               const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
+               pf_tol t, pf_cmp *out) {
+  int64_t count = idx ? nidx : n;
+  int64_t j;
+  out->checked = 0;
+  out->failed = 0;
+  out->worst = -1;
+  out->worst_actual = out->worst_expected = 0;
+  out->worst_excess = -1.0;
+  out->max_abs = out->max_rel = 0;
+  for (j = 0; j < count; j++) {
+    int64_t i = idx ? idx[j] : j;
+    double a, e, x;
+    if (i < 0 || i >= n)
+      continue;
+    a = actual[i];
+    e = expected[i];
+    x = excess(a, e, scale ? scale[i] : 0.0, t);
+    out->checked++;
+    if (isfinite(a) && isfinite(e)) {
+      double d = fabs(a - e);
+      if (d > out->max_abs)
+        out->max_abs = d;
+      if (e != 0.0 && d / fabs(e) > out->max_rel)
+        out->max_rel = d / fabs(e);
+    }
+    if (x > 1.0)
+      out->failed++;
+    /* Keep the first of equally bad elements: the first non-finite
+     * mismatch is the most useful one to print. */
+    if (x > out->worst_excess) {
+      out->worst_excess = x;
+      out->worst = i;
+      out->worst_actual = a;
+      out->worst_expected = e;
+    }
+  }
+  return out->failed == 0;
+}

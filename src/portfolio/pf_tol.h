@@ -1,0 +1,51 @@
+/* pf_tol.h: tolerances and the assert_close comparison.
+ *
+ * An element passes when
+ *     |actual - expected| <= atol + rtol * |expected| + gamma * scale
+ * where (rtol, atol, gamma) come from one table per op and dtype (the same
+ * numbers as docs/VALIDATION.md) and scale >= 0 is what the float64 reference
+ * reports for that element: the sum of |terms| that fp32 accumulation had to
+ * add (row_sum, matmul, the backward ops), 0 where no sum is involved. With
+ * scale = 0 this is torch.testing.assert_close exactly.
+ * NaN must meet NaN and an infinity the same infinity, position by position;
+ * a finite expected value never accepts a non-finite actual one.
+ */
+#ifndef PF_TOL_H
+#define PF_TOL_H
+
+#include <stdint.h>
+
+#include "cpk.h"
+
+typedef struct {
+  double rtol;
+  double atol;
+  double gamma; /* per unit of the reference's sum of |terms| */
+} pf_tol;
+
+/* The table entry for (op, dt). Returns {0, 0, 0} (bit exactness) for copy
+ * and for an op not in the table. */
+pf_tol pf_tol_get(cpk_op op, cpk_dtype dt);
+
+/* 1 if actual is close to expected under t and the element's scale. */
+int pf_close(double actual, double expected, double scale, pf_tol t);
+
+typedef struct {
+  int64_t checked; /* elements compared */
+  int64_t failed;  /* elements outside tolerance */
+  int64_t worst;   /* index of the worst element (-1 if none checked) */
+  double worst_actual, worst_expected;
+  double worst_excess; /* |diff| / allowed of the worst; inf for non-finite */
+  double max_abs;      /* max |actual - expected| over finite pairs */
+  double max_rel;      /* max |actual - expected| / |expected|, expected != 0 */
+} pf_cmp;
+
+/* Compares n elements (or, if idx != NULL, only the nidx listed indices).
+ * scale may be NULL (all 0). Fills *out; returns 1 if every compared element
+ * passed, else 0. The worst element is the first non-finite mismatch if any,
+ * else the one furthest outside (or closest to) its tolerance. */
+int pf_compare(const double *actual, const double *expected,
+               const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
+               pf_tol t, pf_cmp *out);
+
+#endif

@@ -1,0 +1,123 @@
+/* rp_report.c: writes the report files into a run and binds them to its
+ * manifest (see rp_report.h). */
+#include "rp_report.h"
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+#include "rp_archive.h"
+#endif
+
+/* Temporary name, then rename: a reader never sees half a report. */
+static int write_atomic(const char *dir, const char *name, const char *text) {
+  char path[2048], tmp[2100];
+  FILE *f;
+  size_t len = strlen(text);
+  int r = cm_snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (r == CM_OK)
+    r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (r != CM_OK)
+    return r;
+  f = fopen(tmp, "wb");
+  if (f == NULL)
+    return CM_EIO;
+  if (fwrite(text, 1, len, f) != len) {
+    fclose(f);
+    remove(tmp);
+    return CM_EIO;
+  }
+  if (fclose(f) != 0) {
+    remove(tmp);
+    return CM_EIO;
+  }
+  r = plat_rename(tmp, path);
+  if (r != CM_OK)
+    remove(tmp);
+  return r;
+}
+
+static int refinish(const char *dir) {
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+  char path[2048];
+  json_error_t je;
+  json_t *m;
+  int r = cm_snprintf(path, sizeof path, "%s/manifest.json", dir);
+  if (r != CM_OK)
+    return r;
+  m = json_load_file(path, 0, &je);
+  if (m == NULL)
+    return CM_EPARSE;
+  r = rp_manifest_finish(dir, m);
+  json_decref(m);
+  return r;
+#else
+  (void)dir;
+  return CM_ENOTSUP;
+#endif
+}
+
+int rp_report_write(const char *dir, const rp_report_opts *o, char *msg,
+                    size_t size) {
+  rp_run run;
+  char *md = NULL, *html = NULL, *junit = NULL, *sarif = NULL;
+  int r, charts = 0;
+  msg[0] = '\0';
+  r = rp_run_load(dir, &run);
+  if (r != CM_OK) {
+    cm_snprintf(msg, size, "cannot read run %s: %s", dir, cm_strerror(r));
+    rp_run_free(&run);
+    return r;
+  }
+  r = rp_report_markdown(&run, &md);
+  if (r == CM_OK)
+    r = rp_report_html(&run, &html, &charts);
+  if (r == CM_OK && o->junit)
+    r = rp_report_junit(&run, &junit);
+  if (r == CM_OK && o->sarif)
+    r = rp_report_sarif(&run, &sarif);
+  if (r == CM_OK)
+    r = write_atomic(dir, "report.md", md);
+  if (r == CM_OK)
+    r = write_atomic(dir, "report.html", html);
+  if (r == CM_OK && junit != NULL)
+    r = write_atomic(dir, "report.junit.xml", junit);
+  if (r == CM_OK && sarif != NULL)
+    r = write_atomic(dir, "sanitizer.sarif", sarif);
+  if (r != CM_OK) {
+    cm_snprintf(msg, size, "cannot write the report into %s: %s", dir,
+                cm_strerror(r));
+  } else if (run.have_manifest && !o->no_finish) {
+    r = refinish(dir);
+    if (r == CM_ENOTSUP)
+      cm_snprintf(msg, size,
+                  "report written to %s (%d charts) but NOT bound: this "
+                  "build has no archive library to re-finish the manifest",
+                  dir, charts);
+    else if (r != CM_OK)
+      cm_snprintf(msg, size,
+                  "report written to %s but the manifest could not be "
+                  "re-finished: %s",
+                  dir, cm_strerror(r));
+    else
+      cm_snprintf(msg, size,
+                  "report written to %s (%d charts); manifest re-finished "
+                  "with its SHA-256",
+                  dir, charts);
+  } else {
+    cm_snprintf(msg, size, "report written to %s (%d charts)%s", dir, charts,
+                run.have_manifest ? "" : "; no manifest to bind it to");
+  }
+  free(md);
+  free(html);
+  free(junit);
+  free(sarif);
+  rp_run_free(&run);
+  return r;
+}

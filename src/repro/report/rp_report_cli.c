@@ -1,0 +1,226 @@
+/* rp_report_cli.c: argument parsing for `repro report` and `repro
+ * compare` (thin layer over rp_report.h and rp_compare.h). */
+#include "rp_report_cli.h"
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "rp_compare.h"
+#include "rp_report.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#define EXIT_OK 0
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+
+static void report_usage(void) {
+  fprintf(stderr,
+          "usage: repro report [RUN] [--junit] [--sarif] [--no-finish]\n"
+          "  RUN defaults to the newest run folder under ./logs\n");
+}
+
+/* Newest folder of ./logs with a manifest.json, into buf. */
+static int newest_run(char *buf, size_t size) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  char best[512] = "", path[1024];
+  if (uv_fs_scandir(NULL, &req, "logs", 0, NULL) < 0) {
+    uv_fs_req_cleanup(&req);
+    return CM_ENOENT;
+  }
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    if (ent.type != UV_DIRENT_DIR && ent.type != UV_DIRENT_UNKNOWN)
+      continue;
+    if (cm_snprintf(path, sizeof path, "logs/%s/manifest.json", ent.name) !=
+        CM_OK)
+      continue;
+    {
+      uv_fs_t st;
+      int ok = uv_fs_stat(NULL, &st, path, NULL) == 0;
+      uv_fs_req_cleanup(&st);
+      if (ok && strcmp(ent.name, best) > 0)
+        cm_strlcpy(best, ent.name, sizeof best);
+    }
+  }
+  uv_fs_req_cleanup(&req);
+  if (!best[0])
+    return CM_ENOENT;
+  return cm_snprintf(buf, size, "logs/%s", best);
+}
+
+int rp_report_main(int argc, char **argv) {
+  rp_report_opts o;
+  const char *run = NULL;
+  char dir[1024], msg[1200];
+  int i, r;
+  memset(&o, 0, sizeof o);
+  for (i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--junit") == 0)
+      o.junit = 1;
+    else if (strcmp(argv[i], "--sarif") == 0)
+      o.sarif = 1;
+    else if (strcmp(argv[i], "--no-finish") == 0)
+      o.no_finish = 1;
+    else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      report_usage();
+      return EXIT_OK;
+    } else if (argv[i][0] == '-' || run != NULL) {
+      fprintf(stderr, "repro report: unexpected argument '%s'\n", argv[i]);
+      report_usage();
+      return EXIT_USAGE;
+    } else
+      run = argv[i];
+  }
+  if (run == NULL) {
+    if (newest_run(dir, sizeof dir) != CM_OK) {
+      fprintf(stderr, "repro report: no RUN given and no run folder with a "
+                      "manifest.json under ./logs\n");
+      return EXIT_USAGE;
+    }
+    run = dir;
+  }
+  r = rp_report_write(run, &o, msg, sizeof msg);
+  fprintf(stderr, "repro report: %s\n", msg);
+  return r == CM_OK ? EXIT_OK : EXIT_FAIL;
+}
+
+static void compare_usage(void) {
+  fprintf(stderr,
+          "usage: repro compare BASE NEW [--threshold 5%%|0.05] "
+          "[--alpha 0.01]\n"
+          "         [--resamples 2000] [--seed N] [--min-samples 5] "
+          "[--force]\n"
+          "         [--format text|json]\n"
+          "exit: 0 no regression, 1 a regression, 2 refused or usage\n");
+}
+
+/* "5%" -> 0.05, "0.05" -> 0.05; must end up in (0, 1). */
+static int parse_fraction(const char *s, double *out) {
+  char tmp[64];
+  size_t l = strlen(s);
+  double v;
+  int pct = l > 0 && s[l - 1] == '%';
+  if (cm_strlcpy(tmp, s, sizeof tmp) != CM_OK)
+    return CM_EINVAL;
+  if (pct)
+    tmp[l - 1] = '\0';
+  if (cm_parse_double(tmp, &v) != CM_OK)
+    return CM_EINVAL;
+  if (pct)
+    v /= 100;
+  if (!(v > 0 && v < 1))
+    return CM_ERANGE;
+  *out = v;
+  return CM_OK;
+}
+
+int rp_compare_main(int argc, char **argv) {
+  rp_compare_opts o;
+  rp_compare_result res;
+  rp_results base, next;
+  const char *paths[2] = {NULL, NULL}, *format = "text";
+  int i, np = 0, r, code;
+  rp_compare_opts_init(&o);
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int64_t iv;
+    uint64_t uv;
+    int bad = 0;
+    if (strcmp(a, "--force") == 0) {
+      o.force = 1;
+      continue;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      compare_usage();
+      return EXIT_OK;
+    }
+    if (a[0] != '-') {
+      if (np == 2) {
+        fprintf(stderr, "repro compare: too many paths ('%s')\n", a);
+        compare_usage();
+        return EXIT_USAGE;
+      }
+      paths[np++] = a;
+      continue;
+    }
+    if (v == NULL) {
+      fprintf(stderr, "repro compare: %s needs a value\n", a);
+      return EXIT_USAGE;
+    }
+    i++;
+    if (strcmp(a, "--threshold") == 0)
+      bad = parse_fraction(v, &o.threshold) != CM_OK;
+    else if (strcmp(a, "--alpha") == 0)
+      bad = parse_fraction(v, &o.alpha) != CM_OK;
+    else if (strcmp(a, "--resamples") == 0) {
+      bad = cm_parse_i64(v, &iv) != CM_OK || iv < 100 || iv > 1000000;
+      o.resamples = bad ? o.resamples : (int)iv;
+    } else if (strcmp(a, "--min-samples") == 0) {
+      bad = cm_parse_i64(v, &iv) != CM_OK || iv < 2 || iv > 1000000;
+      o.min_samples = bad ? o.min_samples : (size_t)iv;
+    } else if (strcmp(a, "--seed") == 0) {
+      bad = cm_parse_u64(v, &uv) != CM_OK;
+      o.seed = bad ? o.seed : uv;
+    } else if (strcmp(a, "--format") == 0) {
+      bad = strcmp(v, "text") != 0 && strcmp(v, "json") != 0;
+      format = v;
+    } else {
+      fprintf(stderr, "repro compare: unknown option '%s'\n", a);
+      compare_usage();
+      return EXIT_USAGE;
+    }
+    if (bad) {
+      fprintf(stderr, "repro compare: bad value '%s' for %s\n", v, a);
+      return EXIT_USAGE;
+    }
+  }
+  if (np != 2) {
+    compare_usage();
+    return EXIT_USAGE;
+  }
+  r = rp_results_load_any(paths[0], &base);
+  if (r != CM_OK) {
+    fprintf(stderr, "repro compare: cannot read BASE %s: %s\n", paths[0],
+            cm_strerror(r));
+    return EXIT_USAGE;
+  }
+  r = rp_results_load_any(paths[1], &next);
+  if (r != CM_OK) {
+    fprintf(stderr, "repro compare: cannot read NEW %s: %s\n", paths[1],
+            cm_strerror(r));
+    rp_results_free(&base);
+    return EXIT_USAGE;
+  }
+  r = rp_compare(&base, &next, &o, &res);
+  if (r != CM_OK) {
+    fprintf(stderr, "repro compare: %s\n", cm_strerror(r));
+    code = EXIT_USAGE;
+  } else {
+    code = rp_compare_exit_code(&res);
+    if (strcmp(format, "json") == 0) {
+      json_t *doc = rp_compare_json(&res, &o, paths[0], paths[1]);
+      char *s = doc ? json_dumps(doc, JSON_INDENT(2) |
+                                          JSON_REAL_PRECISION(10))
+                    : NULL;
+      if (s != NULL)
+        printf("%s\n", s);
+      free(s);
+      json_decref(doc);
+    } else {
+      char *s = rp_compare_text(&res, &o, paths[0], paths[1]);
+      if (s != NULL)
+        fputs(s, stdout);
+      free(s);
+    }
+    if (res.refused)
+      fprintf(stderr, "repro compare: refused: %s\n", res.reasons);
+  }
+  rp_compare_result_free(&res);
+  rp_results_free(&base);
+  rp_results_free(&next);
+  return code;
+}

@@ -1,0 +1,123 @@
+/* rp_report_common.c: rows and facts shared by the report writers. */
+#include "rp_report_common.h"
+
+#include "cm_str.h"
+
+#include <math.h>
+#include <string.h>
+
+const rp_results *rp__main_results(const rp_run *run) {
+  return run->nclean > 0 ? &run->clean[0] : NULL;
+}
+
+static void set(rp__kv *rows, size_t *n, const char *key, const char *v) {
+  rows[*n].key = key;
+  cm_strlcpy(rows[*n].value, v ? v : "", sizeof rows[*n].value);
+  (*n)++;
+}
+
+size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
+  const rp_results *r = rp__main_results(run);
+  char t[512];
+  size_t n = 0;
+  if (r == NULL && run->ninstrumented > 0)
+    r = &run->instrumented[0];
+  set(rows, &n, "run id", run->run_id);
+  set(rows, &n, "run status", run->status);
+  cm_snprintf(t, sizeof t, "%s .. %s", run->started, run->ended);
+  set(rows, &n, "run time (UTC)", t);
+  set(rows, &n, "host", run->host[0] || !r ? run->host : r->host);
+  set(rows, &n, "OS environment", run->os[0] || !r ? run->os : r->os);
+  cm_snprintf(t, sizeof t, "%s%s", run->git_commit[0] || !r
+                                       ? run->git_commit
+                                       : r->git_commit,
+              run->git_dirty == 1 ? " (dirty)" : "");
+  set(rows, &n, "git commit", t);
+  set(rows, &n, "tools", run->tools);
+  if (r == NULL)
+    return n;
+  set(rows, &n, "OS release", r->os_release);
+  cm_snprintf(t, sizeof t, "%s (compute capability %s, %lld SMs)",
+              r->gpu_name, r->compute_capability, (long long)r->sm_count);
+  set(rows, &n, "GPU", t);
+  set(rows, &n, "GPU UUID", r->gpu_uuid);
+  cm_snprintf(t, sizeof t, "SM %.0f MHz, memory %.0f MHz (peak)",
+              r->sm_clock_mhz, r->mem_clock_mhz);
+  set(rows, &n, "clocks", t);
+  set(rows, &n, "driver", r->driver);
+  cm_snprintf(t, sizeof t, "runtime %lld, driver API %lld",
+              (long long)r->cuda_runtime, (long long)r->cuda_driver);
+  set(rows, &n, "CUDA", t);
+  set(rows, &n, "nvcc", r->nvcc);
+  set(rows, &n, "binary SHA-256", r->binary_sha256);
+  set(rows, &n, "results timestamp", r->timestamp);
+  cm_snprintf(t, sizeof t, "%s GB/s%s%s",
+              isfinite(r->copy_gbps) ? "" : "n/a",
+              r->copy_absent_reason[0] ? ": " : "", r->copy_absent_reason);
+  if (isfinite(r->copy_gbps))
+    cm_snprintf(t, sizeof t, "%.1f GB/s (device-to-device copy, this run)",
+                r->copy_gbps);
+  set(rows, &n, "copy ceiling", t);
+  cm_snprintf(t, sizeof t, "%zu clean, %zu instrumented", run->nclean,
+              run->ninstrumented);
+  set(rows, &n, "results files", t);
+  return n;
+}
+
+void rp__case_label(const rp_case *c, char *buf, size_t size) {
+  if (c->stride > 1)
+    cm_snprintf(buf, size, "%s %s %s %s s%lld", c->op, c->variant, c->dtype,
+                c->shape, (long long)c->stride);
+  else
+    cm_snprintf(buf, size, "%s %s %s %s", c->op, c->variant, c->dtype,
+                c->shape);
+}
+
+int rp__negative_control(const rp_run *run, char *buf, size_t size) {
+  size_t i;
+  if (run->negative_control_caught >= 0) {
+    cm_snprintf(buf, size, "%s%s%s",
+                run->negative_control_caught ? "caught" : "NOT caught",
+                run->negative_control_detail[0] ? ": " : "",
+                run->negative_control_detail);
+    return run->negative_control_caught;
+  }
+  for (i = 0; i < run->nfindings; i++) {
+    const rp_finding *f = &run->findings[i];
+    if (f->negative_control &&
+        cm_starts_with(f->kind, "Invalid __global__ write")) {
+      cm_snprintf(buf, size, "caught: %s in %s%s%s", f->kind, f->kernel,
+                  f->location[0] ? " at " : "", f->location);
+      return 1;
+    }
+  }
+  cm_snprintf(buf, size, "not recorded in this run");
+  return -1;
+}
+
+int rp__is_limitation(const char *s) {
+  return strcmp(s, "passed") != 0 && strcmp(s, "pass") != 0 &&
+         strcmp(s, "ok") != 0;
+}
+
+const char *rp__fmt(char *buf, size_t size, int digits, double v) {
+  if (!isfinite(v))
+    cm_strlcpy(buf, "n/a", size);
+  else
+    cm_snprintf(buf, size, "%.*f", digits, v);
+  return buf;
+}
+
+double rp__peer_tflops(const rp_case *c) {
+  if (c->flops > 0 && c->peer_median_s > 0)
+    return c->flops / c->peer_median_s / 1e12;
+  return NAN;
+}
+
+const char *rp__relpath(const rp_run *run, const char *path) {
+  size_t l = strlen(run->dir);
+  if (l > 0 && strncmp(path, run->dir, l) == 0 &&
+      (path[l] == '/' || path[l] == '\\'))
+    return path + l + 1;
+  return path;
+}

@@ -1,0 +1,48 @@
+/* rp_report_common.h: what report.md and report.html both show, computed
+ * once (internal to src/repro/report). */
+#ifndef RP_REPORT_COMMON_H
+#define RP_REPORT_COMMON_H
+
+#include "rp_report_model.h"
+#include "rp_stats.h"
+
+#include <stddef.h>
+
+/* One "key: value" row of the environment table; value is "" if unknown. */
+typedef struct {
+  const char *key;
+  char value[512];
+} rp__kv;
+
+#define RP__ENV_ROWS 20
+
+/* Fills rows[RP__ENV_ROWS] from the manifest and the first results file
+ * (clean first); returns the number of rows filled. */
+size_t rp__env_rows(const rp_run *run, rp__kv *rows);
+
+/* The results whose numbers the report shows: the first clean results
+ * file, or NULL when there is none (instrumented timings are never shown
+ * as timings). */
+const rp_results *rp__main_results(const rp_run *run);
+
+/* "op variant dtype shape" for a chart label. */
+void rp__case_label(const rp_case *c, char *buf, size_t size);
+
+/* The negative control's outcome in words, and 1 caught, 0 not, -1 not
+ * recorded. */
+int rp__negative_control(const rp_run *run, char *buf, size_t size);
+
+/* 1 if the stage or check status is not a pass. */
+int rp__is_limitation(const char *status);
+
+/* v with digits decimals ("%.*f"), or "n/a" when not finite. Returns
+ * buf. */
+const char *rp__fmt(char *buf, size_t size, int digits, double v);
+
+/* Peer TFLOP/s of a case (flops over the peer's median), NaN if none. */
+double rp__peer_tflops(const rp_case *c);
+
+/* path relative to the run folder when it lies inside it, else path. */
+const char *rp__relpath(const rp_run *run, const char *path);
+
+#endif

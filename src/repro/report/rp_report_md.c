@@ -1,0 +1,242 @@
+/* rp_report_md.c: report.md, the text an auditor attaches to a review.
+ * Same sections as report.html, charts replaced by their tables. */
+#include "rp_report.h"
+
+#include "cm_error.h"
+#include "rp_report_common.h"
+#include "rp_sb.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void md_binding(rp__sb *b, const rp_run *run) {
+  size_t i;
+  rp__sb_add(&*b, "## Binding to the archive\n\n");
+  if (run->have_manifest)
+    rp__sb_printf(b,
+                  "Generated from manifest.json with SHA-256 `%s` (the "
+                  "manifest as it was before this report was added; the "
+                  "re-finished manifest lists this report's own SHA-256).\n\n",
+                  run->manifest_sha256);
+  else
+    rp__sb_add(b, "This run folder has no manifest.json: the report is "
+                  "not bound to an archive.\n\n");
+  for (i = 0; i < run->nclean; i++)
+    rp__sb_printf(b, "- clean results `%s`: SHA-256 `%s`\n",
+                  rp__relpath(run, run->clean[i].path),
+                  run->clean[i].sha256);
+  for (i = 0; i < run->ninstrumented; i++)
+    rp__sb_printf(b, "- instrumented results `%s`: SHA-256 `%s`\n",
+                  rp__relpath(run, run->instrumented[i].path),
+                  run->instrumented[i].sha256);
+  rp__sb_add(b, "\n");
+}
+
+static void md_env(rp__sb *b, const rp_run *run) {
+  rp__kv rows[RP__ENV_ROWS];
+  size_t n = rp__env_rows(run, rows), i;
+  rp__sb_add(b, "## Environment\n\n| item | value |\n| --- | --- |\n");
+  for (i = 0; i < n; i++) {
+    rp__sb_printf(b, "| %s | ", rows[i].key);
+    rp__sb_md(b, rows[i].value[0] ? rows[i].value : "unknown");
+    rp__sb_add(b, " |\n");
+  }
+  rp__sb_add(b, "\n");
+}
+
+static void md_stages(rp__sb *b, const rp_run *run) {
+  size_t i, j;
+  rp__sb_add(b, "## Stages\n\n");
+  if (run->nstages == 0) {
+    rp__sb_add(b, "No stage is recorded in this run.\n\n");
+    return;
+  }
+  rp__sb_add(b, "| stage | status | start s | duration s | exit | reason |\n"
+                "| --- | --- | ---: | ---: | ---: | --- |\n");
+  for (i = 0; i < run->nstages; i++) {
+    const rp_stage *s = &run->stages[i];
+    char a[32], d[32];
+    rp__sb_printf(b, "| %s | **%s** | %s | %s | ", s->name,
+                  s->status[0] ? s->status : "unknown",
+                  rp__fmt(a, sizeof a, 1, s->start_s),
+                  rp__fmt(d, sizeof d, 2, s->duration_s));
+    if (s->exit_code >= 0)
+      rp__sb_printf(b, "%lld", (long long)s->exit_code);
+    rp__sb_add(b, " | ");
+    rp__sb_md(b, s->reason);
+    rp__sb_add(b, " |\n");
+  }
+  rp__sb_add(b, "\n");
+  for (i = 0; i < run->nstages; i++) {
+    const rp_stage *s = &run->stages[i];
+    if (s->nchecks == 0 && s->nsteps == 0)
+      continue;
+    rp__sb_printf(b, "### Stage %s\n\n", s->name);
+    for (j = 0; j < s->nchecks; j++) {
+      rp__sb_printf(b, "- check %s: %s", s->checks[j].name,
+                    s->checks[j].status);
+      if (s->checks[j].detail[0]) {
+        rp__sb_add(b, " (");
+        rp__sb_md(b, s->checks[j].detail);
+        rp__sb_add(b, ")");
+      }
+      rp__sb_add(b, "\n");
+    }
+    for (j = 0; j < s->nsteps; j++) {
+      rp__sb_printf(b, "- step %s: %s", s->steps[j].name,
+                    s->steps[j].status);
+      if (s->steps[j].detail[0]) {
+        rp__sb_add(b, " (");
+        rp__sb_md(b, s->steps[j].detail);
+        rp__sb_add(b, ")");
+      }
+      rp__sb_add(b, "\n");
+    }
+    rp__sb_add(b, "\n");
+  }
+}
+
+static void md_sanitizer(rp__sb *b, const rp_run *run) {
+  char nc[600];
+  size_t i;
+  int caught = rp__negative_control(run, nc, sizeof nc);
+  rp__sb_add(b, "## Sanitizer results\n\n");
+  rp__sb_printf(b, "Negative control (memcheck on a kernel that writes out "
+                   "of bounds on purpose): **%s**. %s\n\n",
+                caught == 1 ? "caught" : caught == 0 ? "NOT caught"
+                                                     : "not recorded",
+                nc);
+  if (run->nfindings == 0) {
+    rp__sb_add(b, "No sanitizer finding is recorded.\n\n");
+    return;
+  }
+  rp__sb_add(b, "| tool | control | class | finding | kernel | location |\n"
+                "| --- | --- | --- | --- | --- | --- |\n");
+  for (i = 0; i < run->nfindings; i++) {
+    const rp_finding *f = &run->findings[i];
+    rp__sb_printf(b, "| %s | %s | %s | ", f->tool,
+                  f->negative_control ? "negative control" : "", f->cls);
+    rp__sb_md(b, f->kind);
+    rp__sb_add(b, " | ");
+    rp__sb_md(b, f->kernel);
+    rp__sb_add(b, " | ");
+    rp__sb_md(b, f->location);
+    rp__sb_add(b, " |\n");
+  }
+  rp__sb_add(b, "\n");
+}
+
+static void md_limitations(rp__sb *b, const rp_run *run) {
+  const rp_results *r = rp__main_results(run);
+  size_t i, j, n = 0;
+  rp__sb_add(b, "## Limitations\n\n");
+  for (i = 0; i < run->nstages; i++) {
+    const rp_stage *s = &run->stages[i];
+    if (rp__is_limitation(s->status)) {
+      rp__sb_printf(b, "- stage %s %s: ", s->name, s->status);
+      rp__sb_md(b, s->reason[0] ? s->reason : "no reason recorded");
+      rp__sb_add(b, "\n");
+      n++;
+    }
+    for (j = 0; j < s->nchecks; j++)
+      if (rp__is_limitation(s->checks[j].status)) {
+        rp__sb_printf(b, "- %s check %s %s: ", s->name, s->checks[j].name,
+                      s->checks[j].status);
+        rp__sb_md(b, s->checks[j].detail);
+        rp__sb_add(b, "\n");
+        n++;
+      }
+  }
+  for (i = 0; r != NULL && i < r->nwarnings; i++, n++) {
+    rp__sb_add(b, "- results warning: ");
+    rp__sb_md(b, r->warnings[i]);
+    rp__sb_add(b, "\n");
+  }
+  if (n == 0)
+    rp__sb_add(b, "None recorded.\n");
+  rp__sb_add(b, "\n");
+}
+
+static void md_resources(rp__sb *b, const rp_run *run) {
+  size_t i;
+  rp__sb_add(b, "## Resource usage (inspect)\n\n");
+  if (run->nresources == 0) {
+    rp__sb_add(b, "No resource table is recorded.\n\n");
+    return;
+  }
+  rp__sb_add(b, "| kernel | arch | registers | stack B | spill st B | "
+                "spill ld B | shared B | local B |\n"
+                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (i = 0; i < run->nresources; i++) {
+    const rp_res_row *k = &run->resources[i];
+    rp__sb_add(b, "| ");
+    rp__sb_md(b, k->kernel);
+    rp__sb_printf(b, "%s | %s | %lld | %lld | %lld | %lld | %lld | %lld |\n",
+                  k->spills ? " **SPILLS**" : "", k->arch,
+                  (long long)k->registers, (long long)k->stack,
+                  (long long)k->spill_stores, (long long)k->spill_loads,
+                  (long long)k->shared, (long long)k->local);
+  }
+  rp__sb_add(b, "\n");
+}
+
+static void md_timing(rp__sb *b, const rp_run *run) {
+  const rp_results *r = rp__main_results(run);
+  size_t i;
+  rp__sb_add(b, "## Timing results (clean)\n\n");
+  if (r == NULL) {
+    rp__sb_add(b, "No clean results in this run: nothing timed without "
+                  "instrumentation is shown.\n\n");
+    return;
+  }
+  rp__sb_add(b, "| case | ok | n | median us | q1 us | q3 us | cv | GB/s | "
+                "of copy | TFLOP/s | peer | peer TFLOP/s |\n"
+                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | "
+                "---: | ---: | --- | ---: |\n");
+  for (i = 0; i < r->ncases; i++) {
+    const rp_case *c = &r->cases[i];
+    rp_five f = {NAN, NAN, NAN, NAN, NAN};
+    char l[256], t[8][32];
+    if (c->n > 0)
+      rp_five_number(c->samples, c->n, &f);
+    rp__case_label(c, l, sizeof l);
+    rp__sb_printf(b,
+                  "| %s | %s | %zu | %s | %s | %s | %s | %s | %s | %s | %s "
+                  "| %s |\n",
+                  l, c->passed == 1 ? "yes" : c->passed == 0 ? "**NO**" : "?",
+                  c->n, rp__fmt(t[0], 32, 3, f.median * 1e6),
+                  rp__fmt(t[1], 32, 3, f.q1 * 1e6),
+                  rp__fmt(t[2], 32, 3, f.q3 * 1e6),
+                  rp__fmt(t[3], 32, 4, c->cv),
+                  rp__fmt(t[4], 32, 1, c->gbps),
+                  rp__fmt(t[5], 32, 3, c->fraction_of_copy_bw),
+                  rp__fmt(t[6], 32, 2, c->tflops),
+                  c->peer_name[0] ? c->peer_name : "",
+                  rp__fmt(t[7], 32, 2, rp__peer_tflops(c)));
+  }
+  rp__sb_add(b, "\nCharts (in report.html): achieved bandwidth of each "
+                "memory-bound case against the copy ceiling measured in the "
+                "same run, TFLOP/s against the peer library, the timing "
+                "distribution of each case, and the stage timeline. The "
+                "tables above carry the same numbers.\n\n");
+}
+
+int rp_report_markdown(const rp_run *run, char **out) {
+  rp__sb b;
+  rp__sb_init(&b);
+  rp__sb_printf(&b, "# Audit report: run %s\n\n",
+                run->run_id[0] ? run->run_id : "(no run id)");
+  rp__sb_printf(&b, "Run status: **%s**. Written by `repro report`; "
+                    "docs/REPORT.md says how to read it.\n\n",
+                run->status[0] ? run->status : "unknown");
+  md_binding(&b, run);
+  md_env(&b, run);
+  md_stages(&b, run);
+  md_sanitizer(&b, run);
+  md_limitations(&b, run);
+  md_resources(&b, run);
+  md_timing(&b, run);
+  *out = rp__sb_take(&b);
+  return *out != NULL ? CM_OK : CM_ENOMEM;
+}

@@ -1,0 +1,704 @@
+/* rp_report_model.c: the only place that knows results and manifest field
+ * names (see rp_report_model.h). Liberal reader: absent means unknown. */
+#include "rp_report_model.h"
+
+#include "cm_error.h"
+#include "cm_sha256.h"
+#include "cm_str.h"
+#include "platform.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+/* ---- small accessors: absent or wrong type means unknown ---- */
+
+static const json_t *get(const json_t *o, const char *key) {
+  return json_is_object(o) ? json_object_get(o, key) : NULL;
+}
+
+static void get_str(const json_t *o, const char *key, char *dst,
+                    size_t size) {
+  const json_t *v = get(o, key);
+  dst[0] = '\0';
+  if (json_is_string(v))
+    cm_strlcpy(dst, json_string_value(v), size);
+}
+
+static double get_num(const json_t *o, const char *key) {
+  const json_t *v = get(o, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int64_t get_int(const json_t *o, const char *key) {
+  const json_t *v = get(o, key);
+  if (json_is_integer(v))
+    return (int64_t)json_integer_value(v);
+  if (json_is_real(v))
+    return (int64_t)json_real_value(v);
+  return -1;
+}
+
+/* 1, 0, or -1 for absent/null/other. */
+static int get_bool(const json_t *o, const char *key) {
+  const json_t *v = get(o, key);
+  return json_is_boolean(v) ? json_is_true(v) : -1;
+}
+
+int rp__report_read_file(const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  if (f == NULL)
+    return CM_ENOENT;
+  for (;;) {
+    size_t got;
+    if (cap - n < 65536) {
+      char *p = realloc(buf, cap + 65537);
+      if (p == NULL) {
+        free(buf);
+        fclose(f);
+        return CM_ENOMEM;
+      }
+      buf = p;
+      cap += 65536;
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    fclose(f);
+    return CM_EIO;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *out = buf;
+  *len = n;
+  return CM_OK;
+}
+
+int rp__report_sha256_file(const char *path, char hex[65]) {
+  return cm_sha256_file(path, hex, NULL);
+}
+
+/* ---- results ---- */
+
+static int parse_case(const json_t *c, rp_case *k) {
+  const json_t *cor = get(c, "correctness"), *tim = get(c, "timing");
+  const json_t *thr = get(c, "throughput"), *peer = get(c, "peer");
+  const json_t *s = get(tim, "samples_s");
+  char bound[16];
+  size_t i;
+  memset(k, 0, sizeof *k);
+  get_str(c, "op", k->op, sizeof k->op);
+  get_str(c, "variant", k->variant, sizeof k->variant);
+  get_str(c, "dtype", k->dtype, sizeof k->dtype);
+  get_str(c, "shape", k->shape, sizeof k->shape);
+  k->stride = get_int(c, "stride");
+  k->logical_bytes = get_num(c, "logical_bytes");
+  k->flops = get_num(c, "flops");
+  get_str(c, "bound", bound, sizeof bound);
+  k->memory_bound = bound[0] ? strcmp(bound, "memory") == 0
+                             : !(k->flops > 0);
+  k->passed = get_bool(cor, "passed");
+  k->max_abs_err = get_num(cor, "max_abs_err");
+  k->max_rel_err = get_num(cor, "max_rel_err");
+  k->rtol = get_num(cor, "rtol");
+  k->atol = get_num(cor, "atol");
+  if (json_is_array(s) && json_array_size(s) > 0) {
+    k->samples = malloc(json_array_size(s) * sizeof *k->samples);
+    if (k->samples == NULL)
+      return CM_ENOMEM;
+    for (i = 0; i < json_array_size(s); i++) {
+      const json_t *v = json_array_get(s, i);
+      if (json_is_number(v))
+        k->samples[k->n++] = json_number_value(v);
+    }
+  }
+  k->median_s = get_num(tim, "median_s");
+  k->min_s = get_num(tim, "min_s");
+  k->max_s = get_num(tim, "max_s");
+  k->mean_s = get_num(tim, "mean_s");
+  k->stddev_s = get_num(tim, "stddev_s");
+  k->cv = get_num(tim, "cv");
+  k->throttled = get_bool(tim, "throttled") == 1;
+  k->gbps = get_num(thr, "gbps");
+  k->tflops = get_num(thr, "tflops");
+  k->fraction_of_copy_bw = get_num(thr, "fraction_of_copy_bw");
+  k->suspicious = get_bool(thr, "suspicious") == 1;
+  get_str(peer, "name", k->peer_name, sizeof k->peer_name);
+  k->peer_present = get_bool(peer, "present") == 1;
+  k->peer_median_s = get_num(peer, "median_s");
+  k->peer_ratio = get_num(peer, "ratio");
+  return CM_OK;
+}
+
+int rp_results_from_json(const json_t *doc, rp_results *out) {
+  const json_t *env, *gpu, *cases, *marks, *warn, *os, *git;
+  size_t i;
+  int r;
+  memset(out, 0, sizeof *out);
+  cases = get(doc, "cases");
+  if (!json_is_object(doc) || !json_is_array(cases))
+    return CM_EPARSE;
+  out->instrumented = get_bool(doc, "instrumented");
+  marks = get(doc, "instrumentation_markers");
+  for (i = 0; json_is_array(marks) && i < json_array_size(marks); i++) {
+    const json_t *m = json_array_get(marks, i);
+    size_t l = strlen(out->markers);
+    if (!json_is_string(m))
+      continue;
+    cm_snprintf(out->markers + l, sizeof out->markers - l, "%s%s",
+                l ? ", " : "", json_string_value(m));
+  }
+  env = get(doc, "environment");
+  gpu = get(env, "gpu");
+  get_str(gpu, "name", out->gpu_name, sizeof out->gpu_name);
+  get_str(gpu, "uuid", out->gpu_uuid, sizeof out->gpu_uuid);
+  get_str(gpu, "compute_capability", out->compute_capability,
+          sizeof out->compute_capability);
+  out->sm_count = get_int(gpu, "sm_count");
+  out->sm_clock_mhz = get_num(gpu, "sm_clock_peak_mhz");
+  out->mem_clock_mhz = get_num(gpu, "mem_clock_peak_mhz");
+  get_str(env, "driver_version", out->driver, sizeof out->driver);
+  out->cuda_runtime = get_int(env, "cuda_runtime_version");
+  out->cuda_driver = get_int(env, "cuda_driver_version");
+  get_str(get(env, "nvcc"), "version", out->nvcc, sizeof out->nvcc);
+  get_str(env, "host", out->host, sizeof out->host);
+  os = get(env, "os");
+  if (json_is_string(os)) /* tolerate a flat "os": "linux" */
+    cm_strlcpy(out->os, json_string_value(os), sizeof out->os);
+  if (json_is_object(os))
+    get_str(os, "name", out->os, sizeof out->os);
+  get_str(os, "release", out->os_release, sizeof out->os_release);
+  git = get(env, "git");
+  get_str(git, "commit", out->git_commit, sizeof out->git_commit);
+  out->git_dirty = get_bool(git, "dirty");
+  get_str(get(env, "binary"), "sha256", out->binary_sha256,
+          sizeof out->binary_sha256);
+  get_str(env, "timestamp_utc", out->timestamp, sizeof out->timestamp);
+  out->copy_gbps = get_num(get(doc, "ceilings"), "copy_bandwidth_gbps");
+  get_str(get(doc, "ceilings"), "absent_reason", out->copy_absent_reason,
+          sizeof out->copy_absent_reason);
+
+  warn = get(doc, "warnings");
+  if (json_is_array(warn) && json_array_size(warn) > 0) {
+    out->warnings = calloc(json_array_size(warn), sizeof *out->warnings);
+    if (out->warnings == NULL)
+      return CM_ENOMEM;
+    for (i = 0; i < json_array_size(warn); i++) {
+      const json_t *w = json_array_get(warn, i);
+      const char *t = json_is_string(w) ? json_string_value(w) : "";
+      size_t l = strlen(t) + 1;
+      char *d = malloc(l);
+      if (d == NULL)
+        return CM_ENOMEM;
+      memcpy(d, t, l);
+      out->warnings[out->nwarnings++] = d;
+    }
+  }
+  if (json_array_size(cases) > 0) {
+    out->cases = calloc(json_array_size(cases), sizeof *out->cases);
+    if (out->cases == NULL)
+      return CM_ENOMEM;
+  }
+  for (i = 0; i < json_array_size(cases); i++) {
+    r = parse_case(json_array_get(cases, i), &out->cases[out->ncases]);
+    out->ncases++; /* counted even on failure so that free sees it */
+    if (r != CM_OK)
+      return r;
+  }
+  return CM_OK;
+}
+
+void rp_results_free(rp_results *r) {
+  size_t i;
+  for (i = 0; i < r->ncases; i++)
+    free(r->cases[i].samples);
+  free(r->cases);
+  for (i = 0; i < r->nwarnings; i++)
+    free(r->warnings[i]);
+  free(r->warnings);
+  memset(r, 0, sizeof *r);
+}
+
+static json_t *load_json(const char *path, int *err) {
+  json_error_t je;
+  char *buf;
+  size_t len;
+  json_t *doc;
+  *err = rp__report_read_file(path, &buf, &len);
+  if (*err != CM_OK)
+    return NULL;
+  doc = json_loadb(buf, len, 0, &je);
+  free(buf);
+  if (doc == NULL) {
+    fprintf(stderr, "repro: %s:%d:%d: %s\n", path, je.line, je.column,
+            je.text);
+    *err = CM_EPARSE;
+  }
+  return doc;
+}
+
+int rp_results_load(const char *path, rp_results *out) {
+  int r;
+  json_t *doc = load_json(path, &r);
+  memset(out, 0, sizeof *out);
+  if (doc == NULL)
+    return r;
+  r = rp_results_from_json(doc, out);
+  json_decref(doc);
+  if (r == CM_EPARSE)
+    fprintf(stderr, "repro: %s: not a results document (no cases[])\n",
+            path);
+  if (r != CM_OK)
+    return r;
+  cm_strlcpy(out->path, path, sizeof out->path);
+  return rp__report_sha256_file(path, out->sha256);
+}
+
+void rp_case_key(const rp_case *c, char *buf, size_t size) {
+  cm_snprintf(buf, size, "%s/%s/%s/%s/%lld", c->op, c->variant, c->dtype,
+              c->shape, (long long)c->stride);
+}
+
+/* ---- folders ---- */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of regular files in dir ending in suffix, sorted; *names is a
+ * malloc'd array of malloc'd strings. A missing folder gives 0 names. */
+static int list_files(const char *dir, const char *suffix, char ***names,
+                      size_t *count) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  size_t sl = strlen(suffix);
+  int n;
+  *names = NULL;
+  *count = 0;
+  n = uv_fs_scandir(NULL, &req, dir, 0, NULL);
+  if (n < 0) {
+    uv_fs_req_cleanup(&req);
+    return CM_OK;
+  }
+  *names = calloc((size_t)n + 1, sizeof **names);
+  if (*names == NULL) {
+    uv_fs_req_cleanup(&req);
+    return CM_ENOMEM;
+  }
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    size_t l = strlen(ent.name);
+    char *d;
+    if (ent.type == UV_DIRENT_DIR || l < sl ||
+        strcmp(ent.name + l - sl, suffix) != 0)
+      continue;
+    d = malloc(l + 1);
+    if (d == NULL)
+      break;
+    memcpy(d, ent.name, l + 1);
+    (*names)[(*count)++] = d;
+  }
+  uv_fs_req_cleanup(&req);
+  qsort(*names, *count, sizeof **names, cmp_str);
+  return CM_OK;
+}
+
+static void free_names(char **names, size_t count) {
+  size_t i;
+  for (i = 0; i < count; i++)
+    free(names[i]);
+  free(names);
+}
+
+static int load_results_dir(const char *dir, rp_results **out,
+                            size_t *count) {
+  char **names, path[2048];
+  size_t n, i;
+  int r = list_files(dir, ".json", &names, &n);
+  *out = NULL;
+  *count = 0;
+  if (r != CM_OK || n == 0) {
+    free_names(names, n);
+    return r;
+  }
+  *out = calloc(n, sizeof **out);
+  if (*out == NULL) {
+    free_names(names, n);
+    return CM_ENOMEM;
+  }
+  for (i = 0; i < n && r == CM_OK; i++) {
+    r = cm_snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (r == CM_OK)
+      r = rp_results_load(path, &(*out)[*count]);
+    (*count)++;
+  }
+  free_names(names, n);
+  return r;
+}
+
+/* Appends the cases of src to dst (moved: src loses them). */
+static int merge_cases(rp_results *dst, rp_results *src) {
+  rp_case *p;
+  if (src->ncases == 0)
+    return CM_OK;
+  p = realloc(dst->cases, (dst->ncases + src->ncases) * sizeof *p);
+  if (p == NULL)
+    return CM_ENOMEM;
+  memcpy(p + dst->ncases, src->cases, src->ncases * sizeof *p);
+  dst->cases = p;
+  dst->ncases += src->ncases;
+  free(src->cases);
+  src->cases = NULL;
+  src->ncases = 0;
+  return CM_OK;
+}
+
+int rp_results_load_any(const char *path, rp_results *out) {
+  uv_fs_t req;
+  char dir[2048];
+  rp_results *all = NULL;
+  size_t n = 0, i;
+  int isdir, r;
+  memset(out, 0, sizeof *out);
+  r = uv_fs_stat(NULL, &req, path, NULL);
+  isdir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
+  uv_fs_req_cleanup(&req);
+  if (r < 0)
+    return CM_ENOENT;
+  if (!isdir)
+    return rp_results_load(path, out);
+  r = cm_snprintf(dir, sizeof dir, "%s/results/clean", path);
+  if (r == CM_OK)
+    r = load_results_dir(dir, &all, &n);
+  if (r == CM_OK && n == 0) {
+    r = cm_snprintf(dir, sizeof dir, "%s/results/instrumented", path);
+    if (r == CM_OK)
+      r = load_results_dir(dir, &all, &n);
+  }
+  if (r == CM_OK && n == 0)
+    r = CM_ENOENT;
+  if (r == CM_OK) {
+    *out = all[0];
+    memset(&all[0], 0, sizeof all[0]);
+    cm_strlcpy(out->path, path, sizeof out->path);
+    for (i = 1; i < n && r == CM_OK; i++) {
+      /* Mixing flags inside one folder must not hide from compare. */
+      if (all[i].instrumented != out->instrumented)
+        out->instrumented = 1;
+      r = merge_cases(out, &all[i]);
+    }
+  }
+  for (i = 0; i < n; i++)
+    rp_results_free(&all[i]);
+  free(all);
+  if (r != CM_OK)
+    rp_results_free(out);
+  return r;
+}
+
+/* ---- manifest ---- */
+
+static int parse_items(const json_t *arr, rp_item **out, size_t *count) {
+  size_t i;
+  *out = NULL;
+  *count = 0;
+  if (!json_is_array(arr) || json_array_size(arr) == 0)
+    return CM_OK;
+  *out = calloc(json_array_size(arr), sizeof **out);
+  if (*out == NULL)
+    return CM_ENOMEM;
+  for (i = 0; i < json_array_size(arr); i++) {
+    const json_t *o = json_array_get(arr, i);
+    rp_item *it = &(*out)[(*count)++];
+    int ok = get_bool(o, "ok");
+    int64_t ec = get_int(o, "exit_code");
+    get_str(o, "name", it->name, sizeof it->name);
+    get_str(o, "outcome", it->status, sizeof it->status);
+    if (!it->status[0])
+      get_str(o, "status", it->status, sizeof it->status);
+    if (!it->status[0] && ok >= 0)
+      cm_strlcpy(it->status, ok ? "pass" : "fail", sizeof it->status);
+    if (!it->status[0] && get(o, "exit_code") != NULL)
+      cm_snprintf(it->status, sizeof it->status, "exit %lld",
+                  (long long)ec);
+    get_str(o, "detail", it->detail, sizeof it->detail);
+    if (!it->detail[0])
+      get_str(o, "reason", it->detail, sizeof it->detail);
+    if (!it->detail[0])
+      get_str(o, "error", it->detail, sizeof it->detail);
+    if (!it->detail[0] && json_is_number(get(o, "duration_s")))
+      cm_snprintf(it->detail, sizeof it->detail, "%.2f s",
+                  get_num(o, "duration_s"));
+  }
+  return CM_OK;
+}
+
+static int parse_stages(const json_t *arr, rp_run *run) {
+  size_t i;
+  double t = 0;
+  if (!json_is_array(arr) || json_array_size(arr) == 0)
+    return CM_OK;
+  run->stages = calloc(json_array_size(arr), sizeof *run->stages);
+  if (run->stages == NULL)
+    return CM_ENOMEM;
+  for (i = 0; i < json_array_size(arr); i++) {
+    const json_t *o = json_array_get(arr, i);
+    rp_stage *s = &run->stages[run->nstages++];
+    int r;
+    get_str(o, "name", s->name, sizeof s->name);
+    get_str(o, "status", s->status, sizeof s->status);
+    get_str(o, "reason", s->reason, sizeof s->reason);
+    s->exit_code = get_int(o, "exit_code");
+    s->duration_s = get_num(o, "duration_s");
+    /* Stages run one after another; without a recorded start offset the
+     * sum of the previous durations is where each began. */
+    s->start_s = get_num(o, "start_offset_s");
+    if (isnan(s->start_s))
+      s->start_s = t;
+    if (!isnan(s->duration_s))
+      t = s->start_s + s->duration_s;
+    r = parse_items(get(o, "checks"), &s->checks, &s->nchecks);
+    if (r == CM_OK)
+      r = parse_items(get(o, "steps"), &s->steps, &s->nsteps);
+    if (r != CM_OK)
+      return r;
+  }
+  return CM_OK;
+}
+
+static void parse_tools(const json_t *tools, char *dst, size_t size) {
+  const char *key;
+  const json_t *v;
+  dst[0] = '\0';
+  if (!json_is_object(tools))
+    return;
+  json_object_foreach((json_t *)tools, key, v) {
+    char ver[64];
+    size_t l = strlen(dst);
+    if (json_is_string(v))
+      cm_strlcpy(ver, json_string_value(v), sizeof ver);
+    else if (get_bool(v, "found") == 0)
+      cm_strlcpy(ver, "not found", sizeof ver);
+    else
+      get_str(v, "version", ver, sizeof ver);
+    cm_snprintf(dst + l, size - l, "%s%s %s", l ? "; " : "", key,
+                ver[0] ? ver : "(version unknown)");
+  }
+}
+
+/* ---- sanitizer findings and the resource table, wherever they sit ----
+ * The stages add these to their manifest records (and may write them as
+ * JSON files); their exact nesting is the tool stages' business, so the
+ * search is structural: an array named "findings" holds findings, an
+ * array of objects with "registers" is a resource table. */
+
+static int add_finding(rp_run *run, const json_t *f, const char *tool,
+                       int negative) {
+  rp_finding *p = realloc(run->findings,
+                          (run->nfindings + 1) * sizeof *p);
+  rp_finding *d;
+  if (p == NULL)
+    return CM_ENOMEM;
+  run->findings = p;
+  d = &p[run->nfindings++];
+  memset(d, 0, sizeof *d);
+  cm_strlcpy(d->tool, tool, sizeof d->tool);
+  d->negative_control = negative;
+  get_str(f, "class", d->cls, sizeof d->cls);
+  get_str(f, "kind", d->kind, sizeof d->kind);
+  get_str(f, "severity", d->severity, sizeof d->severity);
+  get_str(f, "kernel", d->kernel, sizeof d->kernel);
+  get_str(f, "location", d->location, sizeof d->location);
+  get_str(f, "detail", d->detail, sizeof d->detail);
+  if (!d->severity[0])
+    cm_strlcpy(d->severity, "error", sizeof d->severity);
+  return CM_OK;
+}
+
+static int add_res_row(rp_run *run, const json_t *o) {
+  rp_res_row *p = realloc(run->resources,
+                          (run->nresources + 1) * sizeof *p);
+  rp_res_row *d;
+  if (p == NULL)
+    return CM_ENOMEM;
+  run->resources = p;
+  d = &p[run->nresources++];
+  memset(d, 0, sizeof *d);
+  get_str(o, "kernel", d->kernel, sizeof d->kernel);
+  if (!d->kernel[0])
+    get_str(o, "mangled", d->kernel, sizeof d->kernel);
+  get_str(o, "arch", d->arch, sizeof d->arch);
+  d->registers = get_int(o, "registers");
+  d->stack = get_int(o, "stack_frame_bytes");
+  d->spill_stores = get_int(o, "spill_store_bytes");
+  d->spill_loads = get_int(o, "spill_load_bytes");
+  d->shared = get_int(o, "shared_bytes");
+  d->local = get_int(o, "local_bytes");
+  d->spills = get_bool(o, "spills") == 1;
+  return CM_OK;
+}
+
+static int is_negative_name(const char *s) {
+  return s != NULL && (strstr(s, "negative") != NULL ||
+                       strstr(s, "control") != NULL);
+}
+
+/* Walks v (depth-limited). tool/negative come from the nearest enclosing
+ * object that names itself. */
+static int walk(rp_run *run, const json_t *v, const char *tool,
+                int negative, int depth) {
+  size_t i;
+  int r = CM_OK;
+  if (depth > 8)
+    return CM_OK;
+  if (json_is_object(v)) {
+    const char *key, *name = NULL;
+    const json_t *x, *nc;
+    char own[24];
+    get_str(v, "tool", own, sizeof own);
+    if (!own[0])
+      get_str(v, "name", own, sizeof own);
+    if (own[0])
+      name = own;
+    if (name != NULL && is_negative_name(name))
+      negative = 1;
+    if (get_bool(v, "negative_control") == 1)
+      negative = 1;
+    nc = get(v, "negative_control");
+    if (json_is_object(nc) && get_bool(nc, "caught") >= 0) {
+      run->negative_control_caught = get_bool(nc, "caught");
+      get_str(nc, "detail", run->negative_control_detail,
+              sizeof run->negative_control_detail);
+      if (!run->negative_control_detail[0])
+        get_str(nc, "why", run->negative_control_detail,
+                sizeof run->negative_control_detail);
+    }
+    json_object_foreach((json_t *)v, key, x) {
+      if (strcmp(key, "findings") == 0 && json_is_array(x)) {
+        for (i = 0; i < json_array_size(x) && r == CM_OK; i++)
+          r = add_finding(run, json_array_get(x, i),
+                          name ? name : tool, negative);
+      } else if (json_is_array(x) && json_array_size(x) > 0 &&
+                 get(json_array_get(x, 0), "registers") != NULL) {
+        for (i = 0; i < json_array_size(x) && r == CM_OK; i++)
+          r = add_res_row(run, json_array_get(x, i));
+      } else {
+        r = walk(run, x, name ? name : tool, negative, depth + 1);
+      }
+      if (r != CM_OK)
+        return r;
+    }
+  } else if (json_is_array(v)) {
+    for (i = 0; i < json_array_size(v) && r == CM_OK; i++)
+      r = walk(run, json_array_get(v, i), tool, negative, depth + 1);
+  }
+  return r;
+}
+
+/* JSON files the sanitize and inspect stages wrote, when the manifest's
+ * own records held nothing. */
+static int walk_stage_files(rp_run *run, const char *sub) {
+  char dir[2048], path[2200], **names;
+  size_t n, i;
+  int r = cm_snprintf(dir, sizeof dir, "%s/%s", run->dir, sub);
+  if (r == CM_OK)
+    r = list_files(dir, ".json", &names, &n);
+  if (r != CM_OK)
+    return r;
+  for (i = 0; i < n && r == CM_OK; i++) {
+    json_t *doc;
+    int e;
+    if (cm_snprintf(path, sizeof path, "%s/%s", dir, names[i]) != CM_OK)
+      continue;
+    doc = load_json(path, &e);
+    if (doc != NULL)
+      r = walk(run, doc, names[i], 0, 0);
+    json_decref(doc);
+  }
+  free_names(names, n);
+  return r;
+}
+
+int rp_run_load(const char *dir, rp_run *out) {
+  uv_fs_t req;
+  char path[2048], sub[2048];
+  json_t *m = NULL;
+  size_t i;
+  int r, isdir;
+  memset(out, 0, sizeof *out);
+  out->git_dirty = -1;
+  out->negative_control_caught = -1;
+  r = uv_fs_stat(NULL, &req, dir, NULL);
+  isdir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
+  uv_fs_req_cleanup(&req);
+  if (!isdir)
+    return CM_ENOENT;
+  cm_strlcpy(out->dir, dir, sizeof out->dir);
+  r = cm_snprintf(path, sizeof path, "%s/manifest.json", dir);
+  if (r != CM_OK)
+    return r;
+  if (plat_path_exists(path)) {
+    m = load_json(path, &r);
+    if (m == NULL)
+      return r;
+    out->have_manifest = 1;
+    r = rp__report_sha256_file(path, out->manifest_sha256);
+    get_str(m, "run_id", out->run_id, sizeof out->run_id);
+    get_str(m, "status", out->status, sizeof out->status);
+    get_str(m, "started", out->started, sizeof out->started);
+    get_str(m, "ended", out->ended, sizeof out->ended);
+    get_str(m, "host", out->host, sizeof out->host);
+    get_str(m, "os", out->os, sizeof out->os);
+    get_str(get(m, "git"), "commit", out->git_commit,
+            sizeof out->git_commit);
+    out->git_dirty = get_bool(get(m, "git"), "dirty");
+    parse_tools(get(m, "tools"), out->tools, sizeof out->tools);
+    if (r == CM_OK)
+      r = parse_stages(get(m, "stages"), out);
+    for (i = 0; r == CM_OK && i < json_array_size(get(m, "stages")); i++)
+      r = walk(out, json_array_get(get(m, "stages"), i), "", 0, 0);
+    json_decref(m);
+  }
+  if (r == CM_OK && out->nfindings == 0)
+    r = walk_stage_files(out, "sanitize");
+  if (r == CM_OK && out->nresources == 0)
+    r = walk_stage_files(out, "inspect");
+  if (r == CM_OK)
+    r = cm_snprintf(sub, sizeof sub, "%s/results/clean", dir);
+  if (r == CM_OK)
+    r = load_results_dir(sub, &out->clean, &out->nclean);
+  if (r == CM_OK)
+    r = cm_snprintf(sub, sizeof sub, "%s/results/instrumented", dir);
+  if (r == CM_OK)
+    r = load_results_dir(sub, &out->instrumented, &out->ninstrumented);
+  return r;
+}
+
+static void free_stage(rp_stage *s) {
+  free(s->checks);
+  free(s->steps);
+}
+
+void rp_run_free(rp_run *r) {
+  size_t i;
+  for (i = 0; i < r->nstages; i++)
+    free_stage(&r->stages[i]);
+  free(r->stages);
+  free(r->findings);
+  free(r->resources);
+  for (i = 0; i < r->nclean; i++)
+    rp_results_free(&r->clean[i]);
+  free(r->clean);
+  for (i = 0; i < r->ninstrumented; i++)
+    rp_results_free(&r->instrumented[i]);
+  free(r->instrumented);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,297 @@
+/* repro's command line: options, root resolution, stage selection. */
+#include "rp_cli.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "rp_exit.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const char *const rp__run_commands[] = {
+    "build", "test", "sanitize", "inspect", "profile",
+    "time",  "all",  "selftest", NULL};
+static const char *const rp__other_commands[] = {"doctor", "verify", "report",
+                                                 "compare", NULL};
+
+int rp_cli_is_run_command(const char *command) {
+  int i;
+  for (i = 0; rp__run_commands[i] != NULL; i++)
+    if (strcmp(rp__run_commands[i], command) == 0)
+      return 1;
+  return 0;
+}
+
+static int rp__is_command(const char *s) {
+  int i;
+  if (rp_cli_is_run_command(s))
+    return 1;
+  for (i = 0; rp__other_commands[i] != NULL; i++)
+    if (strcmp(rp__other_commands[i], s) == 0)
+      return 1;
+  return 0;
+}
+
+/* Options that take a value: the value is the next argument. */
+static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
+                         char *err, size_t size) {
+  struct {
+    const char *name;
+    char *dst;
+    size_t n;
+  } strs[] = {{"--only", cli->only, sizeof cli->only},
+              {"--skip", cli->skip, sizeof cli->skip},
+              {"--preset", cli->opt.preset, sizeof cli->opt.preset},
+              {"--root", cli->root, sizeof cli->root},
+              {"--out", cli->out, sizeof cli->out},
+              {"--build-dir", cli->build_dir, sizeof cli->build_dir}};
+  size_t i;
+  if (strcmp(name, "--gpu") == 0) {
+    int64_t g;
+    if (cm_parse_i64(v, &g) != CM_OK || g < 0 || g > 1024) {
+      cm_snprintf(err, size, "--gpu needs a device index, not '%s'", v);
+      return CM_EINVAL;
+    }
+    cli->opt.gpu = (int)g;
+    return CM_OK;
+  }
+  for (i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+    if (strcmp(name, strs[i].name) != 0)
+      continue;
+    if (*v == '\0' || cm_strlcpy(strs[i].dst, v, strs[i].n) != CM_OK) {
+      cm_snprintf(err, size, "%s: empty or too long", name);
+      return CM_EINVAL;
+    }
+    return CM_OK;
+  }
+  cm_snprintf(err, size, "unknown option %s", name);
+  return CM_EINVAL;
+}
+
+int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
+  static const char *const flags[] = {"--strict", "--keep-going", "--verbose",
+                                      "--prebuilt", NULL};
+  int i, k, r;
+  memset(cli, 0, sizeof *cli);
+  cli->opt.gpu = -1;
+  cm_strlcpy(cli->opt.preset, "linux", sizeof cli->opt.preset);
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int *dst[4];
+    dst[0] = &cli->opt.strict;
+    dst[1] = &cli->opt.keep_going;
+    dst[2] = &cli->opt.verbose;
+    dst[3] = &cli->opt.prebuilt;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      cli->help = 1;
+      continue;
+    }
+    for (k = 0; flags[k] != NULL; k++)
+      if (strcmp(a, flags[k]) == 0)
+        break;
+    if (flags[k] != NULL) {
+      *dst[k] = 1;
+      continue;
+    }
+    if (a[0] == '-' && a[1] == '-') {
+      char name[32];
+      const char *eq = strchr(a, '=');
+      const char *v;
+      if (eq != NULL) {
+        size_t n = (size_t)(eq - a);
+        if (n >= sizeof name)
+          n = sizeof name - 1;
+        memcpy(name, a, n);
+        name[n] = '\0';
+        v = eq + 1;
+      } else {
+        cm_strlcpy(name, a, sizeof name);
+        if (i + 1 >= argc) {
+          cm_snprintf(err, size, "%s needs a value", a);
+          return CM_EINVAL;
+        }
+        v = argv[++i];
+      }
+      r = rp__value_opt(name, cli, v, err, size);
+      if (r != CM_OK)
+        return r;
+      continue;
+    }
+    if (a[0] == '-') {
+      cm_snprintf(err, size, "unknown option %s", a);
+      return CM_EINVAL;
+    }
+    if (cli->command[0] == '\0') {
+      if (!rp__is_command(a)) {
+        cm_snprintf(err, size, "unknown command '%s' (see --help)", a);
+        return CM_EINVAL;
+      }
+      cm_strlcpy(cli->command, a, sizeof cli->command);
+      continue;
+    }
+    if (strcmp(cli->command, "verify") == 0 && cli->arg[0] == '\0') {
+      if (cm_strlcpy(cli->arg, a, sizeof cli->arg) != CM_OK) {
+        cm_snprintf(err, size, "path too long");
+        return CM_EINVAL;
+      }
+      continue;
+    }
+    cm_snprintf(err, size, "unexpected argument '%s'", a);
+    return CM_EINVAL;
+  }
+  if (cli->help)
+    return CM_OK;
+  if (cli->command[0] == '\0') {
+    cm_snprintf(err, size, "no command given (see --help)");
+    return CM_EINVAL;
+  }
+  if (strcmp(cli->command, "verify") == 0 && cli->arg[0] == '\0') {
+    cm_snprintf(err, size, "verify needs a run folder or a bundle");
+    return CM_EINVAL;
+  }
+  return CM_OK;
+}
+
+/* Removes the last path component of p in place (trailing '/' ignored). */
+static void rp__dirname(char *p) {
+  size_t n = strlen(p);
+  while (n > 1 && (p[n - 1] == '/' || p[n - 1] == '\\'))
+    p[--n] = '\0';
+  while (n > 0 && p[n - 1] != '/' && p[n - 1] != '\\')
+    n--;
+  while (n > 1 && (p[n - 1] == '/' || p[n - 1] == '\\'))
+    n--;
+  p[n] = '\0';
+}
+
+int rp_cli_resolve(rp_cli *cli, const char *exe, const char *env_root,
+                   char *err, size_t size) {
+  rp_options *o = &cli->opt;
+  int r = CM_OK, i;
+  if (cli->root[0] != '\0')
+    r = cm_strlcpy(o->root, cli->root, sizeof o->root);
+  else if (env_root != NULL && *env_root != '\0')
+    r = cm_strlcpy(o->root, env_root, sizeof o->root);
+  else if (exe != NULL && *exe != '\0') {
+    r = cm_strlcpy(o->root, exe, sizeof o->root);
+    for (i = 0; i < 4; i++) /* bin/repro -> bin -> <preset> -> build */
+      rp__dirname(o->root);
+  } else {
+    cm_snprintf(err, size, "cannot find the repository root: use --root");
+    return CM_EINVAL;
+  }
+  if (r == CM_OK)
+    r = cli->out[0] != '\0'
+            ? cm_strlcpy(o->out_parent, cli->out, sizeof o->out_parent)
+            : cm_snprintf(o->out_parent, sizeof o->out_parent, "%s/logs",
+                          o->root);
+  if (r == CM_OK)
+    r = cli->build_dir[0] != '\0'
+            ? cm_strlcpy(o->build_dir, cli->build_dir, sizeof o->build_dir)
+            : cm_snprintf(o->build_dir, sizeof o->build_dir, "%s/build/%s",
+                          o->root, o->preset);
+  if (r != CM_OK)
+    cm_snprintf(err, size, "path too long");
+  return r;
+}
+
+/* 1 if name is in the comma-separated list. */
+static int rp__in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  const char *p = list;
+  while (*p != '\0') {
+    const char *c = strchr(p, ',');
+    size_t len = c != NULL ? (size_t)(c - p) : strlen(p);
+    if (len == n && strncmp(p, name, n) == 0)
+      return 1;
+    p = c != NULL ? c + 1 : p + len;
+  }
+  return 0;
+}
+
+/* Every name in list must be a stage. */
+static int rp__check_list(const char *opt, const char *list, char *err,
+                          size_t size) {
+  char item[64];
+  const char *p = list;
+  while (*p != '\0') {
+    const char *c = strchr(p, ',');
+    size_t len = c != NULL ? (size_t)(c - p) : strlen(p);
+    if (len >= sizeof item)
+      len = sizeof item - 1;
+    memcpy(item, p, len);
+    item[len] = '\0';
+    if (rp_stage_find(item) == NULL) {
+      cm_snprintf(err, size, "%s: unknown stage '%s'", opt, item);
+      return CM_EINVAL;
+    }
+    p = c != NULL ? c + 1 : p + len;
+  }
+  return CM_OK;
+}
+
+int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
+                  char *err, size_t size) {
+  size_t n = 0;
+  int i;
+  if (rp__check_list("--only", cli->only, err, size) != CM_OK ||
+      rp__check_list("--skip", cli->skip, err, size) != CM_OK)
+    return CM_EINVAL;
+  if (strcmp(cli->command, "all") == 0) {
+    for (i = 0; rp_all_stages[i] != NULL && n + 1 < max; i++) {
+      const char *nm = rp_all_stages[i]->name;
+      if (cli->only[0] != '\0' && !rp__in_list(cli->only, nm))
+        continue;
+      if (rp__in_list(cli->skip, nm))
+        continue;
+      out[n++] = rp_all_stages[i];
+    }
+  } else {
+    const rp_stage_desc *d = rp_stage_find(cli->command);
+    if (d != NULL && !rp__in_list(cli->skip, d->name) &&
+        (cli->only[0] == '\0' || rp__in_list(cli->only, d->name)) && max > 1)
+      out[n++] = d;
+  }
+  out[n] = NULL;
+  if (n == 0) {
+    cm_snprintf(err, size, "no stage selected (check --only/--skip)");
+    return CM_EINVAL;
+  }
+  return CM_OK;
+}
+
+void rp_cli_usage(FILE *f) {
+  int i;
+  fprintf(f, "usage: repro [options] COMMAND [ARG]\n\n"
+             "commands:\n"
+             "  build test sanitize inspect profile time   run one stage\n"
+             "  all          the six stages in that order, then the archive\n"
+             "  selftest     configure + build + ctest (linux, then "
+             "windows-mingw)\n"
+             "  doctor       print every stage's checks; changes nothing\n"
+             "  verify RUN|BUNDLE   re-check a run folder or .tar.gz bundle\n"
+             "  report, compare     not built yet (issue 8)\n\n"
+             "stages:\n");
+  for (i = 0; rp_all_stages[i] != NULL; i++)
+    fprintf(f, "  %-9s %s\n", rp_all_stages[i]->name,
+            rp_all_stages[i]->summary);
+  fprintf(f, "\noptions:\n"
+             "  --only LIST      run only these stages (comma-separated)\n"
+             "  --skip LIST      leave these stages out\n"
+             "  --gpu N          device index passed to cuda_portfolio\n"
+             "  --preset NAME    CMake preset (default linux)\n"
+             "  --root DIR       repository root (default: $REPRO_ROOT, else "
+             "from the executable's path)\n"
+             "  --out DIR        put run folders in DIR (default "
+             "<root>/logs)\n"
+             "  --build-dir DIR  build folder (default <root>/build/<preset>)\n"
+             "  --strict         a limited stage fails the run\n"
+             "  --keep-going     run the remaining stages after a failure\n"
+             "  --verbose        show the children's output, not a progress "
+             "line\n"
+             "  --prebuilt       build stage: use the build folder as it is\n"
+             "  -h, --help       this text\n\n"
+             "exit codes:\n");
+#define XX(name, code, msg) fprintf(f, "  %3d  %s\n", code, msg);
+  RP_EXIT_MAP(XX)
+#undef XX
+}

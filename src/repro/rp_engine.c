@@ -1,0 +1,509 @@
+/* The stage engine: run folder and manifest, contract + preflight, the
+ * stage hooks, and the step API every stage uses. */
+#include "rp_stage.h"
+#ifdef RP_HAVE_REPORT
+#include "rp_report.h"
+#endif
+#include "archive/rp_archive.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+#include "rp_exit.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uv.h>
+
+const char *rp_stage_status_name(rp_stage_status s) {
+  switch (s) {
+  case RP_ST_PASSED:
+    return "passed";
+  case RP_ST_LIMITED:
+    return "limited";
+  case RP_ST_SKIPPED:
+    return "skipped";
+  default:
+    return "failed";
+  }
+}
+
+void rp_stage_set(rp_stage_run *st, rp_stage_status s, const char *fmt, ...) {
+  va_list ap;
+  if (s < st->status)
+    return;
+  /* Same severity: keep the first reason, it is usually the cause. */
+  if (s == st->status && st->reason[0] != '\0')
+    return;
+  st->status = s;
+  va_start(ap, fmt);
+  vsnprintf(st->reason, sizeof st->reason, fmt, ap);
+  va_end(ap);
+}
+
+int rp_step_ok(const rp_step_result *res) {
+  return res->spawned && res->exit_code == 0 && res->term_signal == 0 &&
+         !res->timed_out && !res->interrupted;
+}
+
+int rp_build_bin(const rp_ctx *ctx, const char *name, char *buf, size_t size) {
+  return cm_snprintf(buf, size, "%s/bin/%s", ctx->opt.build_dir, name);
+}
+
+int rp_stage_contract_path(const rp_ctx *ctx, const char *name, char *buf,
+                           size_t size) {
+  return cm_snprintf(buf, size, "%s/%s.contract", ctx->env_dir, name);
+}
+
+int rp_make_run_id(int64_t epoch_s, const char *host, unsigned rnd, char *buf,
+                   size_t size) {
+  char stamp[32], clean[64];
+  struct tm tm;
+  time_t t = (time_t)epoch_s;
+  size_t i, k = 0;
+#if defined(_WIN32)
+  if (gmtime_s(&tm, &t) != 0)
+    return CM_ERANGE;
+#else
+  if (gmtime_r(&t, &tm) == NULL)
+    return CM_ERANGE;
+#endif
+  if (strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm) == 0)
+    return CM_ERANGE;
+  /* The host name becomes part of a path: keep [A-Za-z0-9-] only. */
+  for (i = 0; host[i] != '\0' && k < sizeof clean - 1 && k < 32; i++) {
+    char ch = host[i];
+    if (ch == '.')
+      break; /* the short name is enough */
+    clean[k++] = ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '-')
+                     ? ch
+                     : '-';
+  }
+  clean[k] = '\0';
+  if (k == 0)
+    cm_strlcpy(clean, "host", sizeof clean);
+  return cm_snprintf(buf, size, "%s-%s-%04x", stamp, clean, rnd & 0xffffu);
+}
+
+/* Runs a git query in the root; the first line of its stdout into buf. */
+static int rp__git(const rp_ctx *ctx, const char *const *args, char *buf,
+                   size_t size, size_t *out_len) {
+  rp_step_spec sp;
+  rp_step_result res;
+  int r;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = args;
+  sp.cwd = ctx->opt.root;
+  sp.timeout_s = 30;
+  sp.grace_s = 1;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  r = rp_step_run(&sp, &res);
+  if (r == CM_OK && !rp_step_ok(&res))
+    r = CM_EIO;
+  if (r == CM_OK) {
+    char *nl = strchr(res.out, '\n');
+    if (out_len != NULL)
+      *out_len = res.out_len;
+    if (nl != NULL)
+      *nl = '\0';
+    cm_strlcpy(buf, res.out, size);
+  }
+  rp_step_result_free(&res);
+  return r;
+}
+
+static void rp__manifest_git(rp_ctx *ctx, json_t *m) {
+  static const char *const head[] = {"git", "rev-parse", "HEAD", NULL};
+  static const char *const st[] = {"git", "status", "--porcelain", NULL};
+  char commit[128], first[512];
+  size_t len = 0;
+  json_t *g = json_object();
+  if (rp__git(ctx, head, commit, sizeof commit, NULL) != CM_OK ||
+      commit[0] == '\0') {
+    json_object_set_new(g, "commit", json_string("unknown"));
+    json_object_set_new(g, "dirty", json_null());
+  } else {
+    json_object_set_new(g, "commit", json_string(commit));
+    if (rp__git(ctx, st, first, sizeof first, &len) == CM_OK)
+      json_object_set_new(g, "dirty", json_boolean(len > 0));
+    else
+      json_object_set_new(g, "dirty", json_null());
+  }
+  json_object_set_new(m, "git", g);
+}
+
+static void rp__manifest_tools(rp_ctx *ctx, json_t *m) {
+  static const char *const names[] = {
+      "cmake", "nvcc", "compute-sanitizer", "ncu", "nsys", "cuobjdump", NULL};
+  json_t *t = json_object();
+  int i;
+  for (i = 0; names[i] != NULL; i++) {
+    rp_tool_info info;
+    json_t *o = json_object();
+    rp_tool_probe(&ctx->probe, names[i], &info);
+    json_object_set_new(o, "found", json_boolean(info.found));
+    if (info.found) {
+      json_object_set_new(o, "path", json_string(info.path));
+      json_object_set_new(o, "version",
+                          info.version[0] ? json_string(info.version)
+                                          : json_null());
+    }
+    json_object_set_new(t, names[i], o);
+  }
+  json_object_set_new(m, "tools", t);
+}
+
+int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
+  char host[256], now[64];
+  unsigned char rnd[2] = {0, 0};
+  json_t *m, *a, *o;
+  int i, r;
+
+  if (plat_hostname(host, sizeof host) != CM_OK)
+    cm_strlcpy(host, "unknown", sizeof host);
+  if (uv_random(NULL, NULL, rnd, sizeof rnd, 0, NULL) != 0) {
+    /* Without an entropy source, time and pid still separate two runs
+     * started in the same second on one host. */
+    unsigned v = (unsigned)uv_os_getpid() ^ (unsigned)(uv_hrtime() >> 10);
+    rnd[0] = (unsigned char)v;
+    rnd[1] = (unsigned char)(v >> 8);
+  }
+  r = rp_make_run_id((int64_t)time(NULL), host, (unsigned)rnd[0] << 8 | rnd[1],
+                     ctx->run_id, sizeof ctx->run_id);
+  if (r == CM_OK)
+    r = cm_snprintf(ctx->run_dir, sizeof ctx->run_dir, "%s/%s",
+                    ctx->opt.out_parent, ctx->run_id);
+  if (r == CM_OK)
+    r = cm_snprintf(ctx->env_dir, sizeof ctx->env_dir, "%s/env", ctx->opt.root);
+  if (r == CM_OK)
+    r = plat_mkdir_p(ctx->run_dir);
+  if (r != CM_OK) {
+    fprintf(stderr, "repro: cannot create run folder %s: %s\n", ctx->run_dir,
+            cm_strerror(r));
+    return r;
+  }
+  ctx->manifest = m = json_object();
+  json_object_set_new(m, "schema_version",
+                      json_integer(RP_MANIFEST_SCHEMA_VERSION));
+  json_object_set_new(m, "run_id", json_string(ctx->run_id));
+  plat_utc_now(now, sizeof now);
+  json_object_set_new(m, "started", json_string(now));
+  json_object_set_new(m, "ended", json_null());
+  json_object_set_new(m, "status", json_string("failed"));
+  json_object_set_new(m, "command", json_string(command));
+  json_object_set_new(m, "host", json_string(host));
+  json_object_set_new(m, "os", json_string(plat_os_name(plat_os_detect())));
+  if (plat_os_release(now, sizeof now) == CM_OK)
+    json_object_set_new(m, "os_release", json_string(now));
+  json_object_set_new(m, "repro_version", json_string(RP_VERSION));
+  a = json_array();
+  for (i = 0; i < argc; i++)
+    json_array_append_new(a, json_string(argv[i]));
+  json_object_set_new(m, "argv", a);
+  o = json_object();
+  json_object_set_new(o, "preset", json_string(ctx->opt.preset));
+  json_object_set_new(o, "build_dir", json_string(ctx->opt.build_dir));
+  json_object_set_new(
+      o, "gpu", ctx->opt.gpu >= 0 ? json_integer(ctx->opt.gpu) : json_null());
+  json_object_set_new(o, "strict", json_boolean(ctx->opt.strict));
+  json_object_set_new(o, "keep_going", json_boolean(ctx->opt.keep_going));
+  json_object_set_new(o, "prebuilt", json_boolean(ctx->opt.prebuilt));
+  json_object_set_new(m, "options", o);
+  rp__manifest_git(ctx, m);
+  rp__manifest_tools(ctx, m);
+  ctx->stages = json_array();
+  json_object_set_new(m, "stages", ctx->stages);
+  fprintf(stderr, "repro: run %s -> %s\n", ctx->run_id, ctx->run_dir);
+  return CM_OK;
+}
+
+int rp_stage_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
+                  const char *const *argv, const char *const *extra_env,
+                  int capture, rp_step_result *res) {
+  rp_step_spec sp;
+  char base[256];
+  char **env = NULL;
+  json_t *rec, *a;
+  int r, i;
+
+  memset(res, 0, sizeof *res);
+  r = rp_contract_child_env(&st->contract, plat_environ(), extra_env, &env);
+  if (r == CM_OK)
+    r = cm_snprintf(base, sizeof base, "%s/%s", st->desc->name, step);
+  if (r != CM_OK) {
+    rp_env_free(env);
+    rp_stage_set(st, RP_ST_FAILED, "step %s: %s", step, cm_strerror(r));
+    return r;
+  }
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.env = env;
+  sp.cwd = ctx->opt.root;
+  sp.timeout_s = st->contract.timeout_s;
+  sp.run_dir = ctx->run_dir;
+  sp.log_base = base;
+  sp.capture_stdout = capture;
+  sp.stage = st->desc->name;
+  sp.step = step;
+  sp.verbose = ctx->opt.verbose;
+  r = rp_step_run(&sp, res);
+  rp_env_free(env);
+
+  rec = json_object();
+  json_object_set_new(rec, "name", json_string(step));
+  a = json_array();
+  for (i = 0; argv[i] != NULL; i++)
+    json_array_append_new(a, json_string(argv[i]));
+  json_object_set_new(rec, "argv", a);
+  json_object_set_new(rec, "started", json_boolean(res->spawned));
+  json_object_set_new(rec, "exit_code",
+                      res->spawned && !res->term_signal
+                          ? json_integer(res->exit_code)
+                          : json_null());
+  json_object_set_new(rec, "signal", json_integer(res->term_signal));
+  json_object_set_new(rec, "timed_out", json_boolean(res->timed_out));
+  json_object_set_new(rec, "interrupted", json_boolean(res->interrupted));
+  json_object_set_new(rec, "timeout_s", json_real(sp.timeout_s));
+  json_object_set_new(rec, "duration_s", json_real(res->duration_s));
+  json_object_set_new(rec, "stdout_bytes",
+                      json_integer((json_int_t)res->out_bytes));
+  json_object_set_new(rec, "stderr_bytes",
+                      json_integer((json_int_t)res->err_bytes));
+  if (res->out_log[0] != '\0') {
+    json_object_set_new(rec, "stdout_log", json_string(res->out_log));
+    json_object_set_new(rec, "stderr_log", json_string(res->err_log));
+  }
+  if (res->error[0] != '\0')
+    json_object_set_new(rec, "error", json_string(res->error));
+  json_array_append_new(st->steps, rec);
+
+  st->exit_code = res->spawned && !res->term_signal ? res->exit_code : -1;
+  if (r != CM_OK) {
+    if (r == CM_EIO || r == CM_ENOSPC)
+      ctx->io_error = 1;
+    rp_stage_set(st, RP_ST_FAILED, "step %s: %s", step,
+                 res->error[0] ? res->error : cm_strerror(r));
+    rp_step_result_free(res);
+    return r;
+  }
+  if (res->interrupted)
+    rp_stage_set(st, RP_ST_FAILED, "step %s: interrupted by signal %d", step,
+                 rp_runner_interrupted());
+  else if (res->timed_out)
+    rp_stage_set(st, RP_ST_FAILED,
+                 "step %s: timed out after %.0f s (tree ended; output so far "
+                 "in its logs)",
+                 step, sp.timeout_s);
+  else if (res->term_signal != 0)
+    rp_stage_set(st, RP_ST_FAILED, "step %s: killed by signal %d", step,
+                 res->term_signal);
+  return CM_OK;
+}
+
+static json_t *rp__checks_json(const rp_checks *cs) {
+  static const char *const effects[] = {"none", "limit", "skip", "refuse"};
+  json_t *a = json_array();
+  int i;
+  for (i = 0; i < cs->n; i++) {
+    const rp_check *c = &cs->items[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(c->name));
+    json_object_set_new(o, "ok", json_boolean(c->state == RP_CHECK_PASS));
+    json_object_set_new(o, "outcome",
+                        json_string(rp_check_state_name(c->state)));
+    json_object_set_new(o, "effect", json_string(effects[c->effect]));
+    json_object_set_new(o, "detail", json_string(c->detail));
+    json_array_append_new(a, o);
+  }
+  return a;
+}
+
+/* Contract + preflight; returns 1 if the stage may run its steps. */
+static int rp__stage_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  char path[1200], err[512], reason[512];
+  rp_effect eff;
+  int r = rp_stage_contract_path(ctx, st->desc->name, path, sizeof path);
+  if (r == CM_OK)
+    r = rp_contract_load(path, &st->contract, err, sizeof err);
+  if (r != CM_OK) {
+    rp_checks_add(&st->checks, "contract", RP_CHECK_FAIL, RP_EFFECT_REFUSE,
+                  "%s", err);
+    st->refused = 1;
+    rp_stage_set(st, RP_ST_FAILED, "refused: %s", err);
+    return 0;
+  }
+  rp_checks_add(&st->checks, "contract", RP_CHECK_PASS, RP_EFFECT_NONE,
+                "%s parsed (timeout %.0f s, device %s, instrumented %s)", path,
+                st->contract.timeout_s, rp_need_name(st->contract.device),
+                st->contract.instrumented ? "yes" : "no");
+  rp_preflight(&st->contract, &ctx->probe, &st->checks);
+  if (st->desc->preflight != NULL)
+    st->desc->preflight(ctx, st);
+  if (st->advisory_checks)
+    return st->status != RP_ST_FAILED;
+  eff = rp_checks_verdict(&st->checks, reason, sizeof reason);
+  if (eff == RP_EFFECT_REFUSE) {
+    st->refused = 1;
+    rp_stage_set(st, RP_ST_FAILED, "refused: %s", reason);
+    return 0;
+  }
+  if (eff == RP_EFFECT_SKIP) {
+    rp_stage_set(st, RP_ST_SKIPPED, "%s", reason);
+    return 0;
+  }
+  if (eff == RP_EFFECT_LIMIT)
+    rp_stage_set(st, RP_ST_LIMITED, "%s", reason);
+  return st->status < RP_ST_SKIPPED;
+}
+
+static void rp__stage_record(rp_ctx *ctx, rp_stage_run *st, double t0) {
+  json_object_set_new(st->record, "status",
+                      json_string(rp_stage_status_name(st->status)));
+  json_object_set_new(st->record, "reason",
+                      st->reason[0] ? json_string(st->reason) : json_null());
+  json_object_set_new(st->record, "refused", json_boolean(st->refused));
+  json_object_set_new(st->record, "exit_code",
+                      st->exit_code >= 0 ? json_integer(st->exit_code)
+                                         : json_null());
+  json_object_set_new(st->record, "duration_s",
+                      json_real(plat_monotonic_s() - t0));
+  json_object_set_new(st->record, "instrumented",
+                      json_boolean(st->contract.instrumented));
+  json_object_set_new(st->record, "checks", rp__checks_json(&st->checks));
+  fprintf(stderr, "repro: stage %-9s %s%s%s\n", st->desc->name,
+          rp_stage_status_name(st->status), st->reason[0] ? ": " : "",
+          st->reason);
+}
+
+void rp_engine_run(rp_ctx *ctx, const rp_stage_desc *const *stages) {
+  const char *stopped_by = NULL;
+  int i;
+  for (i = 0; stages[i] != NULL; i++) {
+    rp_stage_run *st = calloc(1, sizeof *st);
+    double t0 = plat_monotonic_s();
+    if (st == NULL) {
+      ctx->io_error = 1;
+      return;
+    }
+    st->desc = stages[i];
+    st->exit_code = -1;
+    st->record = json_object();
+    st->steps = json_array();
+    json_object_set_new(st->record, "name", json_string(st->desc->name));
+    json_object_set_new(st->record, "steps", st->steps);
+    json_array_append_new(ctx->stages, st->record);
+    if (rp_runner_interrupted())
+      rp_stage_set(st, RP_ST_SKIPPED, "not run: run interrupted");
+    else if (stopped_by != NULL)
+      rp_stage_set(st, RP_ST_SKIPPED,
+                   "not run: stage %s failed (use --keep-going)", stopped_by);
+    else if (rp__stage_preflight(ctx, st)) {
+      st->desc->steps(ctx, st);
+      if (st->desc->post != NULL && !rp_runner_interrupted())
+        st->desc->post(ctx, st);
+    }
+    rp__stage_record(ctx, st, t0);
+    if (st->status == RP_ST_FAILED && !ctx->opt.keep_going &&
+        stopped_by == NULL)
+      stopped_by = st->desc->name;
+    free(st);
+  }
+}
+
+/* The exit code from the stage records (rp_exit.h's precedence). */
+static int rp__exit_code(const rp_ctx *ctx, int interrupted) {
+  size_t i;
+  json_t *s;
+  int refused = 0, failed = 0, partial = 0;
+  if (interrupted)
+    return RP_EXIT_INTERRUPTED;
+  json_array_foreach(ctx->stages, i, s) {
+    const char *status = json_string_value(json_object_get(s, "status"));
+    if (json_is_true(json_object_get(s, "refused")))
+      refused = 1;
+    else if (status != NULL && strcmp(status, "failed") == 0)
+      failed = 1;
+    else if (status != NULL && strcmp(status, "limited") == 0 &&
+             ctx->opt.strict)
+      failed = 1;
+    else if (status == NULL || strcmp(status, "passed") != 0)
+      partial = 1;
+  }
+  if (refused)
+    return RP_EXIT_REFUSED;
+  if (failed)
+    return RP_EXIT_FAILED;
+  if (ctx->io_error)
+    return RP_EXIT_ARCHIVE;
+  return partial ? RP_EXIT_INCOMPLETE : RP_EXIT_OK;
+}
+
+/* The run's report (report.md, report.html, JUnit) goes into the run before
+ * the bundle; rp_report_write re-finishes manifest.json so the report files
+ * are hashed in with everything else. A report that cannot be written is
+ * said loudly but does not change the stages' verdicts. */
+static void rp__write_report(rp_ctx *ctx) {
+#ifdef RP_HAVE_REPORT
+  rp_report_opts ro;
+  char msg[512];
+  memset(&ro, 0, sizeof ro);
+  ro.junit = 1;
+  ro.sarif = 1;
+  if (rp_report_write(ctx->run_dir, &ro, msg, sizeof msg) != CM_OK)
+    fprintf(stderr, "repro: report not written: %s\n", msg);
+#else
+  (void)ctx;
+#endif
+}
+
+int rp_engine_end(rp_ctx *ctx) {
+  char now[64], bundle[1300];
+  int sig = rp_runner_interrupted();
+  int code = rp__exit_code(ctx, sig != 0);
+  int r;
+  plat_utc_now(now, sizeof now);
+  json_object_set_new(ctx->manifest, "ended", json_string(now));
+  /* complete: every selected stage reached a verdict and every byte was
+   * archived; failed: repro itself could not do its job (a log or file
+   * could not be written), which is not the same as a stage failing. */
+  json_object_set_new(ctx->manifest, "status",
+                      json_string(sig != 0        ? "interrupted"
+                                  : ctx->io_error ? "failed"
+                                                  : "complete"));
+  if (sig != 0)
+    json_object_set_new(ctx->manifest, "interrupted_by",
+                        json_string(sig == SIGINT ? "SIGINT" : "SIGTERM"));
+  json_object_set_new(ctx->manifest, "exit_code", json_integer(code));
+  r = rp_manifest_finish(ctx->run_dir, ctx->manifest);
+  if (r == CM_OK)
+    rp__write_report(ctx);
+  if (r == CM_OK) {
+    r = rp_bundle_write(ctx->run_dir, bundle, sizeof bundle);
+    if (r != CM_OK) {
+      /* No bundle: the run may not claim completeness. */
+      fprintf(stderr, "repro: bundle not written: %s\n", cm_strerror(r));
+      json_object_set_new(ctx->manifest, "status", json_string("failed"));
+      json_object_set_new(ctx->manifest, "bundle_error",
+                          json_string(cm_strerror(r)));
+      rp_manifest_finish(ctx->run_dir, ctx->manifest);
+    }
+  } else {
+    fprintf(stderr, "repro: manifest not written: %s\n", cm_strerror(r));
+  }
+  if (r != CM_OK && code != RP_EXIT_INTERRUPTED && code != RP_EXIT_REFUSED &&
+      code != RP_EXIT_FAILED)
+    code = RP_EXIT_ARCHIVE;
+  if (r == CM_OK)
+    fprintf(stderr, "repro: archive %s/manifest.json, bundle %s\n",
+            ctx->run_dir, bundle);
+  fprintf(stderr, "repro: exit %d\n", code);
+  json_decref(ctx->manifest);
+  ctx->manifest = NULL;
+  ctx->stages = NULL;
+  return code;
+}

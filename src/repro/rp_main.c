@@ -1,0 +1,115 @@
+/* repro: the orchestrator's entry point. A thin layer over the engine:
+ * parse, resolve paths, dispatch. */
+#include "archive/rp_archive.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+#include "rp_cli.h"
+#include "rp_doctor.h"
+#include "rp_exit.h"
+#include "rp_stage.h"
+#include "rp_report_cli.h"
+
+#include <uv.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rp__verify(const char *path) {
+  rp_verify_result vr;
+  int r;
+  memset(&vr, 0, sizeof vr);
+  r = rp_verify(path, &vr);
+  if (r != CM_OK) {
+    fprintf(stderr, "repro verify: %s: %s\n", path, cm_strerror(r));
+    return RP_EXIT_VERIFY;
+  }
+  if (!vr.ok) {
+    fprintf(stderr, "repro verify: MISMATCH: %s\n", vr.problem);
+    return RP_EXIT_VERIFY;
+  }
+  printf("repro verify: ok: %d file(s) match the manifest (run %s, status "
+         "%s)\n",
+         vr.files_checked, vr.run_id, vr.status);
+  return RP_EXIT_OK;
+}
+
+/* `report` and `compare` take their own arguments (rp_report_cli.h): hand
+ * them everything after the command word. Options before it are the
+ * launcher's; of those only --root matters here, so that `repro report`
+ * without a RUN finds the newest run under <root>/logs. Returns the exit
+ * code, or -1 when the command is neither. */
+static int rp__dispatch_report(int argc, char **argv) {
+  const char *root = NULL;
+  int i;
+  for (i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+      root = argv[++i];
+      continue;
+    }
+    if (strcmp(argv[i], "report") != 0 && strcmp(argv[i], "compare") != 0)
+      continue;
+    if (root != NULL && uv_chdir(root) != 0) {
+      fprintf(stderr, "repro: cannot enter the root %s\n", root);
+      return RP_EXIT_USAGE;
+    }
+    if (strcmp(argv[i], "report") == 0)
+      return rp_report_main(argc - i, argv + i);
+    return rp_compare_main(argc - i, argv + i);
+  }
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  rp_cli cli;
+  rp_ctx ctx;
+  const rp_stage_desc *sel[16];
+  char err[512], exe[1024];
+  int code;
+
+  code = rp__dispatch_report(argc, argv);
+  if (code >= 0)
+    return code;
+  if (rp_cli_parse(argc, argv, &cli, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "repro: %s\n", err);
+    return RP_EXIT_USAGE;
+  }
+  if (cli.help) {
+    rp_cli_usage(stdout);
+    return RP_EXIT_OK;
+  }
+  if (strcmp(cli.command, "verify") == 0)
+    return rp__verify(cli.arg);
+
+  if (plat_exe_path(exe, sizeof exe) != CM_OK)
+    exe[0] = '\0';
+  if (rp_cli_resolve(&cli, exe, getenv("REPRO_ROOT"), err, sizeof err) !=
+      CM_OK) {
+    fprintf(stderr, "repro: %s\n", err);
+    return RP_EXIT_USAGE;
+  }
+  memset(&ctx, 0, sizeof ctx);
+  ctx.opt = cli.opt;
+  cm_snprintf(ctx.env_dir, sizeof ctx.env_dir, "%s/env", ctx.opt.root);
+  if (rp_runner_init() != CM_OK) {
+    fprintf(stderr, "repro: cannot install signal handlers\n");
+    return RP_EXIT_USAGE;
+  }
+  if (strcmp(cli.command, "doctor") == 0) {
+    rp_doctor(&ctx, stdout);
+    rp_runner_shutdown();
+    return RP_EXIT_OK;
+  }
+  if (rp_cli_select(&cli, sel, sizeof sel / sizeof sel[0], err, sizeof err) !=
+      CM_OK) {
+    fprintf(stderr, "repro: %s\n", err);
+    return RP_EXIT_USAGE;
+  }
+  if (rp_engine_begin(&ctx, argc, argv, cli.command) != CM_OK)
+    return RP_EXIT_ARCHIVE;
+  rp_engine_run(&ctx, sel);
+  code = rp_engine_end(&ctx);
+  rp_runner_shutdown();
+  return code;
+}

@@ -1,0 +1,106 @@
+/* cuda_portfolio as a step: argv, exit-code meanings, banner. */
+#include "rp_pfrun.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The last non-empty line of text into buf (the binary's own message). */
+static void rp__last_line(const char *text, char *buf, size_t size) {
+  size_t n = strlen(text), end, start;
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+    n--;
+  end = n;
+  while (n > 0 && text[n - 1] != '\n')
+    n--;
+  start = n;
+  if (end - start >= size)
+    start = end - (size - 1);
+  memcpy(buf, text + start, end - start);
+  buf[end - start] = '\0';
+}
+
+int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
+                      const char *const *args, rp_banner *banner,
+                      int *have_banner) {
+  char bin[1200], gpu[32], err[256], msg[256];
+  const char *argv[24];
+  rp_step_result res;
+  rp_banner b;
+  int n = 0, i, ok = 0;
+  int64_t code;
+
+  if (have_banner != NULL)
+    *have_banner = 0;
+  if (rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "build folder path too long");
+    return -1;
+  }
+  if (!plat_path_exists(bin)) {
+    rp_stage_set(st, RP_ST_FAILED,
+                 "%s not found: run `repro build` (or pass --build-dir)", bin);
+    return -1;
+  }
+  argv[n++] = bin;
+  for (i = 0; args != NULL && args[i] != NULL && n < 20; i++)
+    argv[n++] = args[i];
+  if (ctx->opt.gpu >= 0) {
+    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
+    argv[n++] = "--gpu";
+    argv[n++] = gpu;
+  }
+  argv[n] = NULL;
+  if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
+    return -1;
+  if (rp_banner_parse(res.out, &b, err, sizeof err) == CM_OK) {
+    json_t *o = json_object();
+    ok = 1;
+    json_object_set_new(o, "version", json_string(b.version));
+    json_object_set_new(o, "allocator", json_string(b.allocator));
+    json_object_set_new(o, "instrumented", json_boolean(b.instrumented));
+    json_object_set_new(o, "markers", json_string(b.markers));
+    json_object_set_new(o, "seed", json_integer((json_int_t)b.seed));
+    json_object_set_new(st->record, "banner", o);
+    if (banner != NULL)
+      *banner = b;
+    if (have_banner != NULL)
+      *have_banner = 1;
+  } else {
+    json_object_set_new(st->record, "banner_error", json_string(err));
+  }
+  code = rp_step_ok(&res) || (res.spawned && !res.term_signal &&
+                              !res.timed_out && !res.interrupted)
+             ? res.exit_code
+             : -1;
+  rp__last_line(res.err_tail, msg, sizeof msg);
+  switch (code) {
+  case -1:
+    break; /* rp_stage_step already said why */
+  case 0:
+    if (!ok)
+      rp_stage_set(st, RP_ST_FAILED,
+                   "cuda_portfolio exited 0 without a banner (%s)", err);
+    break;
+  case 1:
+    rp_stage_set(st, RP_ST_FAILED, "verification failed (exit 1): %s", msg);
+    break;
+  case 2:
+    rp_stage_set(st, RP_ST_FAILED, "cuda_portfolio usage error (exit 2): %s",
+                 msg);
+    break;
+  case 3:
+    rp_stage_set(st, RP_ST_FAILED, "CUDA error (exit 3): %s", msg);
+    break;
+  case 77:
+    rp_stage_set(st, RP_ST_SKIPPED, "no CUDA device: %s",
+                 msg[0] ? msg : "(no message)");
+    break;
+  default:
+    rp_stage_set(st, RP_ST_FAILED, "cuda_portfolio exited %lld: %s",
+                 (long long)code, msg);
+  }
+  rp_step_result_free(&res);
+  return (int)code;
+}

@@ -1,0 +1,26 @@
+/* rp_pfrun.h: cuda_portfolio as a step of a stage (test, time, sanitize).
+ *
+ * cuda_portfolio's exit codes: 0 all passed, 1 verification failed, 2 usage,
+ * 3 CUDA error, 77 no CUDA device. Its first stdout line is the banner
+ * (rp_banner.h), which says from the binary's side which allocator it used
+ * and which instrumentation markers it saw.
+ */
+#ifndef RP_PFRUN_H
+#define RP_PFRUN_H
+
+#include "rp_banner.h"
+#include "rp_stage.h"
+
+/* Runs <build>/bin/cuda_portfolio args... (args NULL-terminated, at most
+ * 16), adding "--gpu N" when --gpu was given, as step `step` of st.
+ * Records the banner (or "banner_error") in st->record and maps the exit
+ * code onto the stage: 1, 2, 3 and anything unexpected -> failed with the
+ * meaning; 77 -> skipped "no CUDA device: <the binary's last stderr line>";
+ * 0 without a parseable banner -> failed. Returns the exit code, or -1 when
+ * the binary did not run or ended by signal/timeout. *banner is filled and
+ * *have_banner set to 1 when the banner parsed (either may be NULL). */
+int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
+                      const char *const *args, rp_banner *banner,
+                      int *have_banner);
+
+#endif

@@ -1,0 +1,383 @@
+/* Preflight: the contract's checks, with their outcomes and effects. */
+#include "rp_preflight.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+#include "rp_runner.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rp_check_state_name(rp_check_state s) {
+  return s == RP_CHECK_PASS ? "pass" : s == RP_CHECK_WARN ? "warn" : "fail";
+}
+
+void rp_checks_add(rp_checks *cs, const char *name, rp_check_state state,
+                   rp_effect effect, const char *fmt, ...) {
+  rp_check *c;
+  va_list ap;
+  if (cs->n >= RP_MAX_CHECKS)
+    return;
+  c = &cs->items[cs->n++];
+  memset(c, 0, sizeof *c);
+  cm_strlcpy(c->name, name, sizeof c->name);
+  c->state = state;
+  c->effect = state == RP_CHECK_PASS ? RP_EFFECT_NONE : effect;
+  va_start(ap, fmt);
+  vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+  va_end(ap);
+  if (cs->n == RP_MAX_CHECKS) {
+    cm_strlcpy(c->name, "checks", sizeof c->name);
+    c->state = RP_CHECK_WARN;
+    c->effect = RP_EFFECT_NONE;
+    cm_strlcpy(c->detail, "too many checks; the rest were dropped",
+               sizeof c->detail);
+  }
+}
+
+rp_effect rp_checks_verdict(const rp_checks *cs, char *reason, size_t size) {
+  rp_effect worst = RP_EFFECT_NONE;
+  int i;
+  if (size > 0)
+    reason[0] = '\0';
+  for (i = 0; i < cs->n; i++) {
+    const rp_check *c = &cs->items[i];
+    if (c->state == RP_CHECK_PASS || c->effect <= worst)
+      continue;
+    worst = c->effect;
+    cm_snprintf(reason, size, "%s: %s", c->name, c->detail);
+  }
+  return worst;
+}
+
+/* Parses a dotted number at s (digits, then .digits repeated). */
+static int rp__dotted(const char *s, int v[4], char *str, size_t size) {
+  const char *p = s;
+  int k = 0;
+  if (!isdigit((unsigned char)*p))
+    return CM_EPARSE;
+  memset(v, 0, 4 * sizeof v[0]);
+  while (k < 4 && isdigit((unsigned char)*p)) {
+    long x = 0;
+    while (isdigit((unsigned char)*p)) {
+      if (x < 100000000)
+        x = x * 10 + (*p - '0');
+      p++;
+    }
+    v[k++] = (int)x;
+    if (*p == '.' && isdigit((unsigned char)p[1]))
+      p++;
+    else
+      break;
+  }
+  if (k < 2)
+    return CM_EPARSE; /* a bare number ("2025" in a copyright) is no version */
+  if (str != NULL && size > 0) {
+    size_t n = (size_t)(p - s);
+    while (n > 0 && s[n - 1] == '.')
+      n--;
+    if (n >= size)
+      n = size - 1;
+    memcpy(str, s, n);
+    str[n] = '\0';
+  }
+  return CM_OK;
+}
+
+int rp_version_parse(const char *text, int v[4], char *str, size_t size) {
+  static const char *const keys[] = {"release ", "version ", "Version ", "V"};
+  const char *p;
+  int i;
+  if (text == NULL)
+    return CM_EPARSE;
+  for (i = 0; i < 3; i++) {
+    p = strstr(text, keys[i]);
+    if (p != NULL && rp__dotted(p + strlen(keys[i]), v, str, size) == CM_OK)
+      return CM_OK;
+  }
+  for (p = text; *p != '\0'; p++) {
+    if ((p == text || !isalnum((unsigned char)p[-1])) &&
+        rp__dotted(p, v, str, size) == CM_OK)
+      return CM_OK;
+  }
+  return CM_EPARSE;
+}
+
+int rp_version_cmp(const char *a, const char *b) {
+  int va[4] = {0, 0, 0, 0}, vb[4] = {0, 0, 0, 0}, i;
+  rp__dotted(a, va, NULL, 0);
+  rp__dotted(b, vb, NULL, 0);
+  /* rp__dotted rejects a single component; accept "12" as 12.0 too. */
+  if (va[0] == 0 && isdigit((unsigned char)a[0]))
+    va[0] = (int)strtol(a, NULL, 10);
+  if (vb[0] == 0 && isdigit((unsigned char)b[0]))
+    vb[0] = (int)strtol(b, NULL, 10);
+  for (i = 0; i < 4; i++)
+    if (va[i] != vb[i])
+      return va[i] < vb[i] ? -1 : 1;
+  return 0;
+}
+
+/* Runs argv quietly, capturing stdout (and stderr into the same result's
+ * exit status only). Returns the captured text via res. */
+static int rp__probe_run(const char *const *argv, rp_step_result *res) {
+  rp_step_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 20;
+  sp.grace_s = 1;
+  sp.capture_stdout = 1;
+  sp.capture_limit = 1 << 16;
+  sp.quiet = 1;
+  return rp_step_run(&sp, res);
+}
+
+typedef struct {
+  char name[64];
+  rp_tool_info info;
+} rp__tool_cache;
+
+static rp__tool_cache rp__tools[32];
+static int rp__ntools;
+
+void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
+  char dirs_buf[2048];
+  const char *dirs[16];
+  const char *cuda_home = getenv("CUDA_HOME");
+  char cuda_bin[600];
+  int nd = 0, i;
+  rp_step_result res;
+  const char *argv[3];
+
+  for (i = 0; i < rp__ntools; i++)
+    if (strcmp(rp__tools[i].name, name) == 0) {
+      *out = rp__tools[i].info;
+      return;
+    }
+  memset(out, 0, sizeof *out);
+  if (p != NULL && p->tool_dirs != NULL) {
+    char *s, sep = plat_path_list_sep();
+    cm_strlcpy(dirs_buf, p->tool_dirs, sizeof dirs_buf);
+    for (s = dirs_buf; s != NULL && *s != '\0' && nd < 15;) {
+      char *e = strchr(s, sep);
+      if (e != NULL)
+        *e++ = '\0';
+      dirs[nd++] = s;
+      s = e;
+    }
+  } else {
+    if (cuda_home != NULL && *cuda_home != '\0' &&
+        cm_snprintf(cuda_bin, sizeof cuda_bin, "%s/bin", cuda_home) == CM_OK)
+      dirs[nd++] = cuda_bin;
+    dirs[nd++] = "/usr/local/cuda/bin";
+  }
+  dirs[nd] = NULL;
+  if (plat_find_executable(name, dirs, out->path, sizeof out->path) == CM_OK) {
+    out->found = 1;
+    argv[0] = out->path;
+    argv[1] = "--version";
+    argv[2] = NULL;
+    if (rp__probe_run(argv, &res) == CM_OK) {
+      int v[4];
+      rp_version_parse(res.out, v, out->version, sizeof out->version);
+    }
+    rp_step_result_free(&res);
+  }
+  if (rp__ntools < (int)(sizeof rp__tools / sizeof rp__tools[0])) {
+    cm_strlcpy(rp__tools[rp__ntools].name, name,
+               sizeof rp__tools[rp__ntools].name);
+    rp__tools[rp__ntools++].info = *out;
+  }
+}
+
+int rp_device_count(const rp_probe *p, char *detail, size_t size) {
+  int n = 0;
+  int r = plat_nvidia_gpu_count(p != NULL ? p->gpus_dir : NULL, &n);
+  const char *dir = p != NULL && p->gpus_dir != NULL
+                        ? p->gpus_dir
+                        : "/proc/driver/nvidia/gpus";
+  if (r == CM_OK && n > 0) {
+    cm_snprintf(detail, size, "%d GPU(s) listed in %s", n, dir);
+    return n;
+  }
+  if (p == NULL || !p->no_nvidia_smi) {
+    static const char *const argv[] = {"nvidia-smi", "-L", NULL};
+    rp_step_result res;
+    if (rp__probe_run(argv, &res) == CM_OK && res.exit_code == 0) {
+      const char *s;
+      for (s = res.out; s != NULL && (s = strstr(s, "GPU ")) != NULL; s += 4)
+        if (s == res.out || s[-1] == '\n')
+          n++;
+      rp_step_result_free(&res);
+      cm_snprintf(detail, size, "%d GPU(s) from nvidia-smi -L", n);
+      return n;
+    }
+    rp_step_result_free(&res);
+  }
+  cm_snprintf(detail, size, "no CUDA device: %s empty or absent%s", dir,
+              p != NULL && p->no_nvidia_smi ? ""
+                                            : ", nvidia-smi -L unavailable");
+  return 0;
+}
+
+int rp_gpu_idle(const rp_probe *p, char *detail, size_t size) {
+  static const char *const argv[] = {"nvidia-smi", "--query-compute-apps=pid",
+                                     "--format=csv,noheader", NULL};
+  rp_step_result res;
+  int idle = -1;
+  if (p != NULL && p->no_nvidia_smi) {
+    cm_snprintf(detail, size, "unknown: nvidia-smi not consulted");
+    return -1;
+  }
+  if (rp__probe_run(argv, &res) == CM_OK && res.exit_code == 0) {
+    const char *s = res.out;
+    while (*s == ' ' || *s == '\n' || *s == '\r')
+      s++;
+    idle = *s == '\0';
+    if (idle)
+      cm_snprintf(detail, size, "no compute process on any GPU");
+    else
+      cm_snprintf(detail, size, "compute processes running: pid %.200s", s);
+  } else {
+    cm_snprintf(detail, size, "unknown: nvidia-smi unavailable (%s)",
+                res.error[0] ? res.error : "non-zero exit");
+  }
+  rp_step_result_free(&res);
+  return idle;
+}
+
+static void rp__check_forbid(const rp_contract *c, char *const *env,
+                             rp_checks *out) {
+  int i;
+  size_t j;
+  for (i = 0; i < c->nforbid; i++) {
+    char found[256] = "";
+    char nm[256];
+    for (j = 0; env[j] != NULL; j++) {
+      const char *eq = strchr(env[j], '=');
+      size_t n = eq != NULL ? (size_t)(eq - env[j]) : strlen(env[j]);
+      if (n >= sizeof nm)
+        continue;
+      memcpy(nm, env[j], n);
+      nm[n] = '\0';
+      if (rp_pattern_match(c->forbid[i], nm)) {
+        cm_strlcpy(found, nm, sizeof found);
+        break;
+      }
+    }
+    {
+      char label[64];
+      cm_snprintf(label, sizeof label, "forbid %s", c->forbid[i]);
+      if (found[0] != '\0')
+        rp_checks_add(out, label, RP_CHECK_FAIL, RP_EFFECT_REFUSE,
+                      "instrumentation marker %s is set in repro's "
+                      "environment; unset it first",
+                      found);
+      else
+        rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE,
+                      "absent from repro's environment");
+    }
+  }
+}
+
+static void rp__check_sets(const rp_contract *c, char *const *env,
+                           rp_checks *out) {
+  int i;
+  size_t j;
+  for (i = 0; i < c->nset; i++) {
+    const char *eq = strchr(c->set[i], '=');
+    size_t n = (size_t)(eq - c->set[i]);
+    char label[64];
+    const char *mine = NULL;
+    for (j = 0; env[j] != NULL; j++)
+      if (strncmp(env[j], c->set[i], n) == 0 && env[j][n] == '=')
+        mine = env[j] + n + 1;
+    cm_snprintf(label, sizeof label, "set %.*s", (int)n, c->set[i]);
+    if (mine != NULL && strcmp(mine, eq + 1) != 0)
+      rp_checks_add(out, label, RP_CHECK_WARN, RP_EFFECT_NONE,
+                    "children get %s (repro's own value %.100s is "
+                    "overridden)",
+                    eq + 1, mine);
+    else
+      rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE,
+                    "children get %s", eq + 1);
+  }
+}
+
+static void rp__check_tools(const rp_contract *c, const rp_probe *p,
+                            rp_checks *out) {
+  int i;
+  for (i = 0; i < c->ntools; i++) {
+    const rp_tool_req *t = &c->tools[i];
+    rp_tool_info info;
+    char label[64];
+    cm_snprintf(label, sizeof label, "tool %s", t->name);
+    rp_tool_probe(p, t->name, &info);
+    if (!info.found)
+      rp_checks_add(out, label, t->optional ? RP_CHECK_WARN : RP_CHECK_FAIL,
+                    t->optional ? RP_EFFECT_LIMIT : RP_EFFECT_SKIP,
+                    "%s not found in PATH or the CUDA folders", t->name);
+    else if (t->min_version[0] == '\0')
+      rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE, "%s, version %s",
+                    info.path, info.version[0] ? info.version : "unknown");
+    else if (info.version[0] == '\0')
+      rp_checks_add(out, label, RP_CHECK_WARN, RP_EFFECT_LIMIT,
+                    "%s: version unknown, need >= %s", info.path,
+                    t->min_version);
+    else if (rp_version_cmp(info.version, t->min_version) < 0)
+      rp_checks_add(out, label, RP_CHECK_FAIL,
+                    t->optional ? RP_EFFECT_LIMIT : RP_EFFECT_REFUSE,
+                    "%s: version %s < required %s", info.path, info.version,
+                    t->min_version);
+    else
+      rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE,
+                    "%s, version %s >= %s", info.path, info.version,
+                    t->min_version);
+  }
+}
+
+void rp_preflight(const rp_contract *c, const rp_probe *p, rp_checks *out) {
+  char *const *env = p != NULL && p->env != NULL ? p->env : plat_environ();
+  char detail[384];
+  int ndev = -1;
+
+  rp__check_forbid(c, env, out);
+  rp__check_sets(c, env, out);
+  rp__check_tools(c, p, out);
+
+  if (c->device != RP_NEED_NONE) {
+    ndev = rp_device_count(p, detail, sizeof detail);
+    if (ndev > 0)
+      rp_checks_add(out, "device", RP_CHECK_PASS, RP_EFFECT_NONE, "%s", detail);
+    else
+      rp_checks_add(
+          out, "device",
+          c->device == RP_NEED_REQUIRED ? RP_CHECK_FAIL : RP_CHECK_WARN,
+          c->device == RP_NEED_REQUIRED ? RP_EFFECT_SKIP : RP_EFFECT_NONE, "%s",
+          detail);
+  }
+  if (c->counters != RP_NEED_NONE) {
+    plat_counter_perm perm;
+    int priv = p != NULL && p->use_privileged ? p->privileged : -1;
+    plat_counter_permission(p != NULL ? p->params_path : NULL, priv, &perm);
+    rp_checks_add(out, "counters",
+                  perm.allowed                      ? RP_CHECK_PASS
+                  : c->counters == RP_NEED_REQUIRED ? RP_CHECK_FAIL
+                                                    : RP_CHECK_WARN,
+                  RP_EFFECT_LIMIT, "%s", perm.detail);
+  }
+  if (c->idle != RP_NEED_NONE) {
+    int idle = ndev == 0 ? -1 : rp_gpu_idle(p, detail, sizeof detail);
+    if (ndev == 0)
+      cm_snprintf(detail, sizeof detail, "not applicable: no device");
+    rp_checks_add(out, "gpu idle",
+                  idle == 1   ? RP_CHECK_PASS
+                  : idle == 0 ? (c->idle == RP_NEED_REQUIRED ? RP_CHECK_FAIL
+                                                             : RP_CHECK_WARN)
+                              : RP_CHECK_WARN,
+                  idle == 0 ? RP_EFFECT_LIMIT : RP_EFFECT_NONE, "%s", detail);
+  }
+}

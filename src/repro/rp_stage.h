@@ -1,0 +1,163 @@
+/* rp_stage.h: the stage engine and the step API that every stage uses.
+ *
+ * A stage is a descriptor (rp_stage_desc): a name, an optional extra
+ * preflight, its steps and an optional post-check, in its own file
+ * rp_stage_<name>.c. The engine (rp_engine.c) loads the stage's contract
+ * (env/<name>.contract), runs the contract's preflight checks, then the
+ * stage's hooks, and records everything in the stage's manifest record:
+ *   {name, status, reason, refused, exit_code, duration_s, checks[],
+ *    steps[], ...anything the stage adds to st->record}
+ *
+ * A stage ends passed, failed, skipped (with the reason) or limited (ran,
+ * but something could not be had). Skipped and limited are never passed.
+ * A refused stage (its contract violated) is recorded as failed with
+ * refused: true, and makes repro exit 3.
+ *
+ * Writing a stage (issue 6 fills sanitize, inspect and profile this way):
+ *   static void my_steps(rp_ctx *ctx, rp_stage_run *st) {
+ *     const char *argv[] = {"compute-sanitizer", "--error-exitcode=1",
+ *                           portfolio_path, "--smoke", NULL};
+ *     rp_step_result res;
+ *     if (rp_stage_step(ctx, st, "memcheck", argv, NULL, 1, &res) != CM_OK)
+ *       return;                       // already recorded as failed
+ *     if (!rp_step_ok(&res))
+ *       rp_stage_set(st, RP_ST_FAILED, "memcheck exit %lld", ...);
+ *     rp_step_result_free(&res);
+ *   }
+ *   const rp_stage_desc rp_stage_mine = {"mine", "one line", NULL,
+ *                                        my_steps, NULL};
+ * and list it in rp_stages.c.
+ */
+#ifndef RP_STAGE_H
+#define RP_STAGE_H
+
+#include "rp_contract.h"
+#include "rp_preflight.h"
+#include "rp_runner.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+typedef enum {
+  RP_ST_PASSED = 0,
+  RP_ST_LIMITED,
+  RP_ST_SKIPPED,
+  RP_ST_FAILED
+} rp_stage_status;
+
+/* "passed", "limited", "skipped", "failed". */
+const char *rp_stage_status_name(rp_stage_status s);
+
+typedef struct {
+  char root[1024];       /* repository root (env/ lives here) */
+  char preset[64];       /* CMake preset, default "linux" */
+  char out_parent[1024]; /* runs go to <out_parent>/<run-id>/ */
+  char build_dir[1024];  /* default <root>/build/<preset> */
+  int gpu;               /* --gpu N, -1 when not given */
+  int strict;            /* a limited stage fails the run */
+  int keep_going;        /* go on after a failed stage */
+  int verbose;           /* echo children's output */
+  int prebuilt;          /* build stage: use the build folder as it is */
+} rp_options;
+
+/* One run: the folder, the manifest under construction, the options. */
+typedef struct {
+  rp_options opt;
+  char run_id[128];
+  char run_dir[1200];
+  char env_dir[1100]; /* <root>/env */
+  json_t *manifest;   /* owned */
+  json_t *stages;     /* borrowed from manifest */
+  rp_probe probe;     /* facts for preflight (tests override) */
+  int io_error;       /* a log or file could not be written */
+} rp_ctx;
+
+typedef struct rp_stage_desc rp_stage_desc;
+
+/* A stage while it runs. The engine creates it; hooks fill it. */
+typedef struct {
+  const rp_stage_desc *desc;
+  rp_contract contract;
+  rp_checks checks;
+  rp_stage_status status;
+  char reason[512];
+  int refused;
+  int advisory_checks; /* 1: checks are recorded but do not decide */
+  int64_t exit_code;   /* of the step that decided, -1 if none ran */
+  json_t *record;      /* the stage's manifest object (borrowed) */
+  json_t *steps;       /* record's steps[] (borrowed) */
+} rp_stage_run;
+
+struct rp_stage_desc {
+  const char *name;
+  const char *summary; /* one line for --help */
+  /* Extra checks after the contract's (may add to st->checks, may set
+   * st->advisory_checks). NULL for none. */
+  void (*preflight)(rp_ctx *ctx, rp_stage_run *st);
+  /* The steps. Status starts RP_ST_PASSED; the hook worsens it. */
+  void (*steps)(rp_ctx *ctx, rp_stage_run *st);
+  /* After the steps (files filed, banners compared). NULL for none. */
+  void (*post)(rp_ctx *ctx, rp_stage_run *st);
+};
+
+/* Sets the status and reason (printf-like). A later call only ever makes the
+ * status worse (passed < limited < skipped < failed), so a failure is never
+ * overwritten by a later "passed". */
+void rp_stage_set(rp_stage_run *st, rp_stage_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Runs one step of a stage: argv with the stage's contract environment
+ * (plus extra, NULL-terminated "NAME=value", may be NULL), the contract's
+ * timeout, logs <stage>/<step>.std{out,err}.log.gz in the run folder, stdout
+ * kept in res->out when capture is 1. Records the step in st->steps (argv,
+ * exit_code, signal, timed_out, interrupted, duration_s, bytes, logs) and
+ * sets st->exit_code. On a timeout, signal, or interrupt the stage is set
+ * failed with the reason; a non-zero exit is left to the caller to judge.
+ * Returns CM_OK if the child ran (res then needs rp_step_result_free), or
+ * the cm_error why not (the stage is then already failed; res is freed). */
+int rp_stage_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
+                  const char *const *argv, const char *const *extra_env,
+                  int capture, rp_step_result *res);
+
+/* 1 if the step exited 0 on its own (no signal, no timeout, no interrupt). */
+int rp_step_ok(const rp_step_result *res);
+
+/* Path of a binary of the build folder: <build_dir>/bin/<name>. */
+int rp_build_bin(const rp_ctx *ctx, const char *name, char *buf, size_t size);
+
+/* The stage table (rp_stages.c), in `all` order, NULL-terminated; selftest
+ * is not in `all` and is found with rp_stage_find. */
+extern const rp_stage_desc *const rp_all_stages[];
+const rp_stage_desc *rp_stage_find(const char *name);
+
+extern const rp_stage_desc rp_stage_build, rp_stage_test, rp_stage_sanitize,
+    rp_stage_inspect, rp_stage_profile, rp_stage_time, rp_stage_selftest;
+
+/* ---- The engine (rp_engine.c) ---- */
+
+/* Creates the run: run id, folder, the manifest's fixed fields (host, OS,
+ * git, tool versions, argv). Returns CM_OK or a cm_error (message on
+ * stderr). ctx->opt must be filled first. */
+int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command);
+
+/* Runs the stages in order (NULL-terminated), honouring --keep-going and
+ * interrupts, appending each record to the manifest. */
+void rp_engine_run(rp_ctx *ctx, const rp_stage_desc *const *stages);
+
+/* Writes the manifest (rp_manifest_finish) and the bundle, prints a
+ * summary, frees the manifest and returns repro's exit code (rp_exit.h). */
+int rp_engine_end(rp_ctx *ctx);
+
+/* Contract of a stage from <root>/env/<name>.contract. */
+int rp_stage_contract_path(const rp_ctx *ctx, const char *name, char *buf,
+                           size_t size);
+
+/* Run id like 20261129T121530Z-<host>-<4 hex> for the given epoch and
+ * random value (pure, for tests). */
+int rp_make_run_id(int64_t epoch_s, const char *host, unsigned rnd, char *buf,
+                   size_t size);
+
+#endif

@@ -1,0 +1,475 @@
+/* Stage `profile`: ncu counters and an nsys timeline (issue 6).
+ *
+ * Order: counter permission (driver params and the user's rights), then
+ *   ncu --profile-from-start off --clock-control none
+ *       --export <run>/profile/ncu --force-overwrite
+ *       cuda_portfolio --profile-range --smoke
+ *       --json <run>/results/instrumented/profile-ncu.json
+ * whose console output is scanned for ERR_NVGPUCTRPERM; its report is
+ * exported as CSV (--page raw and --page details, both archived) and merged
+ * into one row per launch (profile/ncu-key-metrics.csv), then
+ *   nsys profile --capture-range=cudaProfilerApi --capture-range-end=stop
+ *       -o <run>/profile/timeline --force-overwrite true
+ *       cuda_portfolio --profile-range --smoke
+ *       --json <run>/results/instrumented/profile-nsys.json
+ * and `nsys stats` on its report when one exists. Exit statuses alone prove
+ * nothing here (nsys exits 0 on the H200 having written only a .qdstrm), so
+ * the files are checked, and rp_prof_decide (src/repro/tools) turns all of
+ * it into the stage's status. Clocks are not locked ("none": the lab's
+ * rule); the value used is recorded. Every timing of these runs is filed
+ * under results/instrumented only.
+ */
+#include "cm_error.h"
+#include "cm_sha256.h"
+#include "cm_str.h"
+#include "archive/rp_archive.h"
+#include "platform.h"
+#include "rp_ncu_parse.h"
+#include "rp_nsys_check.h"
+#include "rp_profile_verdict.h"
+#include "rp_stage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+#include <zlib.h>
+
+#define RP__CLOCK_CONTROL "none"
+
+/* Where nsys was found (preflight hook -> steps; one stage at a time). */
+static char rp__nsys_path[1024];
+
+/* Reads a gzip log of the run folder whole (ncu and nsys write their
+ * diagnostics to stderr, which the runner keeps only in its log). Caller
+ * frees; NULL when absent. */
+static char *rp__prof_read_gz(const rp_ctx *ctx, const char *rel, size_t *len) {
+  char path[1800];
+  gzFile g;
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  *len = 0;
+  if (rel[0] == '\0' ||
+      cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel))
+    return NULL;
+  g = gzopen(path, "rb");
+  if (g == NULL)
+    return NULL;
+  for (;;) {
+    int got;
+    if (cap - n < 65536) {
+      char *nb = realloc(buf, cap + 131072);
+      if (nb == NULL)
+        break;
+      buf = nb;
+      cap += 131072;
+    }
+    got = gzread(g, buf + n, (unsigned)(cap - n - 1));
+    if (got <= 0)
+      break;
+    n += (size_t)got;
+  }
+  gzclose(g);
+  if (buf != NULL)
+    buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* A step's stdout and stderr as one text (either may be missing). */
+static char *rp__prof_console(const rp_ctx *ctx, const rp_step_result *res,
+                              size_t *len) {
+  size_t el = 0, ol = res->out != NULL ? res->out_len : 0;
+  char *err = rp__prof_read_gz(ctx, res->err_log, &el);
+  char *all = malloc(ol + el + 2);
+  if (all == NULL) {
+    free(err);
+    *len = 0;
+    return NULL;
+  }
+  if (ol > 0)
+    memcpy(all, res->out, ol);
+  all[ol] = '\n';
+  if (el > 0)
+    memcpy(all + ol + 1, err, el);
+  all[ol + 1 + el] = '\0';
+  free(err);
+  *len = ol + 1 + el;
+  return all;
+}
+
+/* Size of a file, 0 when absent or empty. */
+static uint64_t rp__prof_size(const char *path) {
+  uv_fs_t req;
+  uint64_t n = 0;
+  if (uv_fs_stat(NULL, &req, path, NULL) == 0)
+    n = (uint64_t)req.statbuf.st_size;
+  uv_fs_req_cleanup(&req);
+  return n;
+}
+
+/* Newest <base>/<version>/<tail> that exists (version folders compared as
+ * dotted numbers). Returns 1 and fills buf when found. */
+static int rp__newest_under(const char *base, const char *tail, char *buf,
+                            size_t size) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  char best[256] = "", cand[1024];
+  int found = 0;
+  if (uv_fs_scandir(NULL, &req, base, 0, NULL) < 0) {
+    uv_fs_req_cleanup(&req);
+    return 0;
+  }
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    if (cm_snprintf(cand, sizeof cand, "%s/%s/%s", base, ent.name, tail) ||
+        !plat_path_exists(cand))
+      continue;
+    if (!found || rp_version_cmp(ent.name, best) > 0) {
+      cm_strlcpy(best, ent.name, sizeof best);
+      found = 1;
+    }
+  }
+  uv_fs_req_cleanup(&req);
+  if (found && cm_snprintf(buf, size, "%s/%s/%s", base, best, tail) != CM_OK)
+    found = 0;
+  return found;
+}
+
+/* nsys: PATH (and the CUDA folders), then Nsight Systems' own install, then
+ * the copy Nsight Compute ships (where the H200 machine has it). */
+static int rp__find_nsys(const rp_ctx *ctx, char *buf, size_t size) {
+  rp_tool_info t;
+  rp_tool_probe(&ctx->probe, "nsys", &t);
+  if (t.found)
+    return cm_strlcpy(buf, t.path, size) == CM_OK;
+  if (ctx->probe.tool_dirs != NULL)
+    return 0; /* tests confine the search to their folders */
+  return rp__newest_under("/opt/nvidia/nsight-systems", "bin/nsys", buf,
+                          size) ||
+         rp__newest_under("/opt/nvidia/nsight-compute",
+                          "host/target-linux-x64/nsys", buf, size);
+}
+
+static void rp__profile_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  rp__nsys_path[0] = '\0';
+  if (rp__find_nsys(ctx, rp__nsys_path, sizeof rp__nsys_path))
+    rp_checks_add(&st->checks, "tool nsys", RP_CHECK_PASS, RP_EFFECT_NONE, "%s",
+                  rp__nsys_path);
+  else
+    rp_checks_add(&st->checks, "tool nsys", RP_CHECK_WARN, RP_EFFECT_LIMIT,
+                  "nsys not found in PATH, the CUDA folders, "
+                  "/opt/nvidia/nsight-systems/*/bin or "
+                  "/opt/nvidia/nsight-compute/*/host/target-linux-x64");
+}
+
+/* Runs `ncu --import REP --csv --page PAGE`, archives its stdout as
+ * profile/<file> and parses it into *t. Returns CM_OK when parsed. */
+static int rp__ncu_page(rp_ctx *ctx, rp_stage_run *st, const char *ncu,
+                        const char *rep, const char *page, const char *file,
+                        rp_ncu_table *t) {
+  const char *argv[9];
+  char step[64], rel[128];
+  rp_step_result res;
+  int r = CM_EIO;
+  memset(t, 0, sizeof *t);
+  argv[0] = ncu;
+  argv[1] = "--import";
+  argv[2] = rep;
+  argv[3] = "--csv";
+  argv[4] = "--page";
+  argv[5] = page;
+  argv[6] = NULL;
+  cm_snprintf(step, sizeof step, "ncu-%s", page);
+  cm_snprintf(rel, sizeof rel, "profile/%s", file);
+  if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
+    return CM_EIO;
+  if (rp_step_ok(&res) && res.out != NULL) {
+    if (rp_write_file_atomic(ctx->run_dir, rel, res.out, res.out_len) != CM_OK)
+      ctx->io_error = 1;
+    r = rp_ncu_parse_csv(res.out, res.out_len, t);
+  }
+  rp_step_result_free(&res);
+  return r;
+}
+
+/* The profiled binary's results JSON stays under results/instrumented; a
+ * JSON that calls itself clean is a detection failure worth saying. */
+static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
+  char path[1400], rel[256];
+  int r;
+  cm_snprintf(rel, sizeof rel, "results/instrumented/%s", name);
+  if (cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel) ||
+      !plat_path_exists(path))
+    return;
+  r = rp_results_check_clean(path);
+  json_object_set_new(rec, "result", json_string(rel));
+  if (r == CM_OK)
+    json_object_set_new(rec, "result_warning",
+                        json_string("the binary marked this profiled run "
+                                    "instrumented: false (it missed the "
+                                    "tool's markers); filed as instrumented "
+                                    "anyway"));
+}
+
+/* ncu: the run, then its pages. Fills the ncu part of *in; *table gets the
+ * merged rows. */
+static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
+                        rp_prof_inputs *in, rp_ncu_table *table, json_t *rec,
+                        char *line, size_t line_size) {
+  char rep_base[1300], rep[1400], json_out[1400], gpu[32];
+  const char *argv[24];
+  int n = 0;
+  rp_tool_info ncu;
+  rp_step_result res;
+  size_t len;
+  char *text;
+
+  memset(table, 0, sizeof *table);
+  rp_tool_probe(&ctx->probe, "ncu", &ncu);
+  in->ncu_found = ncu.found;
+  if (!ncu.found)
+    return;
+  json_object_set_new(rec, "tool", json_string(ncu.path));
+  json_object_set_new(rec, "version", json_string(ncu.version));
+  json_object_set_new(rec, "clock_control", json_string(RP__CLOCK_CONTROL));
+  cm_snprintf(rep_base, sizeof rep_base, "%s/profile/ncu", ctx->run_dir);
+  cm_snprintf(rep, sizeof rep, "%s.ncu-rep", rep_base);
+  cm_snprintf(json_out, sizeof json_out,
+              "%s/results/instrumented/profile-ncu.json", ctx->run_dir);
+  argv[n++] = ncu.path;
+  argv[n++] = "--profile-from-start";
+  argv[n++] = "off";
+  argv[n++] = "--clock-control";
+  argv[n++] = RP__CLOCK_CONTROL;
+  argv[n++] = "--export";
+  argv[n++] = rep_base;
+  argv[n++] = "--force-overwrite";
+  argv[n++] = bin;
+  argv[n++] = "--profile-range";
+  argv[n++] = "--smoke";
+  argv[n++] = "--json";
+  argv[n++] = json_out;
+  if (ctx->opt.gpu >= 0) {
+    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
+    argv[n++] = "--gpu";
+    argv[n++] = gpu;
+  }
+  argv[n] = NULL;
+  if (rp_stage_step(ctx, st, "ncu", argv, NULL, 1, &res) != CM_OK)
+    return;
+  in->ncu_ran = !res.timed_out && !res.interrupted && res.term_signal == 0;
+  in->ncu_exit = res.exit_code;
+  text = rp__prof_console(ctx, &res, &len);
+  if (text != NULL) {
+    in->ncu_issue = rp_ncu_scan_output(text, len, line, line_size);
+    json_object_set_new(
+        rec, "launches_profiled",
+        json_integer((json_int_t)rp_ncu_count_profiled(text, len)));
+    free(text);
+  }
+  in->ncu_line = line;
+  json_object_set_new(rec, "exit_code", json_integer(res.exit_code));
+  json_object_set_new(rec, "issue",
+                      json_string(rp_ncu_issue_name(in->ncu_issue)));
+  if (line[0] != '\0')
+    json_object_set_new(rec, "diagnostic", json_string(line));
+  json_object_set_new(rec, "console_logs",
+                      json_pack("[ss]", res.out_log, res.err_log));
+  rp_step_result_free(&res);
+  rp__note_result(ctx, rec, "profile-ncu.json");
+  in->ncu_report = rp__prof_size(rep) > 0;
+  if (!in->ncu_report || in->ncu_issue == RP_NCU_NO_PERMISSION)
+    return;
+  json_object_set_new(rec, "report", json_string("profile/ncu.ncu-rep"));
+  {
+    rp_ncu_table det;
+    int r1 = rp__ncu_page(ctx, st, ncu.path, rep, "raw", "ncu-raw.csv", table);
+    int r2 = rp__ncu_page(ctx, st, ncu.path, rep, "details", "ncu-details.csv",
+                          &det);
+    if (r1 != CM_OK && r2 == CM_OK) {
+      rp_ncu_table_free(table);
+      *table = det;
+    } else if (r2 == CM_OK) {
+      if (rp_ncu_table_merge(table, &det) != CM_OK)
+        rp_stage_set(st, RP_ST_FAILED, "out of memory merging ncu pages");
+      rp_ncu_table_free(&det);
+    }
+  }
+  in->ncu_rows = table->count;
+}
+
+/* nsys: the run, the file check, and stats when a report exists. */
+static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
+                         rp_prof_inputs *in, rp_nsys_result *nr, json_t *rec,
+                         char *line, size_t line_size) {
+  char out_base[1300], dir[1300], json_out[1400], gpu[32];
+  const char *argv[24];
+  int n = 0;
+  rp_step_result res;
+  size_t len;
+  char *text;
+
+  in->nsys_found = rp__nsys_path[0] != '\0';
+  in->stats_exit = -1;
+  memset(nr, 0, sizeof *nr);
+  nr->outcome = RP_NSYS_NOTHING;
+  if (!in->nsys_found)
+    return;
+  json_object_set_new(rec, "tool", json_string(rp__nsys_path));
+  cm_snprintf(dir, sizeof dir, "%s/profile", ctx->run_dir);
+  cm_snprintf(out_base, sizeof out_base, "%s/timeline", dir);
+  cm_snprintf(json_out, sizeof json_out,
+              "%s/results/instrumented/profile-nsys.json", ctx->run_dir);
+  argv[n++] = rp__nsys_path;
+  argv[n++] = "profile";
+  argv[n++] = "--capture-range=cudaProfilerApi";
+  argv[n++] = "--capture-range-end=stop";
+  argv[n++] = "-o";
+  argv[n++] = out_base;
+  argv[n++] = "--force-overwrite";
+  argv[n++] = "true";
+  argv[n++] = bin;
+  argv[n++] = "--profile-range";
+  argv[n++] = "--smoke";
+  argv[n++] = "--json";
+  argv[n++] = json_out;
+  if (ctx->opt.gpu >= 0) {
+    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
+    argv[n++] = "--gpu";
+    argv[n++] = gpu;
+  }
+  argv[n] = NULL;
+  if (rp_stage_step(ctx, st, "nsys", argv, NULL, 1, &res) != CM_OK)
+    return;
+  in->nsys_ran = !res.timed_out && !res.interrupted && res.term_signal == 0;
+  in->nsys_exit = res.exit_code;
+  text = rp__prof_console(ctx, &res, &len);
+  if (text != NULL) {
+    rp_nsys_scan_output(text, len, line, line_size);
+    free(text);
+  }
+  in->nsys_importer = line;
+  json_object_set_new(rec, "exit_code", json_integer(res.exit_code));
+  rp_step_result_free(&res);
+  rp__note_result(ctx, rec, "profile-nsys.json");
+  if (rp_nsys_check(dir, "timeline", nr) != CM_OK) {
+    cm_strlcpy(nr->reason, "run folder path too long", sizeof nr->reason);
+    nr->outcome = RP_NSYS_NOTHING;
+  }
+  in->nsys_outcome = nr->outcome;
+  in->nsys_reason = nr->reason;
+  json_object_set_new(rec, "outcome",
+                      json_string(rp_nsys_outcome_name(nr->outcome)));
+  json_object_set_new(rec, "files_reason", json_string(nr->reason));
+  if (line[0] != '\0')
+    json_object_set_new(rec, "importer", json_string(line));
+  if (nr->qdstrm[0] != '\0') {
+    /* The raw capture cannot be opened without the importer and runs to
+     * tens of MiB: record its hash and size, keep it out of the bundle. */
+    char hex[CM_SHA256_HEX_LEN];
+    uint64_t sz = 0;
+    if (cm_sha256_file(nr->qdstrm, hex, &sz) == CM_OK)
+      json_object_set_new(rec, "qdstrm",
+                          json_pack("{s:I,s:s,s:b}", "bytes", (json_int_t)sz,
+                                    "sha256", hex, "archived", 0));
+    remove(nr->qdstrm);
+  }
+  if (nr->outcome == RP_NSYS_REPORT) {
+    const char *sargv[8];
+    const char *base = strrchr(nr->report, '/');
+    sargv[0] = rp__nsys_path;
+    sargv[1] = "stats";
+    sargv[2] = nr->report;
+    sargv[3] = NULL;
+    json_object_set_new(rec, "report",
+                        json_pack("s+", "profile/", base ? base + 1 : "?"));
+    if (rp_stage_step(ctx, st, "nsys-stats", sargv, NULL, 1, &res) == CM_OK) {
+      in->stats_exit = res.timed_out || res.term_signal ? -1 : res.exit_code;
+      if (res.out != NULL &&
+          rp_write_file_atomic(ctx->run_dir, "profile/nsys-stats.txt", res.out,
+                               res.out_len) == CM_OK)
+        json_object_set_new(rec, "stats",
+                            json_string("profile/nsys-stats.txt"));
+      rp_step_result_free(&res);
+    }
+  }
+}
+
+static void rp__profile_steps(rp_ctx *ctx, rp_stage_run *st) {
+  char bin[1200], dir[1300], ncu_line[512] = "", nsys_line[512] = "";
+  plat_counter_perm perm;
+  rp_prof_inputs in;
+  rp_prof_verdict v;
+  rp_ncu_table table;
+  rp_nsys_result nr;
+  json_t *rec = json_object(), *ncu_rec = json_object(),
+         *nsys_rec = json_object();
+  int priv;
+
+  json_object_set_new(st->record, "profile", rec);
+  json_object_set_new(rec, "ncu", ncu_rec);
+  json_object_set_new(rec, "nsys", nsys_rec);
+  if (rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "build folder path too long");
+    return;
+  }
+  cm_snprintf(dir, sizeof dir, "%s/profile", ctx->run_dir);
+  if (plat_mkdir_p(dir) != CM_OK ||
+      cm_snprintf(dir, sizeof dir, "%s/results/instrumented", ctx->run_dir) ||
+      plat_mkdir_p(dir) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "cannot create %s", dir);
+    return;
+  }
+  memset(&in, 0, sizeof in);
+  /* Permission first: it decides whether ncu's numbers can be claimed. */
+  priv = ctx->probe.use_privileged ? ctx->probe.privileged : -1;
+  plat_counter_permission(ctx->probe.params_path, priv, &perm);
+  in.perm_allowed = perm.allowed;
+  in.perm_detail = perm.detail;
+  json_object_set_new(rec, "counters",
+                      json_pack("{s:b,s:i,s:b,s:b,s:s}", "allowed",
+                                perm.allowed, "admin_only", perm.admin_only,
+                                "privileged", perm.privileged, "params_found",
+                                perm.params_found, "detail", perm.detail));
+
+  rp__run_ncu(ctx, st, bin, &in, &table, ncu_rec, ncu_line, sizeof ncu_line);
+  if (rp_runner_interrupted()) {
+    rp_ncu_table_free(&table);
+    return;
+  }
+  if (!(in.ncu_ran && in.ncu_exit == 77))
+    rp__run_nsys(ctx, st, bin, &in, &nr, nsys_rec, nsys_line, sizeof nsys_line);
+
+  rp_prof_decide(&in, &v);
+  json_object_set_new(rec, "counters_claimed",
+                      json_boolean(v.counters_claimed));
+  json_object_set_new(ncu_rec, "status",
+                      json_string(rp_prof_status_name(v.ncu_status)));
+  json_object_set_new(nsys_rec, "status",
+                      json_string(rp_prof_status_name(v.nsys_status)));
+  if (v.ncu_reason[0])
+    json_object_set_new(ncu_rec, "reason", json_string(v.ncu_reason));
+  if (v.nsys_reason[0])
+    json_object_set_new(nsys_rec, "reason", json_string(v.nsys_reason));
+  if (v.counters_claimed) {
+    char *csv = NULL;
+    json_object_set_new(ncu_rec, "kernels", rp_ncu_table_json(&table));
+    if (rp_ncu_table_csv(&table, &csv) == CM_OK &&
+        rp_write_file_atomic(ctx->run_dir, "profile/ncu-key-metrics.csv", csv,
+                             strlen(csv)) == CM_OK)
+      json_object_set_new(ncu_rec, "key_metrics",
+                          json_string("profile/ncu-key-metrics.csv"));
+    free(csv);
+  }
+  rp_ncu_table_free(&table);
+  if (v.status != RP_PROF_PASSED)
+    rp_stage_set(st,
+                 v.status == RP_PROF_LIMITED   ? RP_ST_LIMITED
+                 : v.status == RP_PROF_SKIPPED ? RP_ST_SKIPPED
+                                               : RP_ST_FAILED,
+                 "%s", v.reason);
+}
+
+const rp_stage_desc rp_stage_profile = {
+    "profile", "ncu (counters) and nsys (timeline), one launch per case",
+    rp__profile_preflight, rp__profile_steps, NULL};

@@ -1,0 +1,205 @@
+/* Stage `sanitize`: compute-sanitizer over the smoke set (issue 6).
+ *
+ * Four steps, one per tool (memcheck with --leak-check full, racecheck,
+ * initcheck, synccheck), each `compute-sanitizer --tool T --error-exitcode
+ * 86 --log-file <run>/sanitize/T.sanitizer.txt cuda_portfolio --test-only
+ * --smoke`, then the negative control: memcheck on --negative-control must
+ * exit 86 and report an "Invalid __global__ write", or the sanitizer is not
+ * working and the stage fails. --error-exitcode is what makes a clean exit
+ * mean something; the exact allocator (set by env/sanitize.contract) is
+ * confirmed from the binary's own banner, since a pooled allocator hides
+ * out-of-bounds writes inside its pool.
+ */
+#include "cm_error.h"
+#include "cm_str.h"
+#include "rp_banner.h"
+#include "rp_sanitize_parse.h"
+#include "rp_stage.h"
+#include "rp_tools_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RP__SAN_EXIT 86
+#define RP__SAN_EXIT_STR "86"
+
+/* The "[cuda_portfolio]" line of the target's stdout (the sanitizer may
+ * print before it), parsed with the engine's banner parser. */
+static int rp__san_banner(const char *out, rp_banner *b, char *err,
+                          size_t size) {
+  const char *p = out;
+  while (p != NULL && *p) {
+    const char *q = p;
+    while (*q == ' ' || *q == '\r')
+      q++;
+    if (cm_starts_with(q, "[cuda_portfolio]"))
+      return rp_banner_parse(q, b, err, size);
+    p = strchr(p, '\n');
+    if (p != NULL)
+      p++;
+  }
+  cm_snprintf(err, size, "no [cuda_portfolio] banner in the output");
+  return CM_EPARSE;
+}
+
+/* Runs one sanitizer step; parses its log into *rep. Returns the exit code,
+ * or -1 when the step did not run to an exit (the stage is then set). */
+static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
+                            const char *bin, const char *step, const char *tool,
+                            int leak, int negative, rp_san_report *rep,
+                            json_t *rec) {
+  char log_rel[256], log_abs[1400], gpu[32], berr[256];
+  const char *argv[24];
+  int n = 0;
+  rp_step_result res;
+  rp_banner b;
+  char *text = NULL;
+  size_t len = 0;
+  int64_t code;
+
+  memset(rep, 0, sizeof *rep);
+  cm_snprintf(log_rel, sizeof log_rel, "sanitize/%s.sanitizer.txt", step);
+  if (cm_snprintf(log_abs, sizeof log_abs, "%s/%s", ctx->run_dir, log_rel)) {
+    rp_stage_set(st, RP_ST_FAILED, "run folder path too long");
+    return -1;
+  }
+  argv[n++] = cs;
+  argv[n++] = "--tool";
+  argv[n++] = tool;
+  argv[n++] = "--error-exitcode";
+  argv[n++] = RP__SAN_EXIT_STR;
+  if (leak) {
+    argv[n++] = "--leak-check";
+    argv[n++] = "full";
+  }
+  argv[n++] = "--log-file";
+  argv[n++] = log_abs;
+  argv[n++] = bin;
+  if (negative) {
+    argv[n++] = "--negative-control";
+  } else {
+    argv[n++] = "--test-only";
+    argv[n++] = "--smoke";
+  }
+  if (ctx->opt.gpu >= 0) {
+    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
+    argv[n++] = "--gpu";
+    argv[n++] = gpu;
+  }
+  argv[n] = NULL;
+  if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
+    return -1;
+  code = res.exit_code;
+  if (res.term_signal != 0 || res.timed_out || res.interrupted) {
+    rp_step_result_free(&res);
+    return -1;
+  }
+  /* The log file holds the sanitizer's reports; if the tool ignored
+   * --log-file they are in stdout with the target's output. */
+  if (rp__read_file(log_abs, &text, &len) == CM_OK && len > 0) {
+    if (rp_san_parse(text, len, rep) != CM_OK)
+      rp_stage_set(st, RP_ST_FAILED, "%s: out of memory parsing", step);
+  } else if (rp_san_parse(res.out ? res.out : "", res.out_len, rep) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "%s: out of memory parsing", step);
+  }
+  free(text);
+  {
+    json_t *j = rp_san_report_json(rep);
+    if (j != NULL) {
+      json_object_set_new(j, "exit_code", json_integer((json_int_t)code));
+      json_object_set_new(j, "log", json_string(log_rel));
+      json_object_set_new(rec, step, j);
+    }
+  }
+  if (code == 77) {
+    rp_stage_set(st, RP_ST_SKIPPED,
+                 "no CUDA device (cuda_portfolio exit 77 "
+                 "under %s)",
+                 step);
+  } else if (rp__san_banner(res.out ? res.out : "", &b, berr, sizeof berr) !=
+             CM_OK) {
+    if (!rep->tool_failed)
+      rp_stage_set(st, RP_ST_FAILED, "%s: cannot confirm the allocator: %s",
+                   step, berr);
+  } else if (strcmp(b.allocator, "exact") != 0) {
+    rp_stage_set(st, RP_ST_FAILED,
+                 "%s: cuda_portfolio used allocator=%s; "
+                 "the sanitizer needs allocator=exact (a pool hides "
+                 "out-of-bounds writes)",
+                 step, b.allocator);
+  }
+  rp_step_result_free(&res);
+  return code;
+}
+
+static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
+  static const struct {
+    const char *step, *tool;
+    int leak;
+  } runs[] = {{"memcheck", "memcheck", 1},
+              {"racecheck", "racecheck", 0},
+              {"initcheck", "initcheck", 0},
+              {"synccheck", "synccheck", 0}};
+  char bin[1200], why[1400];
+  rp_tool_info cs;
+  json_t *rec = json_object();
+  size_t i;
+  rp_san_report rep;
+  int64_t code;
+
+  if (rec == NULL) {
+    rp_stage_set(st, RP_ST_FAILED, "out of memory");
+    return;
+  }
+  json_object_set_new(st->record, "sanitizer", rec);
+  json_object_set_new(rec, "error_exitcode", json_integer(RP__SAN_EXIT));
+  rp_tool_probe(&ctx->probe, "compute-sanitizer", &cs);
+  if (!cs.found) {
+    rp_stage_set(st, RP_ST_SKIPPED, "compute-sanitizer not found");
+    return;
+  }
+  json_object_set_new(rec, "tool", json_string(cs.path));
+  json_object_set_new(rec, "version", json_string(cs.version));
+  if (rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "build folder path too long");
+    return;
+  }
+  for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    code = rp__san_step(ctx, st, cs.path, bin, runs[i].step, runs[i].tool,
+                        runs[i].leak, 0, &rep, rec);
+    if (code >= 0 && code != 77) {
+      int clean =
+          rp_san_verdict_clean(&rep, (int)code, RP__SAN_EXIT, why, sizeof why);
+      json_t *one = json_object_get(rec, runs[i].step);
+      if (one != NULL) {
+        json_object_set_new(one, "clean", json_boolean(clean));
+        json_object_set_new(one, "verdict", json_string(why));
+      }
+      if (!clean)
+        rp_stage_set(st, RP_ST_FAILED, "%s: %s", runs[i].step, why);
+    }
+    rp_san_report_free(&rep);
+    if (st->status == RP_ST_SKIPPED || rp_runner_interrupted())
+      return;
+  }
+  /* The negative control runs even after a failure above: it says whether
+   * the sanitizer can be believed at all. */
+  code = rp__san_step(ctx, st, cs.path, bin, "negative-control", "memcheck", 0,
+                      1, &rep, rec);
+  if (code >= 0 && code != 77) {
+    int caught =
+        rp_san_verdict_negative(&rep, (int)code, RP__SAN_EXIT, why, sizeof why);
+    json_t *neg = json_object_get(rec, "negative-control");
+    if (neg != NULL) {
+      json_object_set_new(neg, "caught", json_boolean(caught));
+      json_object_set_new(neg, "verdict", json_string(why));
+    }
+    if (!caught)
+      rp_stage_set(st, RP_ST_FAILED, "negative control: %s", why);
+  }
+  rp_san_report_free(&rep);
+}
+
+const rp_stage_desc rp_stage_sanitize = {
+    "sanitize", "compute-sanitizer memcheck/racecheck/initcheck/synccheck",
+    NULL, rp__sanitize_steps, NULL};

@@ -1,0 +1,77 @@
+/* Stage `time`: cuda_portfolio --json, uninstrumented. The contract forbids
+ * every instrumentation marker in repro's own environment (preflight refuses,
+ * naming it) and scrubs them from the child's; afterwards the result's own
+ * "instrumented" field decides where it is filed. */
+#include "archive/rp_archive.h"
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+#include "rp_pfrun.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RP__TIME_JSON "time.json"
+
+static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
+  char dir[1300], path[1400];
+  const char *args[3];
+  rp_banner b;
+  int have = 0, code;
+  if (cm_snprintf(dir, sizeof dir, "%s/results/clean", ctx->run_dir) != CM_OK ||
+      cm_snprintf(path, sizeof path, "%s/" RP__TIME_JSON, dir) != CM_OK ||
+      plat_mkdir_p(dir) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "cannot create %s", dir);
+    return;
+  }
+  args[0] = "--json";
+  args[1] = path;
+  args[2] = NULL;
+  code = rp_portfolio_step(ctx, st, "cuda_portfolio", args, &b, &have);
+  if (code == 0 && have && b.instrumented)
+    rp_stage_set(st, RP_ST_FAILED,
+                 "cuda_portfolio saw instrumentation markers (%s) despite "
+                 "the scrubbed environment",
+                 b.markers);
+}
+
+/* Files the JSON by its own flag: an instrumented result never stays among
+ * clean ones. */
+static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
+  char path[1400], dst[1400];
+  int r;
+  if (cm_snprintf(path, sizeof path, "%s/results/clean/" RP__TIME_JSON,
+                  ctx->run_dir) != CM_OK)
+    return;
+  if (!plat_path_exists(path)) {
+    if (st->status == RP_ST_PASSED || st->status == RP_ST_LIMITED)
+      rp_stage_set(st, RP_ST_FAILED, "cuda_portfolio wrote no %s", path);
+    return;
+  }
+  r = rp_results_check_clean(path);
+  if (r == CM_OK) {
+    json_object_set_new(st->record, "result",
+                        json_string("results/clean/" RP__TIME_JSON));
+    return;
+  }
+  if (r == CM_EREFUSED) {
+    r = rp_results_file(ctx->run_dir, path, RP__TIME_JSON, dst, sizeof dst);
+    if (r == CM_OK && remove(path) != 0)
+      r = CM_EIO;
+    json_object_set_new(st->record, "result",
+                        json_string("results/instrumented/" RP__TIME_JSON));
+    rp_stage_set(st, RP_ST_FAILED,
+                 "result says instrumented: true; filed under "
+                 "results/instrumented%s",
+                 r == CM_OK ? "" : " (move failed)");
+    if (r != CM_OK)
+      ctx->io_error = 1;
+    return;
+  }
+  rp_stage_set(st, RP_ST_FAILED, "%s: no boolean \"instrumented\" (%s)", path,
+               cm_strerror(r));
+}
+
+const rp_stage_desc rp_stage_time = {
+    "time", "cuda_portfolio --json, uninstrumented, on an idle GPU", NULL,
+    rp__time_steps, rp__time_post};

@@ -1,0 +1,149 @@
+/* rp_tools_text.c: see rp_tools_text.h. */
+#include "rp_tools_text.h"
+
+#include "cm_error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rp__lines_init(rp__lines *it, const char *text, size_t len) {
+  it->text = text;
+  it->len = text ? len : 0;
+  it->pos = 0;
+}
+
+int rp__lines_next(rp__lines *it, char *buf, size_t size) {
+  size_t o = 0;
+  if (it->pos >= it->len || size == 0)
+    return 0;
+  while (it->pos < it->len) {
+    char c = it->text[it->pos++];
+    if (c == '\n')
+      break;
+    if (c == '\x1b') {
+      /* CSI "ESC [ params final" (colours) or a lone two-byte escape. */
+      if (it->pos < it->len && it->text[it->pos] == '[') {
+        it->pos++;
+        while (it->pos < it->len) {
+          unsigned char f = (unsigned char)it->text[it->pos++];
+          if (f >= 0x40 && f <= 0x7e)
+            break;
+        }
+      } else if (it->pos < it->len) {
+        it->pos++;
+      }
+      continue;
+    }
+    if (c == '\0')
+      c = ' ';
+    if (o + 1 < size)
+      buf[o++] = c;
+  }
+  buf[o] = '\0';
+  while (o > 0 && buf[o - 1] == '\r')
+    buf[--o] = '\0';
+  return 1;
+}
+
+char *rp__rtrim(char *s) {
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+                   s[n - 1] == '\n'))
+    s[--n] = '\0';
+  return s;
+}
+
+const char *rp__skip_ws(const char *s) {
+  while (*s == ' ' || *s == '\t')
+    s++;
+  return s;
+}
+
+const char *rp__san_body(const char *line) {
+  size_t n = 0;
+  while (line[n] == '=')
+    n++;
+  if (n < 3)
+    return NULL;
+  line += n;
+  if (*line == ' ')
+    line++;
+  return line;
+}
+
+int rp__scan_u64(const char **s, uint64_t *out) {
+  const char *p = rp__skip_ws(*s);
+  uint64_t v = 0;
+  int digits = 0;
+  for (;; p++) {
+    if (*p >= '0' && *p <= '9') {
+      unsigned d = (unsigned)(*p - '0');
+      if (v > (UINT64_MAX - d) / 10)
+        return 0;
+      v = v * 10 + d;
+      digits++;
+    } else if (*p == ',' && digits > 0 && p[1] >= '0' && p[1] <= '9' &&
+               p[2] >= '0' && p[2] <= '9' && p[3] >= '0' && p[3] <= '9') {
+      continue; /* "1,024": a thousands separator, not a list comma */
+    } else {
+      break;
+    }
+  }
+  if (digits == 0)
+    return 0;
+  *out = v;
+  *s = p;
+  return 1;
+}
+
+const char *rp__after(const char *s, const char *needle) {
+  const char *p = strstr(s, needle);
+  return p ? p + strlen(needle) : NULL;
+}
+
+void rp__copy_n(char *dst, size_t size, const char *src, size_t n) {
+  if (size == 0)
+    return;
+  if (n >= size)
+    n = size - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+int rp__read_file(const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  if (f == NULL)
+    return errno == ENOENT ? CM_ENOENT : cm_error_from_errno(errno);
+  for (;;) {
+    size_t got;
+    if (cap - n < 4096) {
+      size_t ncap = cap ? cap * 2 : 65536;
+      char *nb = realloc(buf, ncap + 1);
+      if (nb == NULL) {
+        free(buf);
+        fclose(f);
+        return CM_ENOMEM;
+      }
+      buf = nb;
+      cap = ncap;
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    fclose(f);
+    return CM_EIO;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *out = buf;
+  *len = n;
+  return CM_OK;
+}

@@ -1,0 +1,347 @@
+/* Unit tests of the portfolio's host logic, no GPU: plan chooser, CLI
+ * parsing, allocator selection, .npy header, case lists and inputs. */
+#include "cm_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cm_error.h"
+#include "pf_cli.h"
+#include "pf_fill.h"
+#include "pf_half.h"
+#include "pf_npy.h"
+#include "pf_ops.h"
+#include "pf_plan.h"
+#include "pf_run.h"
+#include "pf_sets.h"
+#include "pf_tol.h"
+
+TEST_IMPL(plan_chooser) {
+  int sms = 132;
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 4096, 33, sms), CPK_V_WARP);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_BF16, 8, 1024, sms), CPK_V_WARP);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 4096, 4097, sms),
+            CPK_V_BLOCK);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F16, 4096, 8192, sms),
+            CPK_V_ONLINE);
+  /* few very wide rows: split; many wide rows: a block each */
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 4, 1048577, sms),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM, CPK_F32, 4096, 1048577, sms),
+            CPK_V_BLOCK);
+  /* wide-ish but not very wide: no split even with few rows */
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 2, 5000, sms),
+            CPK_V_BLOCK);
+  /* the threshold follows the SM count, not a table */
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 100, 70000, 132),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 100, 70000, 16),
+            CPK_V_BLOCK);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_F32, 1, 1, sms), CPK_V_TILED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, sms),
+            CPK_V_TENSORCORE);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ADD, CPK_F16, 1, 9, sms), CPK_V_VECTOR);
+  return 0;
+}
+
+static int parse(pf_opts *o, char *err, const char *a1, const char *a2,
+                 const char *a3, const char *a4) {
+  char *argv[6] = {"cuda_portfolio", (char *)a1, (char *)a2,
+                   (char *)a3,       (char *)a4, NULL};
+  int argc = 1;
+  while (argc < 5 && argv[argc])
+    argc++;
+  return pf_cli_parse(argc, argv, o, err, 256);
+}
+
+TEST_IMPL(cli_parse) {
+  pf_opts o;
+  char err[256];
+  ASSERT_OK(parse(&o, err, "--op", "softmax", "--shape", "8x1048577"));
+  ASSERT_EQ(o.op, pf_op_find("softmax"));
+  ASSERT_EQ(o.dims[1], 1048577);
+  ASSERT_EQ(o.mode, PF_MODE_SELECT);
+  ASSERT_OK(
+      parse(&o, err, "--test-only", "--seed", "18446744073709551615", NULL));
+  ASSERT_EQ(o.mode, PF_MODE_TEST_ONLY);
+  ASSERT_TRUE(o.have_seed && o.seed == UINT64_MAX);
+  ASSERT_OK(parse(&o, err, "--list", "--format", "json", NULL));
+  ASSERT_TRUE(o.mode == PF_MODE_LIST && o.list_json);
+  ASSERT_OK(parse(&o, err, "--variant", "auto", "--dtype", "bf16"));
+  ASSERT_EQ(o.variant, PF_VARIANT_AUTO);
+  ASSERT_EQ(o.dtype, CPK_BF16);
+  ASSERT_OK(parse(&o, err, "--op", "matmul", "--trans", "tn"));
+  ASSERT_TRUE(o.trans_a == 1 && o.trans_b == 0);
+  return 0;
+}
+
+TEST_IMPL(cli_errors) {
+  pf_opts o;
+  char err[256];
+  ASSERT_EQ(parse(&o, err, "--shape", "0x5", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "positive integer");
+  ASSERT_EQ(parse(&o, err, "--shape", "-3x5", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--shape", "99999999999999999999x2", NULL, NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "fits in 64 bits");
+  ASSERT_EQ(parse(&o, err, "--shape", "4611686018427387904x4", NULL, NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "overflow");
+  ASSERT_EQ(parse(&o, err, "--op", "matmul", "--shape", "5x5"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "MxNxK");
+  ASSERT_EQ(parse(&o, err, "--op", "nope", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "unknown op");
+  ASSERT_EQ(parse(&o, err, "--frobnicate", NULL, NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--frobnicate");
+  ASSERT_EQ(parse(&o, err, "--seed", NULL, NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "needs a value");
+  ASSERT_EQ(parse(&o, err, "--shape", "4x100", "--stride", "99"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "smaller than the row width");
+  ASSERT_EQ(parse(&o, err, "--trans", "nx", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--gpu", "-1", NULL, NULL), CM_EINVAL);
+  {
+    char *argv[] = {"cuda_portfolio", "--op",    "matmul", "--variant",
+                    "tiled",          "--dtype", "bf16",   NULL};
+    ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "no variant tiled in bf16");
+  }
+  return 0;
+}
+
+TEST_IMPL(alloc_env) {
+  pf_alloc_mode m;
+  char err[256];
+  ASSERT_OK(pf_alloc_resolve(-1, NULL, &m, err, sizeof err));
+  ASSERT_EQ(m, PF_ALLOC_POOLED);
+  ASSERT_OK(pf_alloc_resolve(-1, "exact", &m, err, sizeof err));
+  ASSERT_EQ(m, PF_ALLOC_EXACT);
+  ASSERT_STR_EQ(pf_alloc_name(m), "exact");
+  ASSERT_EQ(pf_alloc_resolve(-1, "EXACT", &m, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "CUDA_PORTFOLIO_ALLOC");
+  /* the flag wins over the environment */
+  ASSERT_OK(pf_alloc_resolve(PF_ALLOC_POOLED, "exact", &m, err, sizeof err));
+  ASSERT_EQ(m, PF_ALLOC_POOLED);
+  return 0;
+}
+
+TEST_IMPL(npy_header) {
+  char head[512], path[1024], back[256];
+  size_t len;
+  int64_t shape[2] = {3, 5};
+  float data[15];
+  FILE *f;
+  long size;
+  int i;
+  ASSERT_OK(pf_npy_header("<f4", 2, shape, head, sizeof head, &len));
+  ASSERT_EQ(len % 64, 0);
+  ASSERT_TRUE(memcmp(head, "\x93NUMPY\x01\x00", 8) == 0);
+  ASSERT_EQ((unsigned char)head[8] | ((unsigned char)head[9] << 8), len - 10);
+  ASSERT_EQ(head[len - 1], '\n');
+  memcpy(back, head + 10, len - 10);
+  back[len - 10] = '\0';
+  ASSERT_CONTAINS(back, "'descr': '<f4'");
+  ASSERT_CONTAINS(back, "'fortran_order': False");
+  ASSERT_CONTAINS(back, "'shape': (3, 5)");
+  for (i = 0; i < 15; i++)
+    data[i] = (float)i;
+  snprintf(path, sizeof path, "%s/a.npy", cm_test_tmpdir());
+  ASSERT_OK(pf_npy_write(path, "<f4", 4, 2, shape, data));
+  f = fopen(path, "rb");
+  ASSERT_TRUE(f != NULL);
+  fseek(f, 0, SEEK_END);
+  size = ftell(f);
+  fseek(f, (long)len + 4 * 7, SEEK_SET);
+  ASSERT_EQ(fread(data, 4, 1, f), 1);
+  fclose(f);
+  ASSERT_EQ(size, (long)len + 60);
+  ASSERT_NEAR(data[0], 7.0, 0);
+  ASSERT_OK(pf_npy_header("<f8", 1, shape, head, sizeof head, &len));
+  memcpy(back, head + 10, len - 10);
+  back[len - 10] = '\0';
+  ASSERT_CONTAINS(back, "'shape': (3,)");
+  return 0;
+}
+
+/* The smoke set runs every supported (op, variant, dtype) at least once, and
+ * its auto cases take every plan; the negative control is in no set. */
+TEST_IMPL(sets_cover) {
+  pf_opts o;
+  pf_set s;
+  char err[256];
+  int n, i, j, v, d, seen[16][16][3];
+  const pf_op *ops = pf_ops(&n);
+  unsigned plans = 0;
+  memset(seen, 0, sizeof seen);
+  ASSERT_OK(parse(&o, err, "--smoke", NULL, NULL, NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  for (i = 0; i < s.n; i++) {
+    const pf_spec *sp = &s.v[i];
+    ASSERT_TRUE(sp->op >= 0 && sp->op < n);
+    if (sp->variant >= 0)
+      seen[sp->op][sp->variant][sp->dt] = 1;
+    else if (ops[sp->op].kind == PF_KIND_ROWS)
+      plans |= 1u << pf_plan_choose(ops[sp->op].kop, sp->dt, sp->dims[0],
+                                    sp->dims[1], 132);
+  }
+  for (j = 0; j < n; j++)
+    for (v = 0; v <= CPK_V_TENSORCORE; v++)
+      for (d = 0; d < 3; d++)
+        if (pf_op_supports(&ops[j], v, (cpk_dtype)d) && !seen[j][v][d])
+          CM_TEST_FAIL_("smoke misses %s/%s/%s", ops[j].name,
+                        pf_variant_name(v), pf_dtype_name((cpk_dtype)d));
+  ASSERT_TRUE(plans & (1u << CPK_V_WARP));
+  ASSERT_TRUE(plans & (1u << CPK_V_SPLIT));
+  ASSERT_TRUE(plans & ((1u << CPK_V_BLOCK) | (1u << CPK_V_ONLINE)));
+  ASSERT_TRUE(s.n < 400);
+  pf_set_free(&s);
+  /* --test-only filtered by op and dtype */
+  ASSERT_OK(parse(&o, err, "--test-only", "--op", "softmax", NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_TRUE(s.n > 20);
+  for (i = 0; i < s.n; i++)
+    ASSERT_EQ(s.v[i].op, pf_op_find("softmax"));
+  for (i = 0; i < s.n && !(s.v[i].mask && s.v[i].dims[1] == 1048577); i++)
+    ;
+  ASSERT_TRUE(i < s.n); /* a masked 1,048,577-wide case is in the set */
+  pf_set_free(&s);
+  ASSERT_EQ(pf_op_find("copy_unmasked"), -1);
+  return 0;
+}
+
+static int make_case(pf_case *c, const char *op, int64_t r, int64_t w,
+                     int64_t stride, cpk_dtype dt) {
+  int n;
+  memset(c, 0, sizeof *c);
+  c->spec.op = pf_op_find(op);
+  c->spec.dt = dt;
+  c->spec.dims[0] = r;
+  c->spec.dims[1] = w;
+  c->spec.ndims = 2;
+  c->spec.stride = stride;
+  c->spec.extreme = 1;
+  c->spec.mask = 1;
+  return pf_case_setup(c, &pf_ops(&n)[c->spec.op], CPK_V_BLOCK);
+}
+
+TEST_IMPL(fill_inputs) {
+  pf_case c;
+  pf_rng rng;
+  int64_t j;
+  ASSERT_OK(make_case(&c, "softmax", 12, 10, 13, CPK_F16));
+  ASSERT_EQ(c.ntensors, 3); /* x, mask, y */
+  pf_rng_seed(&rng, 42);
+  c.op->fill(&c, &rng);
+  pf_fill_images(&c);
+  /* row 1 carries the 10000/9999 pattern (rounded to fp16) */
+  ASSERT_NEAR(c.t[0].val[10], 10000.0, 0);
+  ASSERT_NEAR(c.t[0].val[11], pf_dtype_round(CPK_F16, 9999.0), 0);
+  /* row 2 is fully masked, row 3 all but one */
+  for (j = 0; j < 10; j++)
+    ASSERT_EQ(c.t[1].mval[20 + j], 1);
+  {
+    int kept = 0;
+    for (j = 0; j < 10; j++)
+      kept += !c.t[1].mval[30 + j];
+    ASSERT_EQ(kept, 1);
+  }
+  /* the row gap of the input image holds 777, exactly representable */
+  ASSERT_NEAR(pf_dtype_load(CPK_F16, c.t[0].image + 2 * 10), 777.0, 0);
+  /* every value is exactly representable in the dtype */
+  for (j = 0; j < 120; j++)
+    if (isfinite(c.t[0].val[j]))
+      ASSERT_TRUE(c.t[0].val[j] == pf_dtype_round(CPK_F16, c.t[0].val[j]));
+  /* the reference marks the fully masked row as zeros */
+  ASSERT_OK(c.op->reference(&c));
+  ASSERT_TRUE(c.t[2].expected[20] == 0 && c.t[2].expected[29] == 0);
+  pf_case_free(&c);
+  return 0;
+}
+
+TEST_IMPL(case_seed) {
+  pf_spec a, b;
+  memset(&a, 0, sizeof a);
+  a.op = 3;
+  a.dims[0] = 4;
+  a.dims[1] = 5;
+  b = a;
+  ASSERT_TRUE(pf_case_seed(7, &a) == pf_case_seed(7, &b));
+  b.dt = CPK_F16;
+  ASSERT_TRUE(pf_case_seed(7, &a) != pf_case_seed(7, &b));
+  ASSERT_TRUE(pf_case_seed(7, &a) != pf_case_seed(8, &a));
+  return 0;
+}
+
+TEST_IMPL(matmul_sample) {
+  pf_case c;
+  pf_rng rng;
+  int n;
+  int64_t i;
+  memset(&c, 0, sizeof c);
+  c.spec.op = pf_op_find("matmul");
+  c.spec.dt = CPK_F32;
+  c.spec.dims[0] = 1500;
+  c.spec.dims[1] = 1400;
+  c.spec.dims[2] = 1300; /* 2.7e9 MACs: above the full-check limit */
+  c.spec.ndims = 3;
+  c.spec.ld_pad = 3;
+  ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_TILED));
+  ASSERT_EQ(c.g.lda, 1303);
+  ASSERT_EQ(c.g.ldc, 1403);
+  pf_rng_seed(&rng, 1);
+  c.op->fill(&c, &rng);
+  ASSERT_TRUE(c.sample != NULL);
+  ASSERT_TRUE(c.nsample > 2 * (1500 + 1400));
+  for (i = 1; i < c.nsample; i++)
+    ASSERT_TRUE(c.sample[i] > c.sample[i - 1]); /* sorted, unique */
+  ASSERT_EQ(c.sample[c.nsample - 1], 1500 * 1400 - 1);
+  pf_case_free(&c);
+  return 0;
+}
+
+/* A kernel that computed exactly and rounded its output once to the dtype
+ * must pass every op's tolerance, extreme rows and masks included; an
+ * output with one element zeroed must not (the tolerances are not so loose
+ * that they accept anything). */
+TEST_IMPL(tolerance_admits_rounding) {
+  static const char *const ops[] = {"row_sum",          "softmax",
+                                    "softmax_backward", "rmsnorm",
+                                    "rmsnorm_backward", "add"};
+  size_t k;
+  int d, i;
+  for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
+    for (d = 0; d < 3; d++) {
+      pf_case c;
+      pf_rng rng;
+      ASSERT_OK(make_case(&c, ops[k], 23, 257, 0, (cpk_dtype)d));
+      pf_rng_seed(&rng, 99 + k);
+      c.op->fill(&c, &rng);
+      ASSERT_OK(c.op->reference(&c));
+      for (i = 0; i < c.ntensors; i++) {
+        pf_tensor *t = &c.t[i];
+        int64_t n = t->rows * t->cols, j, bad = -1;
+        pf_tol tol = pf_tol_get(c.kop, c.dt);
+        pf_cmp cmp;
+        if (!t->is_output)
+          continue;
+        pf_dtype_saturate(c.dt, t->expected, n);
+        for (j = 0; j < n; j++) {
+          t->val[j] = pf_dtype_round(c.dt, t->expected[j]);
+          if (bad < 0 && isfinite(t->expected[j]) &&
+              fabs(t->expected[j]) > 1e-3)
+            bad = j;
+        }
+        if (!pf_compare(t->val, t->expected, t->scale, n, NULL, 0, tol, &cmp))
+          CM_TEST_FAIL_("%s %s %s: rounding alone fails at %lld: %g vs %.17g",
+                        ops[k], pf_dtype_name(c.dt), t->name,
+                        (long long)cmp.worst, cmp.worst_actual,
+                        cmp.worst_expected);
+        ASSERT_TRUE(bad >= 0);
+        t->val[bad] = 0;
+        ASSERT_EQ(
+            pf_compare(t->val, t->expected, t->scale, n, NULL, 0, tol, &cmp),
+            0);
+      }
+      pf_case_free(&c);
+    }
+  return 0;
+}

@@ -1,0 +1,265 @@
+/* Unit tests of the portfolio's numeric core, no GPU: fp16/bf16
+ * conversions, assert_close and the tolerance table, and the float64
+ * references against hand-computed values and finite differences. */
+#include "cm_test.h"
+
+#include <float.h>
+#include <stdlib.h>
+
+#include "cm_error.h"
+#include "pf_half.h"
+#include "pf_ref.h"
+#include "pf_tol.h"
+
+static float f32_of(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* Every fp16 and bf16 bit pattern survives a round trip through float. */
+TEST_IMPL(half_roundtrip) {
+  uint32_t h;
+  for (h = 0; h < 65536; h++) {
+    float f = pf_f16_to_f32((uint16_t)h);
+    float g = pf_bf16_to_f32((uint16_t)h);
+    if (isnan(f))
+      ASSERT_TRUE(isnan(pf_f16_to_f32(pf_f32_to_f16(f))));
+    else
+      ASSERT_EQ(pf_f32_to_f16(f), h);
+    if (isnan(g))
+      ASSERT_TRUE(isnan(pf_bf16_to_f32(pf_f32_to_bf16(g))));
+    else
+      ASSERT_EQ(pf_f32_to_bf16(g), h);
+  }
+  return 0;
+}
+
+TEST_IMPL(half_rounding) {
+  /* Ties go to even, in normal and subnormal ranges. */
+  ASSERT_EQ(pf_f32_to_f16(1.0f + 0x1p-11f), 0x3C00);
+  ASSERT_EQ(pf_f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3C02);
+  ASSERT_EQ(pf_f32_to_f16(1.0f + 0x1p-11f + 0x1p-20f), 0x3C01);
+  ASSERT_EQ(pf_f32_to_f16(0x1p-24f), 0x0001);
+  ASSERT_EQ(pf_f32_to_f16(0x1p-25f), 0x0000);
+  ASSERT_EQ(pf_f32_to_f16(1.5f * 0x1p-25f), 0x0001);
+  ASSERT_EQ(pf_f32_to_f16(3 * 0x1p-25f), 0x0002);
+  ASSERT_EQ(pf_f32_to_f16(-0.0f), 0x8000);
+  /* Overflow: 65519 still rounds down to 65504, 65520 is the tie to inf. */
+  ASSERT_EQ(pf_f32_to_f16(65519.0f), 0x7BFF);
+  ASSERT_EQ(pf_f32_to_f16(65520.0f), 0x7C00);
+  ASSERT_EQ(pf_f32_to_f16(-INFINITY), 0xFC00);
+  ASSERT_EQ(pf_f32_to_f16(NAN) & 0x7C00, 0x7C00);
+  ASSERT_NE(pf_f32_to_f16(NAN) & 0x03FF, 0);
+  ASSERT_NEAR(pf_f16_to_f32(0x0001), 0x1p-24, 0);
+  ASSERT_NEAR(pf_f16_to_f32(0x7BFF), 65504.0, 0);
+  /* bf16 */
+  ASSERT_EQ(pf_f32_to_bf16(1.0f + 0x1p-8f), 0x3F80);
+  ASSERT_EQ(pf_f32_to_bf16(1.0f + 3 * 0x1p-8f), 0x3F82);
+  ASSERT_EQ(pf_f32_to_bf16(FLT_MAX), 0x7F80);
+  ASSERT_EQ(pf_f32_to_bf16(f32_of(0x00000001u)), 0x0000); /* tiny denormal */
+  ASSERT_EQ(pf_f32_to_bf16(f32_of(0x00018000u)), 0x0002); /* tie, to even */
+  ASSERT_TRUE(isnan(pf_bf16_to_f32(pf_f32_to_bf16(f32_of(0x7F800001u)))));
+  ASSERT_NEAR(pf_dtype_round(CPK_BF16, 10000.0), 9984.0, 0);
+  ASSERT_NEAR(pf_dtype_round(CPK_F16, 9999.0), 10000.0, 0);
+  return 0;
+}
+
+TEST_IMPL(assert_close) {
+  pf_tol t = {1e-3, 1e-5, 0};
+  pf_tol g = {0, 0, 1e-6};
+  ASSERT_TRUE(pf_close(1.0 + 1e-3 + 0.9e-5, 1.0, 0, t));
+  ASSERT_TRUE(!pf_close(1.0 + 1.1e-3, 1.0, 0, t));
+  ASSERT_TRUE(pf_close(NAN, NAN, 0, t));
+  ASSERT_TRUE(!pf_close(1.0, NAN, 0, t));
+  ASSERT_TRUE(!pf_close(NAN, 1.0, 0, t));
+  ASSERT_TRUE(pf_close(INFINITY, INFINITY, 0, t));
+  ASSERT_TRUE(!pf_close(-INFINITY, INFINITY, 0, t));
+  ASSERT_TRUE(!pf_close(INFINITY, 1e300, 0, t));
+  /* gamma: the allowance grows with the sum of |terms| */
+  ASSERT_TRUE(pf_close(1e-4, 0.0, 200.0, g));
+  ASSERT_TRUE(!pf_close(1e-4, 0.0, 50.0, g));
+  /* exact tolerance: only identical values pass */
+  ASSERT_TRUE(pf_close(0.5, 0.5, 0, (pf_tol){0, 0, 0}));
+  ASSERT_TRUE(!pf_close(0.5, 0.5 + 1e-16, 0, (pf_tol){0, 0, 0}));
+  return 0;
+}
+
+TEST_IMPL(compare_worst) {
+  double a[6] = {1, 2, 3, NAN, 5, 6.1};
+  double e[6] = {1, 2, 3.0001, NAN, 5, 6};
+  int64_t idx[2] = {0, 2};
+  pf_tol t = {1.3e-6, 1e-5, 0};
+  pf_cmp c;
+  ASSERT_EQ(pf_compare(a, e, NULL, 6, NULL, 0, t, &c), 0);
+  ASSERT_EQ(c.checked, 6);
+  ASSERT_EQ(c.failed, 2);
+  ASSERT_EQ(c.worst, 5); /* 0.1 off is worse than 1e-4 off */
+  ASSERT_NEAR(c.worst_actual, 6.1, 0);
+  ASSERT_NEAR(c.max_abs, 0.1, 1e-12);
+  ASSERT_NEAR(c.max_rel, 0.1 / 6, 1e-12);
+  /* With a sample only the listed elements count. */
+  ASSERT_EQ(pf_compare(a, e, NULL, 6, idx, 2, t, &c), 0);
+  ASSERT_EQ(c.checked, 2);
+  ASSERT_EQ(c.worst, 2);
+  /* An unwritten (poisoned, NaN) element fails against a finite one. */
+  a[1] = NAN;
+  ASSERT_EQ(pf_compare(a, e, NULL, 3, NULL, 0, t, &c), 0);
+  ASSERT_EQ(c.worst, 1);
+  return 0;
+}
+
+TEST_IMPL(tol_table) {
+  static const cpk_op ops[] = {
+      CPK_OP_ADD,     CPK_OP_ROW_SUM,     CPK_OP_SOFTMAX, CPK_OP_SOFTMAX_BWD,
+      CPK_OP_RMSNORM, CPK_OP_RMSNORM_BWD, CPK_OP_MATMUL};
+  size_t i;
+  pf_tol t = pf_tol_get(CPK_OP_ADD, CPK_F32);
+  ASSERT_NEAR(t.rtol, 1.3e-6, 0);
+  ASSERT_NEAR(t.atol, 1e-5, 0);
+  t = pf_tol_get(CPK_OP_COPY, CPK_BF16);
+  ASSERT_TRUE(t.rtol == 0 && t.atol == 0 && t.gamma == 0);
+  for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    /* An output rounded to the dtype is off by up to half an ulp: the
+     * relative tolerance can never be below that. */
+    ASSERT_TRUE(pf_tol_get(ops[i], CPK_F16).rtol >= 0x1p-11);
+    ASSERT_TRUE(pf_tol_get(ops[i], CPK_BF16).rtol >= 0x1p-8);
+    ASSERT_TRUE(pf_tol_get(ops[i], CPK_F32).rtol >= 0x1p-24);
+    /* and none is looser than 1e-5 (fp32) without a written reason */
+    ASSERT_TRUE(pf_tol_get(ops[i], CPK_F32).rtol <= 1e-5);
+  }
+  ASSERT_TRUE(pf_tol_get(CPK_OP_SOFTMAX, CPK_F32).atol < 1e-6);
+  return 0;
+}
+
+TEST_IMPL(ref_softmax) {
+  double x[12] = {0, log(3.0), 10000, 9999,  -INFINITY, -INFINITY,
+                  1, INFINITY, -9000, -9000, 5,         7};
+  uint8_t m[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+  double y[12];
+  double e = exp(1.0);
+  ASSERT_OK(pf_ref_softmax(x, m, 6, 2, y));
+  ASSERT_NEAR(y[0], 0.25, 1e-15);
+  ASSERT_NEAR(y[1], 0.75, 1e-15);
+  ASSERT_NEAR(y[2], e / (1 + e), 1e-15);
+  ASSERT_NEAR(y[3], 1 / (1 + e), 1e-15);
+  ASSERT_TRUE(y[4] == 0 && y[5] == 0);     /* all -inf: zeros, not NaN */
+  ASSERT_TRUE(isnan(y[6]) && isnan(y[7])); /* +inf: NaN row */
+  ASSERT_NEAR(y[8], 0.5, 1e-15);
+  ASSERT_TRUE(y[10] == 0 && y[11] == 0); /* fully masked: zeros */
+  /* partly masked: mass goes to the unmasked position */
+  m[0] = 1;
+  ASSERT_OK(pf_ref_softmax(x, m, 1, 2, y));
+  ASSERT_TRUE(y[0] == 0 && y[1] == 1);
+  return 0;
+}
+
+TEST_IMPL(ref_row_sum) {
+  double x[6] = {1, -2, 3, INFINITY, -INFINITY, 1};
+  double y[2], s[2];
+  ASSERT_OK(pf_ref_row_sum(x, 2, 3, y, s));
+  ASSERT_NEAR(y[0], 2, 0);
+  ASSERT_NEAR(s[0], 6, 0);
+  ASSERT_TRUE(isnan(y[1]));
+  return 0;
+}
+
+/* Many threads and one thread must agree bit for bit. */
+TEST_IMPL(ref_threads) {
+  int64_t rows = 64, cols = 70001, i;
+  double *x = malloc((size_t)(rows * cols) * sizeof *x);
+  double y1[64], y2[64];
+  ASSERT_TRUE(x != NULL);
+  for (i = 0; i < rows * cols; i++)
+    x[i] = (double)((i * 7919) % 1001) / 1000.0 - 0.5;
+  pf_ref_set_threads(1);
+  ASSERT_OK(pf_ref_row_sum(x, rows, cols, y1, NULL));
+  pf_ref_set_threads(8);
+  ASSERT_EQ(pf_ref_threads(), 8);
+  ASSERT_OK(pf_ref_row_sum(x, rows, cols, y2, NULL));
+  ASSERT_TRUE(memcmp(y1, y2, sizeof y1) == 0);
+  free(x);
+  return 0;
+}
+
+TEST_IMPL(ref_rmsnorm) {
+  double x[2] = {3, 4}, w[2] = {1, 2}, y[2];
+  double r = 1 / sqrt(12.5);
+  ASSERT_OK(pf_ref_rmsnorm(x, w, 0.0, 1, 2, y));
+  ASSERT_NEAR(y[0], 3 * r, 1e-15);
+  ASSERT_NEAR(y[1], 8 * r, 1e-15);
+  return 0;
+}
+
+/* Gradients against central finite differences of the forward references:
+ * d/dx_j sum_i dy_i f(x)_i. */
+TEST_IMPL(ref_backward_fd) {
+  enum { R = 2, C = 5 };
+  double x[R * C], w[C], dy[R * C], dx[R * C], dw[C], y[R * C], sdx[R * C];
+  double xp[R * C], yp[R * C], ym[R * C], h = 1e-6;
+  int i, j;
+  for (i = 0; i < R * C; i++) {
+    x[i] = sin(i + 1.0);
+    dy[i] = cos(3.0 * i);
+  }
+  for (i = 0; i < C; i++)
+    w[i] = 0.5 + 0.1 * i;
+  ASSERT_OK(pf_ref_rmsnorm_bwd(dy, x, w, 1e-5, R, C, dx, sdx, dw, NULL));
+  for (j = 0; j < R * C; j++) {
+    double fp = 0, fm = 0;
+    memcpy(xp, x, sizeof x);
+    xp[j] += h;
+    ASSERT_OK(pf_ref_rmsnorm(xp, w, 1e-5, R, C, yp));
+    xp[j] -= 2 * h;
+    ASSERT_OK(pf_ref_rmsnorm(xp, w, 1e-5, R, C, ym));
+    for (i = 0; i < R * C; i++) {
+      fp += dy[i] * yp[i];
+      fm += dy[i] * ym[i];
+    }
+    ASSERT_NEAR(dx[j], (fp - fm) / (2 * h), 1e-7);
+    ASSERT_TRUE(sdx[j] >= fabs(dx[j]) * 0.999);
+  }
+  /* dw[c] = sum_r dy * x * rstd: the forward output divided by w. */
+  ASSERT_OK(pf_ref_rmsnorm(x, w, 1e-5, R, C, y));
+  for (j = 0; j < C; j++)
+    ASSERT_NEAR(dw[j], dy[j] * y[j] / w[j] + dy[C + j] * y[C + j] / w[j],
+                1e-12);
+  /* softmax backward */
+  ASSERT_OK(pf_ref_softmax(x, NULL, R, C, y));
+  ASSERT_OK(pf_ref_softmax_bwd(dy, y, R, C, dx, NULL));
+  for (j = 0; j < R * C; j++) {
+    double fp = 0, fm = 0;
+    memcpy(xp, x, sizeof x);
+    xp[j] += h;
+    ASSERT_OK(pf_ref_softmax(xp, NULL, R, C, yp));
+    xp[j] -= 2 * h;
+    ASSERT_OK(pf_ref_softmax(xp, NULL, R, C, ym));
+    for (i = 0; i < R * C; i++) {
+      fp += dy[i] * yp[i];
+      fm += dy[i] * ym[i];
+    }
+    ASSERT_NEAR(dx[j], (fp - fm) / (2 * h), 1e-7);
+  }
+  return 0;
+}
+
+TEST_IMPL(ref_matmul) {
+  /* A = [1 2 3; 4 5 6] (2x3), B = [1 0; 0 1; 1 1] (3x2): C = [4 5; 10 11] */
+  double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1};
+  double at[6] = {1, 4, 2, 5, 3, 6}, bt[6] = {1, 0, 1, 0, 1, 1};
+  double c[4], s[4], c2[4] = {-1, -1, -1, -1};
+  int64_t idx[1] = {3};
+  pf_ref_gemm g = {2, 2, 3, 0, 0};
+  ASSERT_OK(pf_ref_matmul(a, b, g, c, s, NULL, 0));
+  ASSERT_TRUE(c[0] == 4 && c[1] == 5 && c[2] == 10 && c[3] == 11);
+  ASSERT_NEAR(s[0], 4, 0);
+  g.trans_a = 1;
+  g.trans_b = 1;
+  ASSERT_OK(pf_ref_matmul(at, bt, g, c2, NULL, NULL, 0));
+  ASSERT_TRUE(memcmp(c, c2, sizeof c) == 0);
+  c2[0] = c2[3] = -1;
+  ASSERT_OK(pf_ref_matmul(at, bt, g, c2, NULL, idx, 1));
+  ASSERT_NEAR(c2[3], 11, 0);
+  ASSERT_NEAR(c2[0], -1, 0); /* not in the sample: untouched */
+  return 0;
+}

@@ -1,0 +1,351 @@
+/* test_report.c: the statistics and `repro compare` (no GPU, no files but
+ * the fabricated results under the test's tmpdir). */
+#include "cm_test.h"
+
+#include "cm_error.h"
+#include "cm_str.h"
+#include "platform.h"
+#include "report_fixture.h"
+#include "rp_compare.h"
+#include "rp_report_cli.h"
+#include "rp_stats.h"
+
+#include <stdlib.h>
+
+/* U and p checked by hand: a={1,2,3}, b={4,5,6}: R_a = 6, U_a = 0,
+ * sigma^2 = 9/12*7 = 5.25, z = (0 - 4.5 + 0.5)/sqrt(5.25) = -1.7457,
+ * p = erfc(1.7457/sqrt 2) = 0.080856. */
+TEST_IMPL(mw_no_ties) {
+  double a[] = {3, 1, 2}, b[] = {6, 4, 5};
+  rp_mw m;
+  ASSERT_OK(rp_mann_whitney(a, 3, b, 3, &m));
+  ASSERT_NEAR(m.u_a, 0, 1e-12);
+  ASSERT_NEAR(m.u_b, 9, 1e-12);
+  ASSERT_NEAR(m.tie_term, 0, 1e-12);
+  ASSERT_NEAR(m.z, -1.7457431218879391, 1e-9);
+  ASSERT_NEAR(m.p, 0.0808555983700523, 1e-9);
+  ASSERT_OK(rp_mann_whitney(b, 3, a, 3, &m));
+  ASSERT_NEAR(m.u_a, 9, 1e-12);
+  ASSERT_TRUE(m.z > 0);
+  return 0;
+}
+
+/* a={1,2,2}, b={2,3,4}: mid-rank 3 for the three 2s, R_a = 1+3+3 = 7,
+ * U_a = 1; tie term 3^3-3 = 24; sigma^2 = 9/12*(7 - 24/30) = 4.65;
+ * z = (1 - 4.5 + 0.5)/sqrt(4.65) = -1.39122, p = 0.164160. */
+TEST_IMPL(mw_ties) {
+  double a[] = {2, 1, 2}, b[] = {4, 2, 3};
+  rp_mw m;
+  ASSERT_OK(rp_mann_whitney(a, 3, b, 3, &m));
+  ASSERT_NEAR(m.u_a, 1, 1e-12);
+  ASSERT_NEAR(m.tie_term, 24, 1e-12);
+  ASSERT_NEAR(m.z, -1.3912166872805047, 1e-9);
+  ASSERT_NEAR(m.p, 0.16415972847851523, 1e-9);
+  return 0;
+}
+
+TEST_IMPL(mw_all_tied) {
+  double a[] = {5, 5, 5}, b[] = {5, 5};
+  rp_mw m;
+  ASSERT_OK(rp_mann_whitney(a, 3, b, 2, &m));
+  ASSERT_NEAR(m.p, 1, 0);
+  ASSERT_NEAR(m.u_a, 3, 1e-12);
+  ASSERT_EQ(rp_mann_whitney(a, 0, b, 2, &m), CM_EINVAL);
+  return 0;
+}
+
+TEST_IMPL(five_number) {
+  double odd[] = {5, 1, 4, 2, 3}, even[] = {4, 1, 3, 2};
+  rp_five f;
+  ASSERT_OK(rp_five_number(odd, 5, &f));
+  ASSERT_NEAR(f.min, 1, 0);
+  ASSERT_NEAR(f.q1, 2, 1e-12);
+  ASSERT_NEAR(f.median, 3, 1e-12);
+  ASSERT_NEAR(f.q3, 4, 1e-12);
+  ASSERT_NEAR(f.max, 5, 0);
+  ASSERT_OK(rp_five_number(even, 4, &f));
+  ASSERT_NEAR(f.q1, 1.75, 1e-12);
+  ASSERT_NEAR(f.median, 2.5, 1e-12);
+  ASSERT_NEAR(f.q3, 3.25, 1e-12);
+  ASSERT_EQ(rp_five_number(even, 0, &f), CM_EINVAL);
+  ASSERT_NEAR(rp_geomean((double[]){1, 4}, 2), 2, 1e-12);
+  ASSERT_TRUE(isnan(rp_geomean((double[]){1, -4}, 2)));
+  return 0;
+}
+
+TEST_IMPL(bootstrap) {
+  double a[30], b[30];
+  rp_boot x, y;
+  int i;
+  for (i = 0; i < 30; i++) {
+    a[i] = 1.0 + 0.01 * (i % 7);
+    b[i] = 1.2 * a[i];
+  }
+  ASSERT_OK(rp_bootstrap_median_ratio(a, 30, a, 30, 2000, 7, 0.95, &x));
+  ASSERT_NEAR(x.ratio, 1, 1e-12);
+  ASSERT_TRUE(x.lo <= 1 && x.hi >= 1);
+  ASSERT_OK(rp_bootstrap_median_ratio(a, 30, b, 30, 2000, 7, 0.95, &x));
+  ASSERT_NEAR(x.ratio, 1.2, 1e-12);
+  ASSERT_TRUE(x.lo > 1.1 && x.hi < 1.3);
+  /* Same seed, same interval: reports are reproducible. */
+  ASSERT_OK(rp_bootstrap_median_ratio(a, 30, b, 30, 2000, 7, 0.95, &y));
+  ASSERT_NEAR(x.lo, y.lo, 0);
+  ASSERT_NEAR(x.hi, y.hi, 0);
+  ASSERT_EQ(rp_bootstrap_median_ratio(a, 30, b, 30, 5, 7, 0.95, &y),
+            CM_EINVAL);
+  return 0;
+}
+
+TEST_IMPL(verdict_rules) {
+  rp_compare_opts o;
+  rp_boot b = {1.0, 0.99, 1.01, 2000};
+  rp_mw m = {0, 0, 0, 0.5, 0};
+  char why[256];
+  rp_compare_opts_init(&o);
+  ASSERT_EQ(rp_verdict_decide(&b, &m, 30, 30, &o, why, sizeof why),
+            RP_VERDICT_SAME);
+  ASSERT_EQ(rp_verdict_decide(&b, &m, 3, 30, &o, why, sizeof why),
+            RP_VERDICT_AMBIGUOUS);
+  ASSERT_CONTAINS(why, "too few");
+  b = (rp_boot){1.2, 1.15, 1.25, 2000};
+  m.p = 1e-6;
+  ASSERT_EQ(rp_verdict_decide(&b, &m, 30, 30, &o, why, sizeof why),
+            RP_VERDICT_SLOWER);
+  /* The bootstrap says slower, the U test does not: ambiguous. */
+  m.p = 0.2;
+  ASSERT_EQ(rp_verdict_decide(&b, &m, 30, 30, &o, why, sizeof why),
+            RP_VERDICT_AMBIGUOUS);
+  b = (rp_boot){0.8, 0.75, 0.85, 2000};
+  m.p = 1e-6;
+  ASSERT_EQ(rp_verdict_decide(&b, &m, 30, 30, &o, why, sizeof why),
+            RP_VERDICT_FASTER);
+  /* Significant but smaller than the threshold and not inside it. */
+  b = (rp_boot){1.03, 1.01, 1.07, 2000};
+  ASSERT_EQ(rp_verdict_decide(&b, &m, 30, 30, &o, why, sizeof why),
+            RP_VERDICT_AMBIGUOUS);
+  return 0;
+}
+
+/* Writes a results file for opts into the tmpdir as name. */
+static const char *results_file(const char *name, const fx_opts *o,
+                                char *buf, size_t size) {
+  if (cm_snprintf(buf, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK ||
+      fx_write_results(buf, o) != 0)
+    return NULL;
+  return buf;
+}
+
+static int load(const char *path, rp_results *r) {
+  return rp_results_load_any(path, r);
+}
+
+TEST_IMPL(compare_same_run) {
+  fx_opts o;
+  char p[512];
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result res;
+  char *argv[] = {"compare", p, p, NULL};
+  fx_opts_init(&o);
+  ASSERT_TRUE(results_file("same.json", &o, p, sizeof p) != NULL);
+  ASSERT_OK(load(p, &a));
+  ASSERT_OK(load(p, &b));
+  rp_compare_opts_init(&co);
+  ASSERT_OK(rp_compare(&a, &b, &co, &res));
+  ASSERT_EQ(res.refused, 0);
+  ASSERT_EQ(res.ncases, 4);
+  ASSERT_EQ(res.counts[RP_VERDICT_SAME], 4);
+  ASSERT_NEAR(res.geomean, 1, 1e-12);
+  ASSERT_EQ(rp_compare_exit_code(&res), 0);
+  rp_compare_result_free(&res);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  ASSERT_EQ(rp_compare_main(3, argv), 0);
+  return 0;
+}
+
+/* Two clean runs of the same build: different noise, same verdict. */
+TEST_IMPL(compare_two_clean_runs) {
+  fx_opts o;
+  char p1[512], p2[512];
+  char *argv[] = {"compare", p1, p2, NULL};
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result res;
+  fx_opts_init(&o);
+  ASSERT_TRUE(results_file("run1.json", &o, p1, sizeof p1) != NULL);
+  o.seed = 99;
+  ASSERT_TRUE(results_file("run2.json", &o, p2, sizeof p2) != NULL);
+  ASSERT_OK(load(p1, &a));
+  ASSERT_OK(load(p2, &b));
+  rp_compare_opts_init(&co);
+  ASSERT_OK(rp_compare(&a, &b, &co, &res));
+  ASSERT_EQ(res.counts[RP_VERDICT_SAME], 4);
+  ASSERT_NEAR(res.geomean, 1, 0.01);
+  rp_compare_result_free(&res);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  ASSERT_EQ(rp_compare_main(3, argv), 0);
+  return 0;
+}
+
+TEST_IMPL(compare_slower) {
+  fx_opts o;
+  char p1[512], p2[512];
+  char *argv[] = {"compare", p1, p2, NULL};
+  char *back[] = {"compare", p2, p1, NULL};
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result res;
+  fx_opts_init(&o);
+  ASSERT_TRUE(results_file("base.json", &o, p1, sizeof p1) != NULL);
+  o.scale = 1.2;
+  o.seed = 5;
+  ASSERT_TRUE(results_file("slow.json", &o, p2, sizeof p2) != NULL);
+  ASSERT_OK(load(p1, &a));
+  ASSERT_OK(load(p2, &b));
+  rp_compare_opts_init(&co);
+  ASSERT_OK(rp_compare(&a, &b, &co, &res));
+  ASSERT_EQ(res.counts[RP_VERDICT_SLOWER], 4);
+  ASSERT_NEAR(res.geomean, 1.2, 0.01);
+  ASSERT_EQ(rp_compare_exit_code(&res), 1);
+  rp_compare_result_free(&res);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  ASSERT_EQ(rp_compare_main(3, argv), 1);
+  /* The other way round it is faster, which is no regression. */
+  ASSERT_EQ(rp_compare_main(3, back), 0);
+  return 0;
+}
+
+TEST_IMPL(compare_refuse_instrumented) {
+  fx_opts o;
+  char p1[512], p2[512];
+  char *argv[] = {"compare", p1, p2, NULL};
+  char *forced[] = {"compare", p1, p2, "--force", NULL};
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result res;
+  fx_opts_init(&o);
+  ASSERT_TRUE(results_file("clean.json", &o, p1, sizeof p1) != NULL);
+  o.instrumented = 1;
+  ASSERT_TRUE(results_file("instr.json", &o, p2, sizeof p2) != NULL);
+  ASSERT_OK(load(p1, &a));
+  ASSERT_OK(load(p2, &b));
+  rp_compare_opts_init(&co);
+  ASSERT_OK(rp_compare(&a, &b, &co, &res));
+  ASSERT_EQ(res.refused, 1);
+  ASSERT_CONTAINS(res.reasons, "instrumentation");
+  ASSERT_EQ(rp_compare_exit_code(&res), 2);
+  rp_compare_result_free(&res);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  ASSERT_EQ(rp_compare_main(3, argv), 2);
+  /* --force compares; the samples are the same, so no regression. */
+  ASSERT_EQ(rp_compare_main(4, forced), 0);
+  return 0;
+}
+
+TEST_IMPL(compare_refuse_os_gpu) {
+  fx_opts o;
+  char p1[512], p2[512], p3[512];
+  char *os_argv[] = {"compare", p1, p2, NULL};
+  char *gpu_argv[] = {"compare", p1, p3, NULL};
+  char *forced[] = {"compare", "--force", p1, p2, NULL};
+  rp_results a, b;
+  char why[1024];
+  fx_opts_init(&o);
+  ASSERT_TRUE(results_file("linux.json", &o, p1, sizeof p1) != NULL);
+  o.os = "wsl";
+  ASSERT_TRUE(results_file("wsl.json", &o, p2, sizeof p2) != NULL);
+  o.os = "linux";
+  o.gpu = "NVIDIA A100-SXM4-80GB";
+  o.cc = "8.0";
+  ASSERT_TRUE(results_file("a100.json", &o, p3, sizeof p3) != NULL);
+  ASSERT_OK(load(p1, &a));
+  ASSERT_OK(load(p2, &b));
+  ASSERT_EQ(rp_compare_check(&a, &b, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "OS environments");
+  ASSERT_CONTAINS(why, "wsl");
+  rp_results_free(&b);
+  ASSERT_OK(load(p3, &b));
+  ASSERT_EQ(rp_compare_check(&a, &b, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "GPU models");
+  ASSERT_CONTAINS(why, "compute capabilities");
+  ASSERT_EQ(rp_compare_check(&a, &a, why, sizeof why), 1);
+  ASSERT_STR_EQ(why, "");
+  rp_results_free(&a);
+  rp_results_free(&b);
+  ASSERT_EQ(rp_compare_main(3, os_argv), 2);
+  ASSERT_EQ(rp_compare_main(3, gpu_argv), 2);
+  ASSERT_EQ(rp_compare_main(4, forced), 0);
+  return 0;
+}
+
+TEST_IMPL(compare_json_and_unmatched) {
+  fx_opts o;
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result res;
+  json_t *doc, *c0;
+  json_t *ja, *jb;
+  fx_opts_init(&o);
+  ja = fx_results(&o);
+  jb = fx_results(&o);
+  /* Drop NEW's last case and rename another: two unmatched each way. */
+  json_array_remove(json_object_get(jb, "cases"), 3);
+  json_object_set_new(json_array_get(json_object_get(jb, "cases"), 0),
+                      "variant", json_string("scalar"));
+  ASSERT_OK(rp_results_from_json(ja, &a));
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  rp_compare_opts_init(&co);
+  ASSERT_OK(rp_compare(&a, &b, &co, &res));
+  ASSERT_EQ(res.ncases, 2);
+  ASSERT_EQ(res.nonly_base, 2);
+  ASSERT_EQ(res.nonly_new, 1);
+  ASSERT_CONTAINS(res.only_new[0], "copy/scalar/");
+  doc = rp_compare_json(&res, &co, "a", "b");
+  ASSERT_TRUE(doc != NULL);
+  ASSERT_EQ(json_integer_value(json_object_get(doc, "exit_code")), 0);
+  ASSERT_EQ(json_array_size(json_object_get(doc, "cases")), 2);
+  c0 = json_array_get(json_object_get(doc, "cases"), 0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(c0, "verdict")), "same");
+  ASSERT_TRUE(json_is_real(json_object_get(c0, "p")));
+  ASSERT_TRUE(json_is_real(json_object_get(doc, "geomean_ratio")));
+  ASSERT_EQ(json_array_size(json_object_get(doc, "only_in_base")), 2);
+  json_decref(doc);
+  rp_compare_result_free(&res);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  json_decref(ja);
+  json_decref(jb);
+  return 0;
+}
+
+TEST_IMPL(compare_usage) {
+  char *none[] = {"compare", NULL};
+  char *bad[] = {"compare", "a", "b", "--threshold", "150%", NULL};
+  char *missing[] = {"compare", "/nonexistent/a.json", "/nonexistent/b",
+                     NULL};
+  char *fmt[] = {"compare", "a", "b", "--format", "xml", NULL};
+  ASSERT_EQ(rp_compare_main(1, none), 2);
+  ASSERT_EQ(rp_compare_main(5, bad), 2);
+  ASSERT_EQ(rp_compare_main(3, missing), 2);
+  ASSERT_EQ(rp_compare_main(5, fmt), 2);
+  return 0;
+}
+
+/* A run folder as BASE and NEW: its results/clean/ are used. */
+TEST_IMPL(compare_run_folders) {
+  char d[512];
+  char *argv[] = {"compare", d, d, "--format", "json", NULL};
+  rp_results r;
+  ASSERT_OK(cm_snprintf(d, sizeof d, "%s/cmp-run", cm_test_tmpdir()));
+  ASSERT_EQ(fx_make_run(d), 0);
+  ASSERT_OK(rp_results_load_any(d, &r));
+  ASSERT_EQ(r.instrumented, 0);
+  ASSERT_EQ(r.ncases, 4);
+  rp_results_free(&r);
+  ASSERT_EQ(rp_compare_main(5, argv), 0);
+  return 0;
+}

@@ -1,0 +1,247 @@
+/* test_report_render.c: `repro report` on a fabricated run folder, the CI
+ * exports, and the page rendered in headless Chromium. */
+#include "cm_test.h"
+
+#include "cm_error.h"
+#include "cm_sha256.h"
+#include "cm_str.h"
+#include "platform.h"
+#include "report_fixture.h"
+#include "rp_report.h"
+#include "rp_report_cli.h"
+#include "rp_report_model.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+static int make(const char *name, char *dir, size_t size) {
+  if (cm_snprintf(dir, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK)
+    return 1;
+  return fx_make_run(dir);
+}
+
+static char *slurp(const char *dir, const char *name) {
+  char p[1024], *buf = NULL;
+  size_t len;
+  if (cm_snprintf(p, sizeof p, "%s/%s", dir, name) != CM_OK ||
+      rp__report_read_file(p, &buf, &len) != CM_OK)
+    return NULL;
+  return buf;
+}
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  const char *p = hay;
+  while ((p = strstr(p, needle)) != NULL) {
+    n++;
+    p += strlen(needle);
+  }
+  return n;
+}
+
+TEST_IMPL(model_reads_run) {
+  char d[512];
+  rp_run run;
+  ASSERT_EQ(make("model", d, sizeof d), 0);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_EQ(run.have_manifest, 1);
+  ASSERT_STR_EQ(run.status, "complete");
+  ASSERT_EQ(run.nstages, 6);
+  ASSERT_STR_EQ(run.stages[4].status, "limited");
+  /* Stage starts are the sum of earlier durations: 95 + 12.5. */
+  ASSERT_NEAR(run.stages[2].start_s, 107.5, 1e-9);
+  ASSERT_EQ(run.nfindings, 1);
+  ASSERT_EQ(run.findings[0].negative_control, 1);
+  ASSERT_EQ(run.negative_control_caught, 1);
+  ASSERT_EQ(run.nresources, 1);
+  ASSERT_EQ(run.resources[0].registers, 32);
+  ASSERT_EQ(run.nclean, 1);
+  ASSERT_EQ(run.ninstrumented, 1);
+  ASSERT_EQ(run.clean[0].ncases, 4);
+  ASSERT_EQ(run.clean[0].cases[0].n, 40);
+  ASSERT_EQ(strlen(run.manifest_sha256), 64);
+  rp_run_free(&run);
+  return 0;
+}
+
+TEST_IMPL(report_writes_and_binds) {
+  char d[512], p[1024], hex[65];
+  char *argv[] = {"report", d, "--junit", "--sarif", NULL};
+  char *md, *html, *man;
+  json_t *m, *files;
+  size_t i, bound = 0;
+  ASSERT_EQ(make("bind", d, sizeof d), 0);
+  ASSERT_EQ(rp_report_main(4, argv), 0);
+  md = slurp(d, "report.md");
+  html = slurp(d, "report.html");
+  ASSERT_TRUE(md != NULL && html != NULL);
+  ASSERT_CONTAINS(md, "## Environment");
+  ASSERT_CONTAINS(md, "NVIDIA H200");
+  ASSERT_CONTAINS(md, "| profile | **limited** |");
+  ASSERT_CONTAINS(md, "ERR_NVGPUCTRPERM");
+  ASSERT_CONTAINS(md, "Negative control");
+  ASSERT_CONTAINS(md, "**caught**");
+  ASSERT_CONTAINS(md, "softmax_warp<float>");
+  ASSERT_CONTAINS(md, "cublasGemmEx");
+  /* Four charts, each with data marks, and no external reference. */
+  ASSERT_EQ(count(html, "<svg class=\"chart\""), 4);
+  /* bandwidth 2 bars + ceiling, tflops 2x2 bars, 4 boxes x 3, 6 stages. */
+  ASSERT_EQ(count(html, "class=\"mark"), 3 + 4 + 12 + 6);
+  ASSERT_TRUE(strstr(html, "src=\"http") == NULL);
+  ASSERT_TRUE(strstr(html, "href=\"http") == NULL);
+  ASSERT_TRUE(strstr(html, "<link") == NULL);
+  /* The re-finished manifest names both files with their SHA-256. */
+  man = slurp(d, "manifest.json");
+  ASSERT_TRUE(man != NULL);
+  m = json_loads(man, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  files = json_object_get(m, "files");
+  for (i = 0; i < json_array_size(files); i++) {
+    json_t *f = json_array_get(files, i);
+    const char *path = json_string_value(json_object_get(f, "path"));
+    if (strcmp(path, "report.html") == 0 || strcmp(path, "report.md") == 0 ||
+        strcmp(path, "report.junit.xml") == 0 ||
+        strcmp(path, "sanitizer.sarif") == 0) {
+      ASSERT_OK(cm_snprintf(p, sizeof p, "%s/%s", d, path));
+      ASSERT_OK(cm_sha256_file(p, hex, NULL));
+      ASSERT_STR_EQ(json_string_value(json_object_get(f, "sha256")), hex);
+      bound++;
+    }
+  }
+  ASSERT_EQ(bound, 4);
+  json_decref(m);
+  free(md);
+  free(html);
+  free(man);
+  return 0;
+}
+
+TEST_IMPL(junit_export) {
+  char d[512];
+  rp_run run;
+  char *x;
+  ASSERT_EQ(make("junit", d, sizeof d), 0);
+  ASSERT_OK(rp_run_load(d, &run));
+  run.clean[0].cases[1].passed = 0;
+  ASSERT_OK(rp_report_junit(&run, &x));
+  ASSERT_CONTAINS(x, "<testsuite name=\"stages\" tests=\"6\" failures=\"0\" "
+                     "errors=\"0\" skipped=\"1\"");
+  ASSERT_CONTAINS(x, "<testsuite name=\"cases\" tests=\"4\" failures=\"1\"");
+  ASSERT_CONTAINS(x, "<skipped message=\"limited: ncu: ERR_NVGPUCTRPERM");
+  ASSERT_CONTAINS(x, "<failure type=\"verification\"");
+  ASSERT_EQ(count(x, "<testcase"), 10);
+  free(x);
+  rp_run_free(&run);
+  return 0;
+}
+
+TEST_IMPL(sarif_export) {
+  char d[512];
+  rp_run run;
+  char *s;
+  json_t *doc, *runs, *res;
+  ASSERT_EQ(make("sarif", d, sizeof d), 0);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_OK(rp_report_sarif(&run, &s));
+  doc = json_loads(s, 0, NULL);
+  ASSERT_TRUE(doc != NULL);
+  ASSERT_STR_EQ(json_string_value(json_object_get(doc, "version")), "2.1.0");
+  runs = json_object_get(doc, "runs");
+  ASSERT_EQ(json_array_size(runs), 1);
+  ASSERT_STR_EQ(json_string_value(json_object_get(
+                    json_object_get(json_object_get(json_array_get(runs, 0),
+                                                    "tool"),
+                                    "driver"),
+                    "name")),
+                "compute-sanitizer negative-control");
+  res = json_array_get(json_object_get(json_array_get(runs, 0), "results"),
+                       0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(res, "level")), "error");
+  /* The expected finding is suppressed, so CI does not fail on it. */
+  ASSERT_EQ(json_array_size(json_object_get(res, "suppressions")), 1);
+  ASSERT_CONTAINS(s, "\"startLine\": 12");
+  ASSERT_CONTAINS(s, "\"uri\": \"negative_control.cu\"");
+  json_decref(doc);
+  free(s);
+  rp_run_free(&run);
+  return 0;
+}
+
+TEST_IMPL(report_without_manifest) {
+  char d[512], p[1024];
+  char *argv[] = {"report", d, NULL};
+  char *html;
+  ASSERT_EQ(make("nomanifest", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
+  ASSERT_EQ(remove(p), 0);
+  ASSERT_EQ(rp_report_main(2, argv), 0);
+  html = slurp(d, "report.html");
+  ASSERT_TRUE(html != NULL);
+  ASSERT_CONTAINS(html, "not bound to an archive");
+  /* No stages without a manifest: three charts (no timeline). */
+  ASSERT_EQ(count(html, "<svg class=\"chart\""), 3);
+  free(html);
+  ASSERT_EQ(plat_path_exists(p), 0);
+  {
+    char *bad[] = {"report", "/nonexistent/run", NULL};
+    char *usage[] = {"report", "--bogus", NULL};
+    ASSERT_EQ(rp_report_main(2, bad), 1);
+    ASSERT_EQ(rp_report_main(2, usage), 2);
+  }
+  return 0;
+}
+
+/* Renders report.html in headless Chromium: the page's own check must say
+ * every chart drew, the console must be free of errors, and a screenshot
+ * must come out. Set CP_REPORT_SCREENSHOT to keep the PNG somewhere. */
+TEST_IMPL(chromium_render) {
+  const char *candidates[] = {"chromium", "chromium-browser", NULL};
+  char exe[1024], d[512], cmd[4096], dom[1024], log[1024], png[1024];
+  char prof[1024], *text, *err;
+  const char *keep = getenv("CP_REPORT_SCREENSHOT");
+  char *argv[] = {"report", d, "--no-finish", NULL};
+  size_t len;
+  int i, found = 0;
+  for (i = 0; candidates[i] != NULL && !found; i++)
+    found = plat_find_executable(candidates[i], NULL, exe, sizeof exe) ==
+            CM_OK;
+  if (!found) {
+    fprintf(stderr, "chromium not found: run scripts/setup-deps.sh "
+                    "--with-report to install it; skipping\n");
+    return TEST_SKIP;
+  }
+  ASSERT_EQ(make("chromium", d, sizeof d), 0);
+  ASSERT_EQ(rp_report_main(3, argv), 0);
+  ASSERT_OK(cm_snprintf(dom, sizeof dom, "%s/dom.html", d));
+  ASSERT_OK(cm_snprintf(log, sizeof log, "%s/chromium.log", d));
+  ASSERT_OK(cm_snprintf(png, sizeof png, "%s/shot.png", d));
+  ASSERT_OK(cm_snprintf(prof, sizeof prof, "%s/profile", d));
+#define FLAGS                                                                  \
+  "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "      \
+  "--disable-background-networking --disable-component-update "              \
+  "--disable-sync --disable-dev-shm-usage --enable-logging=stderr --v=0 "
+  ASSERT_OK(cm_snprintf(cmd, sizeof cmd,
+                        "'%s' " FLAGS "--user-data-dir='%s' --dump-dom "
+                        "'file://%s/report.html' > '%s' 2> '%s'",
+                        exe, prof, d, dom, log));
+  ASSERT_EQ(system(cmd), 0);
+  ASSERT_OK(rp__report_read_file(dom, &text, &len));
+  ASSERT_CONTAINS(text, "<title>charts-ok:4</title>");
+  free(text);
+  ASSERT_OK(rp__report_read_file(log, &err, &len));
+  ASSERT_TRUE(strstr(err, "Uncaught") == NULL);
+  ASSERT_TRUE(strstr(err, ":CONSOLE(") == NULL);
+  free(err);
+  ASSERT_OK(cm_snprintf(cmd, sizeof cmd,
+                        "'%s' " FLAGS "--user-data-dir='%s' "
+                        "--hide-scrollbars --window-size=1400,3000 "
+                        "--screenshot='%s' 'file://%s/report.html' "
+                        ">> '%s' 2>&1",
+                        exe, prof, keep ? keep : png, d, log));
+  ASSERT_EQ(system(cmd), 0);
+  ASSERT_OK(rp__report_read_file(keep ? keep : png, &text, &len));
+  ASSERT_TRUE(len > 10000);
+  ASSERT_TRUE(memcmp(text, "\x89PNG", 4) == 0);
+  free(text);
+  return 0;
+}

@@ -1,0 +1,26 @@
+/* rp_test_util.h: small helpers shared by the repro test suites (test side,
+ * independent of the code under test where it matters: files are written
+ * and read with stdio, gzip logs are read back with zlib directly). */
+#ifndef RP_TEST_UTIL_H
+#define RP_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A fresh folder <suite tmp>/<name>-<pid> (created) into out. 0 on
+ * success. */
+int rt_fresh_dir(const char *name, char *out, size_t size);
+/* Writes a whole file; 0 on success. mode 0755 when exec is 1 (POSIX). */
+int rt_write(const char *path, const char *text, int exec);
+/* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on
+ * failure); *len may be NULL. */
+char *rt_read(const char *path, size_t *len);
+/* Decompresses a gzip file with zlib; bytes -> *n, and the count of bytes
+ * equal to `expect` -> *n_expect. 0 on success. */
+int rt_gunzip_count(const char *path, uint64_t *n, uint64_t *n_expect,
+                    char expect);
+/* The first entry of dir that does not end in ".tar.gz" and is not "." or
+ * "..": the run folder a repro run made under --out dir. 0 on success. */
+int rt_find_run(const char *dir, char *out, size_t size);
+
+#endif

@@ -1,0 +1,377 @@
+/* End-to-end tests of the real repro executable (no GPU): a fake repository
+ * root whose contracts need no device, and a fake cuda_portfolio (a shell
+ * script that re-executes this binary's fake_portfolio helper). POSIX. */
+#include "cm_test.h"
+#include "archive/rp_archive.h"
+#include "cm_error.h"
+#include "platform.h"
+#include "rp_runner.h"
+#include "rp_test_util.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BANNER_CLEAN                                                           \
+  "[cuda_portfolio] version=fake allocator=pooled instrumented=false "         \
+  "markers=- seed=1\n"
+
+/* The fake cuda_portfolio. FAKE_PF_MODE: nodev (exit 77), sleep (hang,
+ * writing its pid to FAKE_PF_PIDFILE), json_clean / json_instr (write a
+ * results JSON to the --json path and exit 0). */
+HELPER_IMPL(fake_portfolio) {
+  const char *mode = getenv("FAKE_PF_MODE");
+  const char *json = NULL;
+  int i;
+  for (i = 0; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--json") == 0)
+      json = argv[i + 1];
+  if (mode == NULL)
+    return 2;
+  printf(BANNER_CLEAN);
+  fflush(stdout);
+  if (strcmp(mode, "nodev") == 0) {
+    fprintf(stderr, "cuda_portfolio: no CUDA device (fake)\n");
+    return 77;
+  }
+  if (strcmp(mode, "sleep") == 0) {
+    const char *pf = getenv("FAKE_PF_PIDFILE");
+    FILE *f = pf != NULL ? fopen(pf, "w") : NULL;
+    if (f != NULL) {
+      fprintf(f, "%ld\n", (long)getpid());
+      fclose(f);
+    }
+    for (;;)
+      sleep(1);
+  }
+  if (json != NULL) {
+    FILE *f = fopen(json, "w");
+    if (f == NULL)
+      return 3;
+    fprintf(f, "{\"schema\": 1, \"instrumented\": %s, \"cases\": []}\n",
+            strcmp(mode, "json_instr") == 0 ? "true" : "false");
+    fclose(f);
+    return 0;
+  }
+  return 0;
+}
+
+/* Makes <dir>/root with env/{test,time}.contract (no device needed, short
+ * timeouts) and build/linux/bin/cuda_portfolio. */
+static int make_root(const char *name, char *root, size_t size) {
+  char dir[512], p[1200], script[1400];
+  if (rt_fresh_dir(name, dir, sizeof dir) != 0)
+    return -1;
+  snprintf(root, size, "%s/root", dir);
+  snprintf(p, sizeof p, "%s/env", root);
+  if (plat_mkdir_p(p) != CM_OK)
+    return -1;
+  snprintf(p, sizeof p, "%s/env/test.contract", root);
+  if (rt_write(p,
+               "unset CUDA_PORTFOLIO_ALLOC\ndevice optional\n"
+               "timeout 20\ninstrumented no\n",
+               0) != 0)
+    return -1;
+  snprintf(p, sizeof p, "%s/env/time.contract", root);
+  if (rt_write(p,
+               "forbid NSYS_*\nforbid LD_PRELOAD\ndevice optional\n"
+               "timeout 20\ninstrumented no\n",
+               0) != 0)
+    return -1;
+  snprintf(p, sizeof p, "%s/build/linux/bin", root);
+  if (plat_mkdir_p(p) != CM_OK)
+    return -1;
+  snprintf(p, sizeof p, "%s/build/linux/bin/cuda_portfolio", root);
+  snprintf(script, sizeof script,
+           "#!/bin/sh\nexec '%s' --helper fake_portfolio \"$@\"\n",
+           cm_test_self_path());
+  return rt_write(p, script, 1);
+}
+
+/* Runs repro with args (after --root ROOT --out ROOT/logs) and extra env. */
+static int run_repro(const char *root, const char *const *args,
+                     const char *const *extra_env, rp_step_result *res) {
+  const char *argv[24];
+  char out[1200];
+  char **env = NULL;
+  size_t i, n = 0, ne = 0, k = 0;
+  char *const *cur = plat_environ();
+  int r;
+  snprintf(out, sizeof out, "%s/logs", root);
+  argv[n++] = RP_REPRO_EXE;
+  argv[n++] = "--root";
+  argv[n++] = root;
+  argv[n++] = "--out";
+  argv[n++] = out;
+  for (i = 0; args[i] != NULL && n < 23; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  while (cur[ne] != NULL)
+    ne++;
+  env = calloc(ne + 8, sizeof *env);
+  for (i = 0; i < ne; i++)
+    env[k++] = cur[i];
+  for (i = 0; extra_env != NULL && extra_env[i] != NULL && i < 7; i++)
+    env[k++] = (char *)extra_env[i];
+  env[k] = NULL;
+  {
+    rp_step_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.argv = argv;
+    sp.env = env;
+    sp.timeout_s = 60;
+    sp.capture_stdout = 1;
+    sp.quiet = 1;
+    r = rp_step_run(&sp, res);
+  }
+  free(env);
+  return r;
+}
+
+/* Loads the manifest of the one run under ROOT/logs. */
+static json_t *load_manifest(const char *root, char *run, size_t size) {
+  char logs[1200], p[1400];
+  snprintf(logs, sizeof logs, "%s/logs", root);
+  if (rt_find_run(logs, run, size) != 0)
+    return NULL;
+  snprintf(p, sizeof p, "%s/manifest.json", run);
+  return json_load_file(p, 0, NULL);
+}
+
+static json_t *stage(json_t *m, const char *name) {
+  size_t i;
+  json_t *s;
+  json_array_foreach(json_object_get(m, "stages"), i, s) {
+    if (strcmp(json_string_value(json_object_get(s, "name")), name) == 0)
+      return s;
+  }
+  return NULL;
+}
+
+static const char *str(json_t *o, const char *key) {
+  const char *v = json_string_value(json_object_get(o, key));
+  return v != NULL ? v : "(null)";
+}
+
+TEST_IMPL(cli_no_device_archive) {
+  static const char *const args[] = {"all", "--only", "test,time", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=nodev", NULL};
+  char root[600], run[1300], bundle[1400];
+  rp_step_result res;
+  rp_verify_result vr;
+  json_t *m;
+  ASSERT_EQ(make_root("nodev", root, sizeof root), 0);
+  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_EQ(res.exit_code, 10);
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(m, "status"), "complete");
+  ASSERT_EQ(json_array_size(json_object_get(m, "stages")), 2);
+  ASSERT_STR_EQ(str(stage(m, "test"), "status"), "skipped");
+  ASSERT_CONTAINS(str(stage(m, "test"), "reason"), "no CUDA device");
+  ASSERT_CONTAINS(str(stage(m, "test"), "reason"), "(fake)");
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "skipped");
+  ASSERT_STR_EQ(str(json_object_get(stage(m, "test"), "banner"), "allocator"),
+                "pooled");
+  ASSERT_EQ(json_integer_value(json_object_get(stage(m, "test"), "exit_code")),
+            77);
+  ASSERT_TRUE(json_array_size(json_object_get(m, "files")) >= 4);
+  json_decref(m);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  snprintf(bundle, sizeof bundle, "%s.tar.gz", run);
+  ASSERT_TRUE(plat_path_exists(bundle));
+  /* `repro verify` agrees, on the folder and on the bundle. */
+  {
+    const char *argv[] = {RP_REPRO_EXE, "verify", bundle, NULL};
+    rp_step_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.argv = argv;
+    sp.timeout_s = 30;
+    sp.quiet = 1;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+  }
+  return 0;
+}
+
+TEST_IMPL(cli_time_refuses_marker) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=json_clean",
+                                    "NSYS_FAKE_MARKER=1", NULL};
+  char root[600], run[1300];
+  rp_step_result res;
+  json_t *m;
+  ASSERT_EQ(make_root("refuse", root, sizeof root), 0);
+  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_EQ(res.exit_code, 3);
+  ASSERT_CONTAINS(res.err_tail, "NSYS_FAKE_MARKER");
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
+  ASSERT_TRUE(json_is_true(json_object_get(stage(m, "time"), "refused")));
+  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "NSYS_FAKE_MARKER");
+  /* Refused before running: no step, no result. */
+  ASSERT_EQ(json_array_size(json_object_get(stage(m, "time"), "steps")), 0);
+  json_decref(m);
+  return 0;
+}
+
+TEST_IMPL(cli_time_results_filed) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  static const char *const instr[] = {"FAKE_PF_MODE=json_instr", NULL};
+  char root[600], run[1300], p[1500];
+  rp_step_result res;
+  json_t *m;
+  ASSERT_EQ(make_root("clean", root, sizeof root), 0);
+  ASSERT_OK(run_repro(root, args, clean, &res));
+  ASSERT_EQ(res.exit_code, 0);
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+  ASSERT_TRUE(plat_path_exists(p));
+
+  /* An instrumented result is moved out of clean/ and the stage fails. */
+  ASSERT_EQ(make_root("instr", root, sizeof root), 0);
+  ASSERT_OK(run_repro(root, args, instr, &res));
+  ASSERT_EQ(res.exit_code, 1);
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
+  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "instrumented");
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+  ASSERT_TRUE(!plat_path_exists(p));
+  snprintf(p, sizeof p, "%s/results/instrumented/time.json", run);
+  ASSERT_TRUE(plat_path_exists(p));
+  return 0;
+}
+
+TEST_IMPL(cli_sigint) {
+  char root[600], run[1300], out[1200], pidfile[1200], envp[1300];
+  struct timespec tick = {0, 50000000};
+  pid_t pid;
+  int status = 0, i;
+  long child = -1;
+  json_t *m;
+  ASSERT_EQ(make_root("sigint", root, sizeof root), 0);
+  snprintf(out, sizeof out, "%s/logs", root);
+  snprintf(pidfile, sizeof pidfile, "%s/portfolio.pid", root);
+  snprintf(envp, sizeof envp, "FAKE_PF_PIDFILE=%s", pidfile);
+  pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    putenv("FAKE_PF_MODE=sleep");
+    putenv(envp);
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, "test",
+          (char *)NULL);
+    _exit(127);
+  }
+  /* Wait until the fake binary runs, then interrupt repro. */
+  for (i = 0; i < 200 && !plat_path_exists(pidfile); i++)
+    nanosleep(&tick, NULL);
+  nanosleep(&tick, NULL);
+  ASSERT_TRUE(plat_path_exists(pidfile));
+  {
+    char *t = rt_read(pidfile, NULL);
+    child = t != NULL ? strtol(t, NULL, 10) : -1;
+    free(t);
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(m, "status"), "interrupted");
+  ASSERT_STR_EQ(str(stage(m, "test"), "status"), "failed");
+  ASSERT_CONTAINS(str(stage(m, "test"), "reason"), "interrupted");
+  json_decref(m);
+  /* The child was ended with repro. */
+  ASSERT_GT(child, 0);
+  for (i = 0; i < 60 && plat_pid_alive((int)child); i++)
+    nanosleep(&tick, NULL);
+  ASSERT_TRUE(!plat_pid_alive((int)child));
+  return 0;
+}
+
+TEST_IMPL(cli_doctor) {
+  const char *argv[] = {RP_REPRO_EXE, "--root", CM_SOURCE_DIR, "doctor", NULL};
+  static const char *const want[] = {
+      "[build]",
+      "[test]",
+      "[sanitize]",
+      "[inspect]",
+      "[profile]",
+      "[time]",
+      "[selftest]",
+      "tool cmake",
+      "tool nvcc",
+      "tool compute-sanitizer",
+      "tool ncu",
+      "device: ",
+      "counters: ",
+      "gpu idle: ",
+      "forbid LD_PRELOAD: ",
+      "forbid NSYS_*: ",
+      "set CUDA_PORTFOLIO_ALLOC: children get exact",
+      "doctor changed "
+      "nothing",
+      NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  int i;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 60;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 0);
+  for (i = 0; want[i] != NULL; i++)
+    ASSERT_CONTAINS(res.out, want[i]);
+  rp_step_result_free(&res);
+  return 0;
+}
+
+TEST_IMPL(cli_usage_and_unsupported) {
+  const char *rep[] = {RP_REPRO_EXE, "report", NULL};
+  const char *bad[] = {RP_REPRO_EXE, "--bogus", "all", NULL};
+  const char *help[] = {RP_REPRO_EXE, "--help", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  memset(&sp, 0, sizeof sp);
+  sp.timeout_s = 30;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  sp.argv = rep;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 2);
+  ASSERT_CONTAINS(res.err_tail, "no RUN given");
+  rp_step_result_free(&res);
+  sp.argv = bad;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 2);
+  ASSERT_CONTAINS(res.err_tail, "--bogus");
+  rp_step_result_free(&res);
+  sp.argv = help;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 0);
+  ASSERT_CONTAINS(res.out, "130  interrupted");
+  ASSERT_CONTAINS(res.out, "sanitize");
+  rp_step_result_free(&res);
+  return 0;
+}

@@ -1,0 +1,237 @@
+/* Tests of the step runner with fake children (helpers of this binary):
+ * a hanging process tree ended at its timeout, a crash, megabytes on both
+ * streams at once, and the contract's environment as the child sees it.
+ * POSIX (fork in the hang helper). */
+#include "cm_test.h"
+#include "archive/rp_archive.h"
+#include "cm_error.h"
+#include "platform.h"
+#include "rp_contract.h"
+#include "rp_runner.h"
+#include "rp_test_util.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPEW_MB 3
+#define SPEW_CHUNK 4096
+
+/* argv: PIDFILE. Forks a grandchild; both write their pids, then sleep. */
+HELPER_IMPL(hang) {
+  char buf[1024];
+  FILE *f;
+  pid_t kid;
+  if (argc < 1)
+    return 2;
+  kid = fork();
+  if (kid < 0)
+    return 3;
+  snprintf(buf, sizeof buf, "%s.%s", argv[0], kid == 0 ? "grand" : "child");
+  f = fopen(buf, "w");
+  if (f == NULL)
+    return 4;
+  fprintf(f, "%ld\n", (long)getpid());
+  fclose(f);
+  printf("%s started\n", kid == 0 ? "grandchild" : "child");
+  fflush(stdout);
+  for (;;)
+    sleep(1);
+  return 0;
+}
+
+HELPER_IMPL(crash) {
+  printf("about to crash\n");
+  fflush(stdout);
+  abort();
+  return 0;
+}
+
+/* SPEW_MB MiB of 'o' on stdout and of 'e' on stderr, interleaved chunk by
+ * chunk, so that a runner reading one pipe at a time would deadlock. */
+HELPER_IMPL(spew) {
+  static char o[SPEW_CHUNK], e[SPEW_CHUNK];
+  int i, n = SPEW_MB * 1024 * 1024 / SPEW_CHUNK;
+  memset(o, 'o', sizeof o);
+  memset(e, 'e', sizeof e);
+  for (i = 0; i < n; i++) {
+    if (fwrite(o, 1, sizeof o, stdout) != sizeof o ||
+        fwrite(e, 1, sizeof e, stderr) != sizeof e)
+      return 3;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  return 7; /* a distinctive exit code */
+}
+
+/* Prints NAME=value or NAME=<absent> for every name in argv. */
+HELPER_IMPL(printenv) {
+  int i;
+  for (i = 0; i < argc; i++) {
+    const char *v = getenv(argv[i]);
+    printf("%s=%s\n", argv[i], v != NULL ? v : "<absent>");
+  }
+  return 0;
+}
+
+static long read_pid(const char *path) {
+  char *t = rt_read(path, NULL);
+  long pid = t != NULL ? strtol(t, NULL, 10) : -1;
+  free(t);
+  return pid;
+}
+
+static int gone_within(long pid, double seconds) {
+  double t0 = plat_monotonic_s();
+  struct timespec tick = {0, 20000000};
+  while (plat_monotonic_s() - t0 < seconds) {
+    if (!plat_pid_alive((int)pid))
+      return 1;
+    nanosleep(&tick, NULL);
+  }
+  return 0;
+}
+
+TEST_IMPL(runner_hang_tree) {
+  char dir[512], pidfile[600], cp[700], gp[700];
+  const char *argv[5];
+  rp_step_spec sp;
+  rp_step_result res;
+  long child, grand;
+  uint64_t n, n_o;
+  char logp[1200];
+  ASSERT_EQ(rt_fresh_dir("hang", dir, sizeof dir), 0);
+  snprintf(pidfile, sizeof pidfile, "%s/pid", dir);
+  argv[0] = cm_test_self_path();
+  argv[1] = "--helper";
+  argv[2] = "hang";
+  argv[3] = pidfile;
+  argv[4] = NULL;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 1.0;
+  sp.grace_s = 0.5;
+  sp.run_dir = dir;
+  sp.log_base = "stage/hang";
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.spawned, 1);
+  ASSERT_EQ(res.timed_out, 1);
+  ASSERT_EQ(res.term_signal, SIGTERM);
+  ASSERT_TRUE(res.duration_s >= 0.9 && res.duration_s < 5.0);
+  snprintf(cp, sizeof cp, "%s.child", pidfile);
+  snprintf(gp, sizeof gp, "%s.grand", pidfile);
+  child = read_pid(cp);
+  grand = read_pid(gp);
+  ASSERT_GT(child, 0);
+  ASSERT_GT(grand, 0);
+  ASSERT_TRUE(gone_within(child, 3.0));
+  ASSERT_TRUE(gone_within(grand, 3.0));
+  /* What it printed before the timeout is in the log. */
+  snprintf(logp, sizeof logp, "%s/%s", dir, res.out_log);
+  ASSERT_EQ(rt_gunzip_count(logp, &n, &n_o, 's'), 0);
+  ASSERT_EQ(n, res.out_bytes);
+  ASSERT_GT(n, 0);
+  rp_step_result_free(&res);
+  return 0;
+}
+
+TEST_IMPL(runner_crash) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "crash", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 20;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.term_signal, SIGABRT);
+  ASSERT_EQ(res.exit_code, -1);
+  ASSERT_EQ(res.timed_out, 0);
+  ASSERT_CONTAINS(res.out, "about to crash");
+  rp_step_result_free(&res);
+  return 0;
+}
+
+TEST_IMPL(runner_megabytes) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "spew", NULL};
+  char dir[512], p[1200];
+  rp_step_spec sp;
+  rp_step_result res;
+  uint64_t n, n_match, want = (uint64_t)SPEW_MB << 20;
+  ASSERT_EQ(rt_fresh_dir("spew", dir, sizeof dir), 0);
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 60;
+  sp.run_dir = dir;
+  sp.log_base = "s/spew";
+  sp.capture_stdout = 1;
+  sp.capture_limit = 1000; /* capture is capped; logs are not */
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 7);
+  ASSERT_EQ(res.out_bytes, want);
+  ASSERT_EQ(res.err_bytes, want);
+  ASSERT_EQ(res.out_len, 1000);
+  snprintf(p, sizeof p, "%s/%s", dir, res.out_log);
+  ASSERT_EQ(rt_gunzip_count(p, &n, &n_match, 'o'), 0);
+  ASSERT_EQ(n, want);
+  ASSERT_EQ(n_match, want);
+  snprintf(p, sizeof p, "%s/%s", dir, res.err_log);
+  ASSERT_EQ(rt_gunzip_count(p, &n, &n_match, 'e'), 0);
+  ASSERT_EQ(n, want);
+  ASSERT_EQ(n_match, want);
+  rp_step_result_free(&res);
+  return 0;
+}
+
+/* The contract's variables arrive; unset and forbidden ones do not. */
+TEST_IMPL(runner_env) {
+  const char *argv[] = {
+      cm_test_self_path(), "--helper", "printenv", "CUDA_PORTFOLIO_ALLOC",
+      "NSYS_TEST_MARKER",  "DROP_ME",  "KEEP_ME",  NULL};
+  rp_contract c;
+  rp_step_spec sp;
+  rp_step_result res;
+  char err[256], **env = NULL;
+  ASSERT_OK(rp_contract_parse("set CUDA_PORTFOLIO_ALLOC=exact\n"
+                              "forbid NSYS_*\nunset DROP_*\n"
+                              "device none\ntimeout 5\ninstrumented no\n",
+                              "env", &c, err, sizeof err));
+  ASSERT_EQ(setenv("NSYS_TEST_MARKER", "1", 1), 0);
+  ASSERT_EQ(setenv("DROP_ME", "1", 1), 0);
+  ASSERT_EQ(setenv("KEEP_ME", "yes", 1), 0);
+  ASSERT_EQ(setenv("CUDA_PORTFOLIO_ALLOC", "pooled", 1), 0);
+  ASSERT_OK(rp_contract_child_env(&c, plat_environ(), NULL, &env));
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.env = env;
+  sp.timeout_s = 20;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  rp_env_free(env);
+  ASSERT_EQ(res.exit_code, 0);
+  ASSERT_CONTAINS(res.out, "CUDA_PORTFOLIO_ALLOC=exact\n");
+  ASSERT_CONTAINS(res.out, "NSYS_TEST_MARKER=<absent>\n");
+  ASSERT_CONTAINS(res.out, "DROP_ME=<absent>\n");
+  ASSERT_CONTAINS(res.out, "KEEP_ME=yes\n");
+  rp_step_result_free(&res);
+  return 0;
+}
+
+TEST_IMPL(runner_not_found) {
+  const char *argv[] = {"/nonexistent/definitely-not-a-program", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.quiet = 1;
+  ASSERT_EQ(rp_step_run(&sp, &res), CM_ENOENT);
+  ASSERT_EQ(res.spawned, 0);
+  ASSERT_CONTAINS(res.error, "cannot start");
+  rp_step_result_free(&res);
+  return 0;
+}

@@ -1,0 +1,426 @@
+/* Unit tests of repro's pure parts: contracts, banner, versions, counter
+ * permission, preflight against fabricated inputs, CLI. No GPU, no child
+ * processes except where a check probes a tool (none here: tool_dirs is an
+ * empty folder and nvidia-smi is never consulted). */
+#include "cm_test.h"
+#include "cm_error.h"
+#include "platform.h"
+#include "rp_banner.h"
+#include "rp_cli.h"
+#include "rp_contract.h"
+#include "rp_preflight.h"
+#include "rp_test_util.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static const char good_contract[] =
+    "# a comment line\n"
+    "set CUDA_PORTFOLIO_ALLOC=exact   # trailing comment\n"
+    "set EMPTY=\n"
+    "unset CUDA_*\n"
+    "forbid NSYS_*\n"
+    "forbid LD_PRELOAD\n"
+    "tool compute-sanitizer >= 2023.1\n"
+    "tool nsys optional\n"
+    "tool cmake >= 3.24 optional\n"
+    "\n"
+    "device required\r\n"
+    "counters optional\n"
+    "idle required\n"
+    "timeout 2.5\n"
+    "instrumented yes\n";
+
+TEST_IMPL(contract_good) {
+  rp_contract c;
+  char err[256];
+  ASSERT_OK(
+      rp_contract_parse(good_contract, "g.contract", &c, err, sizeof err));
+  ASSERT_EQ(c.nset, 2);
+  ASSERT_STR_EQ(c.set[0], "CUDA_PORTFOLIO_ALLOC=exact");
+  ASSERT_STR_EQ(c.set[1], "EMPTY=");
+  ASSERT_EQ(c.nunset, 1);
+  ASSERT_STR_EQ(c.unset[0], "CUDA_*");
+  ASSERT_EQ(c.nforbid, 2);
+  ASSERT_EQ(c.ntools, 3);
+  ASSERT_STR_EQ(c.tools[0].name, "compute-sanitizer");
+  ASSERT_STR_EQ(c.tools[0].min_version, "2023.1");
+  ASSERT_EQ(c.tools[0].optional, 0);
+  ASSERT_EQ(c.tools[1].optional, 1);
+  ASSERT_STR_EQ(c.tools[1].min_version, "");
+  ASSERT_EQ(c.tools[2].optional, 1);
+  ASSERT_EQ(c.device, RP_NEED_REQUIRED);
+  ASSERT_EQ(c.counters, RP_NEED_OPTIONAL);
+  ASSERT_EQ(c.idle, RP_NEED_REQUIRED);
+  ASSERT_NEAR(c.timeout_s, 2.5, 1e-12);
+  ASSERT_EQ(c.instrumented, 1);
+  return 0;
+}
+
+/* Every kind of malformed line is an error naming file:line. */
+TEST_IMPL(contract_malformed) {
+  static const struct {
+    const char *line;
+    const char *want;
+  } bad[] = {
+      {"colour blue\n", "unknown key 'colour'"},
+      {"set NOEQUALS\n", "set needs NAME=VALUE"},
+      {"set BAD-NAME=1\n", "bad variable name"},
+      {"set A=1 B=2\n", "set needs NAME=VALUE"},
+      {"unset\n", "unset needs one NAME or PREFIX*"},
+      {"forbid A*B\n", "forbid needs one NAME or PREFIX*"},
+      {"tool\n", "tool needs a NAME"},
+      {"tool nvcc >=\n", "'>=' needs a version"},
+      {"tool nvcc >= 1.x\n", "'>=' needs a version"},
+      {"tool nvcc sometimes\n", "unexpected 'sometimes'"},
+      {"idle maybe\n", "idle must be none, optional or required"},
+      {"counters\n", "counters takes exactly one value"},
+      {"timeout -3\n", "timeout must be seconds > 0"},
+      {"timeout soon\n", "timeout must be seconds > 0"},
+      {"instrumented perhaps\n", "instrumented must be yes or no"},
+      {"device none\n", "device given twice"},
+      {"timeout 7\n", "timeout given twice"},
+  };
+  char text[512], err[256];
+  rp_contract c;
+  size_t i;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    /* The bad line comes after a valid header: line 4. */
+    snprintf(text, sizeof text, "device none\ntimeout 5\ninstrumented no\n%s",
+             bad[i].line);
+    ASSERT_EQ(rp_contract_parse(text, "x.contract", &c, err, sizeof err),
+              CM_EPARSE);
+    ASSERT_CONTAINS(err, "x.contract:4: ");
+    ASSERT_CONTAINS(err, bad[i].want);
+  }
+  /* Missing required keys name the file. */
+  ASSERT_EQ(rp_contract_parse("device none\ntimeout 5\n", "m.contract", &c, err,
+                              sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "m.contract: missing 'instrumented");
+  ASSERT_EQ(rp_contract_parse("timeout 5\ninstrumented no\n", "m.contract", &c,
+                              err, sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "missing 'device");
+  ASSERT_EQ(rp_contract_parse("device none\ninstrumented no\n", "m.contract",
+                              &c, err, sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "missing 'timeout");
+  return 0;
+}
+
+/* The shipped contracts all parse, and time's forbids the usual markers. */
+TEST_IMPL(contract_shipped) {
+  static const char *const names[] = {"build",   "test", "sanitize", "inspect",
+                                      "profile", "time", "selftest", NULL};
+  char path[1024], err[256];
+  rp_contract c;
+  int i;
+  for (i = 0; names[i] != NULL; i++) {
+    snprintf(path, sizeof path, "%s/env/%s.contract", CM_SOURCE_DIR, names[i]);
+    if (rp_contract_load(path, &c, err, sizeof err) != CM_OK)
+      CM_TEST_FAIL_("%s", err);
+  }
+  snprintf(path, sizeof path, "%s/env/sanitize.contract", CM_SOURCE_DIR);
+  ASSERT_OK(rp_contract_load(path, &c, err, sizeof err));
+  ASSERT_STR_EQ(c.set[0], "CUDA_PORTFOLIO_ALLOC=exact");
+  snprintf(path, sizeof path, "%s/env/time.contract", CM_SOURCE_DIR);
+  ASSERT_OK(rp_contract_load(path, &c, err, sizeof err));
+  {
+    char *env[] = {"HOME=/root", "NSYS_PROFILING_SESSION_ID=3", NULL};
+    char name[64];
+    ASSERT_TRUE(rp_contract_forbidden(&c, env, name, sizeof name) != NULL);
+    ASSERT_STR_EQ(name, "NSYS_PROFILING_SESSION_ID");
+  }
+  ASSERT_EQ(c.instrumented, 0);
+  return 0;
+}
+
+TEST_IMPL(pattern_and_child_env) {
+  rp_contract c;
+  char err[256], **env = NULL;
+  char *parent[] = {"PATH=/bin",
+                    "CUDA_PORTFOLIO_ALLOC=pooled",
+                    "LD_PRELOAD=x.so",
+                    "NSYS_X=1",
+                    "KEEP=1",
+                    "CUDA_VISIBLE_DEVICES=0",
+                    NULL};
+  const char *extra[] = {"KEEP=2", NULL};
+  int i, seen_keep = 0, seen_alloc = 0;
+  ASSERT_TRUE(rp_pattern_match("NSYS_*", "NSYS_CONFIG"));
+  ASSERT_TRUE(!rp_pattern_match("NSYS_*", "XNSYS_CONFIG"));
+  ASSERT_TRUE(rp_pattern_match("LD_PRELOAD", "LD_PRELOAD"));
+  ASSERT_TRUE(!rp_pattern_match("LD_PRELOAD", "LD_PRELOAD_X"));
+  ASSERT_OK(rp_contract_parse("set CUDA_PORTFOLIO_ALLOC=exact\n"
+                              "unset CUDA_VISIBLE*\nforbid NSYS_*\n"
+                              "forbid LD_PRELOAD\n"
+                              "device none\ntimeout 1\ninstrumented no\n",
+                              "e", &c, err, sizeof err));
+  ASSERT_OK(rp_contract_child_env(&c, parent, extra, &env));
+  for (i = 0; env[i] != NULL; i++) {
+    ASSERT_TRUE(strncmp(env[i], "LD_PRELOAD", 10) != 0);
+    ASSERT_TRUE(strncmp(env[i], "NSYS_", 5) != 0);
+    ASSERT_TRUE(strncmp(env[i], "CUDA_VISIBLE", 12) != 0);
+    if (strncmp(env[i], "KEEP=", 5) == 0) {
+      ASSERT_STR_EQ(env[i], "KEEP=2");
+      seen_keep++;
+    }
+    if (strncmp(env[i], "CUDA_PORTFOLIO_ALLOC=", 21) == 0) {
+      ASSERT_STR_EQ(env[i], "CUDA_PORTFOLIO_ALLOC=exact");
+      seen_alloc++;
+    }
+  }
+  ASSERT_EQ(seen_keep, 1);
+  ASSERT_EQ(seen_alloc, 1);
+  ASSERT_EQ(i, 3); /* PATH, CUDA_PORTFOLIO_ALLOC, KEEP; nothing else */
+  rp_env_free(env);
+  return 0;
+}
+
+TEST_IMPL(banner_parse) {
+  rp_banner b;
+  char err[256];
+  ASSERT_OK(rp_banner_parse("[cuda_portfolio] version=0.1.0 allocator=exact "
+                            "instrumented=false markers=- seed=42\nmore\n",
+                            &b, err, sizeof err));
+  ASSERT_STR_EQ(b.version, "0.1.0");
+  ASSERT_STR_EQ(b.allocator, "exact");
+  ASSERT_EQ(b.instrumented, 0);
+  ASSERT_STR_EQ(b.markers, "");
+  ASSERT_EQ(b.seed, 42);
+  ASSERT_OK(rp_banner_parse("[cuda_portfolio] seed=-1 markers=NSYS_A,"
+                            "LD_PRELOAD instrumented=true allocator=pooled "
+                            "version=x extra=ignored\r\n",
+                            &b, err, sizeof err));
+  ASSERT_STR_EQ(b.markers, "NSYS_A,LD_PRELOAD");
+  ASSERT_EQ(b.instrumented, 1);
+  ASSERT_STR_EQ(b.allocator, "pooled");
+  ASSERT_EQ(
+      rp_banner_parse("hello\n[cuda_portfolio] version=1", &b, err, sizeof err),
+      CM_EPARSE);
+  ASSERT_EQ(rp_banner_parse("[cuda_portfolio] version=1 allocator=big "
+                            "instrumented=false markers=- seed=1",
+                            &b, err, sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "allocator");
+  ASSERT_EQ(rp_banner_parse("[cuda_portfolio] version=1 allocator=exact "
+                            "instrumented=false markers=-",
+                            &b, err, sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "missing seed");
+  ASSERT_EQ(rp_banner_parse("[cuda_portfolio] version=1 allocator=exact "
+                            "instrumented=false markers=NSYS_A seed=1",
+                            &b, err, sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "markers listed");
+  ASSERT_EQ(rp_banner_parse(NULL, &b, NULL, 0), CM_EPARSE);
+  return 0;
+}
+
+TEST_IMPL(version_parse) {
+  int v[4];
+  char s[64];
+  ASSERT_OK(
+      rp_version_parse("cmake version 3.25.1\n\nCMake suite", v, s, sizeof s));
+  ASSERT_STR_EQ(s, "3.25.1");
+  ASSERT_OK(rp_version_parse("nvcc: NVIDIA (R) Cuda compiler driver\n"
+                             "Copyright (c) 2005-2025 NVIDIA Corporation\n"
+                             "Built on Wed_Jul_16_07:30:01_PM_PDT_2025\n"
+                             "Cuda compilation tools, release 13.0, "
+                             "V13.0.48\n",
+                             v, s, sizeof s));
+  ASSERT_STR_EQ(s, "13.0");
+  ASSERT_OK(rp_version_parse("NVIDIA (R) Compute Sanitizer\nCopyright (c) "
+                             "2020-2025 NVIDIA Corporation\nVersion "
+                             "2025.3.1.0 (build 36398880) (public-release)\n",
+                             v, s, sizeof s));
+  ASSERT_STR_EQ(s, "2025.3.1.0");
+  ASSERT_EQ(v[0], 2025);
+  ASSERT_EQ(v[2], 1);
+  ASSERT_EQ(rp_version_parse("no digits here 2025", v, s, sizeof s), CM_EPARSE);
+  ASSERT_TRUE(rp_version_cmp("3.25.1", "3.24") > 0);
+  ASSERT_TRUE(rp_version_cmp("12.0", "13.0") < 0);
+  ASSERT_TRUE(rp_version_cmp("2025.3.1.0", "2025.3.1") == 0);
+  ASSERT_TRUE(rp_version_cmp("3.9", "3.24") < 0); /* numeric, not text */
+  return 0;
+}
+
+/* plat_counter_permission with fabricated params files. */
+TEST_IMPL(counter_permission) {
+  char dir[512], p0[600], p1[600], pn[600];
+  plat_counter_perm perm;
+  ASSERT_EQ(rt_fresh_dir("counters", dir, sizeof dir), 0);
+  snprintf(p0, sizeof p0, "%s/params0", dir);
+  snprintf(p1, sizeof p1, "%s/params1", dir);
+  snprintf(pn, sizeof pn, "%s/absent", dir);
+  ASSERT_EQ(rt_write(p0,
+                     "ResmanDebugLevel: 4294967295\n"
+                     "RmProfilingAdminOnly: 0\nEnableMSI: 1\n",
+                     0),
+            0);
+  ASSERT_EQ(rt_write(p1,
+                     "ResmanDebugLevel: 4294967295\n"
+                     "RmProfilingAdminOnly: 1\n",
+                     0),
+            0);
+  ASSERT_EQ(plat_parse_admin_only("XRmProfilingAdminOnly: 0\n"), -1);
+  ASSERT_OK(plat_counter_permission(p0, 0, &perm));
+  ASSERT_EQ(perm.params_found, 1);
+  ASSERT_EQ(perm.admin_only, 0);
+  ASSERT_EQ(perm.allowed, 1);
+  ASSERT_CONTAINS(perm.detail, "RmProfilingAdminOnly=0");
+  ASSERT_OK(plat_counter_permission(p1, 0, &perm));
+  ASSERT_EQ(perm.admin_only, 1);
+  ASSERT_EQ(perm.allowed, 0);
+  ASSERT_CONTAINS(perm.detail, "neither root nor CAP_SYS_ADMIN");
+  ASSERT_OK(plat_counter_permission(p1, 1, &perm));
+  ASSERT_EQ(perm.allowed, 1);
+  ASSERT_OK(plat_counter_permission(pn, 0, &perm));
+  ASSERT_EQ(perm.params_found, 0);
+  ASSERT_EQ(perm.allowed, 0);
+  ASSERT_CONTAINS(perm.detail, "not readable");
+  return 0;
+}
+
+static const char *find_check(const rp_checks *cs, const char *name,
+                              rp_check_state *state) {
+  int i;
+  for (i = 0; i < cs->n; i++)
+    if (strcmp(cs->items[i].name, name) == 0) {
+      *state = cs->items[i].state;
+      return cs->items[i].detail;
+    }
+  return NULL;
+}
+
+/* Preflight against fabricated inputs: markers, device folder, counters,
+ * tool missing, and the verdicts they lead to. */
+TEST_IMPL(preflight_fabricated) {
+  char dir[512], gpus[600], nogpus[600], params[600], err[256], reason[512];
+  char *env_marked[] = {"HOME=/x", "NV_SANITIZER_INJECTION=1", NULL};
+  char *env_clean[] = {"HOME=/x", NULL};
+  rp_contract c;
+  rp_checks cs;
+  rp_probe p;
+  rp_check_state s;
+  const char *d;
+  ASSERT_EQ(rt_fresh_dir("preflight", dir, sizeof dir), 0);
+  snprintf(gpus, sizeof gpus, "%s/gpus", dir);
+  snprintf(nogpus, sizeof nogpus, "%s/nogpus", dir);
+  snprintf(params, sizeof params, "%s/params", dir);
+  ASSERT_EQ(mkdir(gpus, 0777), 0);
+  ASSERT_EQ(mkdir(nogpus, 0777), 0);
+  {
+    char g0[700];
+    snprintf(g0, sizeof g0, "%s/0000:1b:00.0", gpus);
+    ASSERT_EQ(mkdir(g0, 0777), 0);
+  }
+  ASSERT_EQ(rt_write(params, "RmProfilingAdminOnly: 1\n", 0), 0);
+  ASSERT_OK(rp_contract_parse("forbid NV_SANITIZER_*\n"
+                              "set CUDA_PORTFOLIO_ALLOC=exact\n"
+                              "tool no-such-tool-xyz >= 1.0\n"
+                              "device required\ncounters required\n"
+                              "timeout 1\ninstrumented no\n",
+                              "pf", &c, err, sizeof err));
+  memset(&p, 0, sizeof p);
+  p.env = env_marked;
+  p.gpus_dir = gpus;
+  p.params_path = params;
+  p.use_privileged = 1;
+  p.privileged = 0;
+  p.no_nvidia_smi = 1;
+  p.tool_dirs = dir; /* no tools there; PATH has none of that name */
+  memset(&cs, 0, sizeof cs);
+  rp_preflight(&c, &p, &cs);
+  d = find_check(&cs, "forbid NV_SANITIZER_*", &s);
+  ASSERT_TRUE(d != NULL);
+  ASSERT_EQ(s, RP_CHECK_FAIL);
+  ASSERT_CONTAINS(d, "NV_SANITIZER_INJECTION");
+  d = find_check(&cs, "device", &s);
+  ASSERT_TRUE(d != NULL);
+  ASSERT_EQ(s, RP_CHECK_PASS);
+  ASSERT_CONTAINS(d, "1 GPU(s)");
+  d = find_check(&cs, "counters", &s);
+  ASSERT_TRUE(d != NULL);
+  ASSERT_EQ(s, RP_CHECK_FAIL);
+  d = find_check(&cs, "tool no-such-tool-xyz", &s);
+  ASSERT_TRUE(d != NULL);
+  ASSERT_EQ(s, RP_CHECK_FAIL);
+  d = find_check(&cs, "set CUDA_PORTFOLIO_ALLOC", &s);
+  ASSERT_TRUE(d != NULL);
+  ASSERT_CONTAINS(d, "exact");
+  /* The marker is the worst: refuse, naming it. */
+  ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_REFUSE);
+  ASSERT_CONTAINS(reason, "NV_SANITIZER_INJECTION");
+
+  /* Clean environment, no device: skipped for the missing tool or device. */
+  p.env = env_clean;
+  p.gpus_dir = nogpus;
+  memset(&cs, 0, sizeof cs);
+  rp_preflight(&c, &p, &cs);
+  d = find_check(&cs, "device", &s);
+  ASSERT_EQ(s, RP_CHECK_FAIL);
+  ASSERT_CONTAINS(d, "no CUDA device");
+  ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_SKIP);
+
+  /* Only counters missing: limited. */
+  ASSERT_OK(rp_contract_parse("device required\ncounters required\n"
+                              "timeout 1\ninstrumented yes\n",
+                              "pf2", &c, err, sizeof err));
+  p.gpus_dir = gpus;
+  memset(&cs, 0, sizeof cs);
+  rp_preflight(&c, &p, &cs);
+  ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_LIMIT);
+  ASSERT_CONTAINS(reason, "counters");
+  p.privileged = 1;
+  memset(&cs, 0, sizeof cs);
+  rp_preflight(&c, &p, &cs);
+  ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_NONE);
+  return 0;
+}
+
+TEST_IMPL(cli_parse_select) {
+  char *a1[] = {"repro", "--only",   "build,time",   "--gpu", "1",
+                "all",   "--strict", "--out=/tmp/o", NULL};
+  char *a2[] = {"repro", "frobnicate", NULL};
+  char *a3[] = {"repro", "verify", NULL};
+  char *a4[] = {"repro", "--gpu", "x", "test", NULL};
+  char *a5[] = {"repro", "all", "--skip", "nosuch", NULL};
+  rp_cli cli;
+  const rp_stage_desc *sel[16];
+  char err[256];
+  ASSERT_OK(rp_cli_parse(8, a1, &cli, err, sizeof err));
+  ASSERT_STR_EQ(cli.command, "all");
+  ASSERT_EQ(cli.opt.gpu, 1);
+  ASSERT_EQ(cli.opt.strict, 1);
+  ASSERT_STR_EQ(cli.out, "/tmp/o");
+  ASSERT_OK(
+      rp_cli_resolve(&cli, "/r/build/linux/bin/repro", NULL, err, sizeof err));
+  ASSERT_STR_EQ(cli.opt.root, "/r");
+  ASSERT_STR_EQ(cli.opt.out_parent, "/tmp/o");
+  ASSERT_STR_EQ(cli.opt.build_dir, "/r/build/linux");
+  ASSERT_OK(rp_cli_select(&cli, sel, 16, err, sizeof err));
+  ASSERT_STR_EQ(sel[0]->name, "build");
+  ASSERT_STR_EQ(sel[1]->name, "time");
+  ASSERT_TRUE(sel[2] == NULL);
+  ASSERT_EQ(rp_cli_parse(2, a2, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "unknown command");
+  ASSERT_EQ(rp_cli_parse(2, a3, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_EQ(rp_cli_parse(4, a4, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_OK(rp_cli_parse(4, a5, &cli, err, sizeof err));
+  ASSERT_EQ(rp_cli_select(&cli, sel, 16, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "nosuch");
+  return 0;
+}
+
+TEST_IMPL(run_id_format) {
+  char id[128];
+  /* 2026-11-29 12:15:30 UTC */
+  ASSERT_OK(
+      rp_make_run_id(1795954530, "gpu-box.example.org", 0xbeef, id, sizeof id));
+  ASSERT_STR_EQ(id, "20261129T121530Z-gpu-box-beef");
+  ASSERT_OK(rp_make_run_id(0, "we ird/", 1, id, sizeof id));
+  ASSERT_STR_EQ(id, "19700101T000000Z-we-ird--0001");
+  return 0;
+}

@@ -1,0 +1,188 @@
+/* Tests of rp_sanitize_parse against real compute-sanitizer captures from
+ * the H200: cuda_portfolio's own (tests/fixtures/tools/sanitize_*.txt, see
+ * the README there; they skip while still placeholders) and the probe
+ * program's (tests/fixtures/h200-probe/, always present). */
+#include "cm_test.h"
+#include "cm_error.h"
+#include "fixture.h"
+#include "rp_sanitize_parse.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every smoke run must parse as a finished, clean run with exit 0. */
+static int clean_run(const char *name) {
+  char *text;
+  size_t len;
+  rp_san_report r;
+  char why[1024];
+  int code;
+  FX_LOAD(name, &text, &len);
+  ASSERT_OK(rp_san_parse(text, len, &r));
+  code = fx_exit_code(text);
+  ASSERT_EQ(r.tool_failed, 0);
+  /* racecheck ends with RACECHECK SUMMARY instead of ERROR SUMMARY */
+  if (strstr(name, "racecheck") != NULL)
+    ASSERT_EQ(r.hazards, 0);
+  else
+    ASSERT_EQ(r.error_summary, 0);
+  ASSERT_EQ(r.count, 0);
+  ASSERT_TRUE(r.hazards <= 0);
+  if (code >= 0)
+    ASSERT_EQ(code, 0);
+  ASSERT_EQ(rp_san_verdict_clean(&r, code < 0 ? 0 : code, 86, why, sizeof why),
+            1);
+  /* The binary's banner is in the same stream: the exact allocator. */
+  ASSERT_CONTAINS(text, "[cuda_portfolio]");
+  ASSERT_CONTAINS(text, "allocator=exact");
+  rp_san_report_free(&r);
+  free(text);
+  return 0;
+}
+
+TEST_IMPL(san_memcheck_smoke_clean) {
+  return clean_run("sanitize_memcheck_smoke.txt");
+}
+TEST_IMPL(san_racecheck_smoke_clean) {
+  return clean_run("sanitize_racecheck_smoke.txt");
+}
+TEST_IMPL(san_initcheck_smoke_clean) {
+  return clean_run("sanitize_initcheck_smoke.txt");
+}
+TEST_IMPL(san_synccheck_smoke_clean) {
+  return clean_run("sanitize_synccheck_smoke.txt");
+}
+
+TEST_IMPL(san_negative_caught) {
+  char *text;
+  size_t len;
+  rp_san_report r;
+  char why[1024];
+  const rp_san_finding *f = NULL;
+  size_t i;
+  int code;
+  FX_LOAD("sanitize_memcheck_negative.txt", &text, &len);
+  ASSERT_OK(rp_san_parse(text, len, &r));
+  code = fx_exit_code(text);
+  ASSERT_EQ(code, 86);
+  ASSERT_EQ(r.tool_failed, 0);
+  ASSERT_GE(r.error_summary, 1);
+  ASSERT_EQ(rp_san_verdict_negative(&r, code, 86, why, sizeof why), 1);
+  ASSERT_CONTAINS(why, "Invalid __global__ write");
+  for (i = 0; i < r.count && f == NULL; i++)
+    if (strstr(r.items[i].kind, "Invalid __global__ write") != NULL)
+      f = &r.items[i];
+  ASSERT_TRUE(f != NULL);
+  ASSERT_EQ(f->cls, RP_SAN_ACCESS);
+  ASSERT_CONTAINS(f->kernel, "copy_unmasked");
+  ASSERT_GT(f->bytes, 0);
+  ASSERT_TRUE(f->thread[0] == '(');
+  ASSERT_TRUE(f->block[0] == '(');
+  ASSERT_TRUE(strncmp(f->address, "0x", 2) == 0);
+  ASSERT_TRUE(f->pc[0] != '\0' || f->location[0] != '\0');
+  /* The same run judged as an ordinary step must fail and name it. */
+  ASSERT_EQ(rp_san_verdict_clean(&r, code, 86, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "Invalid __global__ write");
+  /* Exit 0 with the same text is not a working sanitizer. */
+  ASSERT_EQ(rp_san_verdict_negative(&r, 0, 86, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "not working");
+  rp_san_report_free(&r);
+  free(text);
+  return 0;
+}
+
+/* The same capture with ANSI colours around every line and CRLF line ends
+ * must parse to the same findings. */
+TEST_IMPL(san_recoloured_same) {
+  char *text, *col;
+  size_t len, i, o = 0;
+  rp_san_report a, b;
+  FX_PROBE("memcheck-oob.txt", &text, &len);
+  col = malloc(len * 14 + 16);
+  ASSERT_TRUE(col != NULL);
+  memcpy(col + o, "\x1b[1;31m", 7);
+  o += 7;
+  for (i = 0; i < len; i++) {
+    if (text[i] == '\n') {
+      memcpy(col + o, "\x1b[0m\r\n\x1b[1;31m", 13);
+      o += 13;
+    } else {
+      col[o++] = text[i];
+    }
+  }
+  ASSERT_OK(rp_san_parse(text, len, &a));
+  ASSERT_OK(rp_san_parse(col, o, &b));
+  ASSERT_GT(a.count, 0);
+  ASSERT_EQ(a.count, b.count);
+  ASSERT_EQ(a.error_summary, b.error_summary);
+  for (i = 0; i < a.count; i++) {
+    ASSERT_STR_EQ(a.items[i].kind, b.items[i].kind);
+    ASSERT_STR_EQ(a.items[i].kernel, b.items[i].kernel);
+    ASSERT_STR_EQ(a.items[i].location, b.items[i].location);
+    ASSERT_STR_EQ(a.items[i].thread, b.items[i].thread);
+    ASSERT_STR_EQ(a.items[i].address, b.items[i].address);
+  }
+  rp_san_report_free(&a);
+  rp_san_report_free(&b);
+  free(col);
+  free(text);
+  return 0;
+}
+
+/* A run cut off before its ERROR SUMMARY (the sanitizer died) proves
+ * nothing, even with exit 0 and no finding. */
+TEST_IMPL(san_truncated_not_clean) {
+  char *text, *cut;
+  size_t len;
+  rp_san_report r;
+  char why[1024];
+  FX_PROBE("memcheck-clean.txt", &text, &len);
+  cut = strstr(text, "ERROR SUMMARY");
+  ASSERT_TRUE(cut != NULL);
+  ASSERT_OK(rp_san_parse(text, (size_t)(cut - text), &r));
+  ASSERT_EQ(r.error_summary, -1);
+  ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "did not finish");
+  rp_san_report_free(&r);
+  free(text);
+  return 0;
+}
+
+TEST_IMPL(san_json_shape) {
+  char *text;
+  size_t len;
+  rp_san_report r;
+  json_t *j, *arr, *first;
+  FX_PROBE("memcheck-oob.txt", &text, &len);
+  ASSERT_OK(rp_san_parse(text, len, &r));
+  j = rp_san_report_json(&r);
+  ASSERT_TRUE(j != NULL);
+  arr = json_object_get(j, "findings");
+  ASSERT_TRUE(json_is_array(arr));
+  ASSERT_EQ(json_array_size(arr), r.count);
+  ASSERT_EQ(json_integer_value(json_object_get(j, "error_summary")),
+            r.error_summary);
+  first = json_array_get(arr, 0);
+  ASSERT_STR_EQ(json_string_value(json_object_get(first, "class")),
+                rp_san_class_name(r.items[0].cls));
+  ASSERT_STR_EQ(json_string_value(json_object_get(first, "kind")),
+                r.items[0].kind);
+  json_decref(j);
+  rp_san_report_free(&r);
+  free(text);
+  return 0;
+}
+
+/* Text that is no sanitizer output at all: no summary, not clean. */
+TEST_IMPL(san_empty_not_clean) {
+  rp_san_report r;
+  char why[256];
+  ASSERT_OK(rp_san_parse("", 0, &r));
+  ASSERT_EQ(r.error_summary, -1);
+  ASSERT_EQ(r.count, 0);
+  ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 0);
+  ASSERT_EQ(rp_san_verdict_negative(&r, 86, 86, why, sizeof why), 0);
+  rp_san_report_free(&r);
+  return 0;
+}
