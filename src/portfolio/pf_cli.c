@@ -102,6 +102,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     } else if (strcmp(a, "--smoke") == 0) {
       o->mode = PF_MODE_SMOKE;
       takes = 0;
+    } else if (strcmp(a, "--bench") == 0) {
+      o->mode = PF_MODE_BENCH;
+      takes = 0;
     } else if (strcmp(a, "--negative-control") == 0) {
       o->mode = PF_MODE_NEGATIVE;
       takes = 0;
@@ -271,10 +274,11 @@ void pf_cli_usage(void *stream) {
       "modes:\n"
       "  --test-only          the default verification set\n"
       "  --smoke              every variant x dtype once on small shapes\n"
+      "  --bench              the standard benchmark shapes (use with --json)\n"
       "  --negative-control   only copy_unmasked (out-of-bounds on purpose)\n"
       "  --list [--format json|text]   ops, variants, dtypes\n"
       "  (none)               the cases named by the selection\n"
-      "selection (filters the set in --test-only/--smoke):\n"
+      "selection (filters the set in --test-only/--smoke/--bench):\n"
       "  --op NAME  --variant NAME|auto  --dtype fp32|fp16|bf16\n"
       "  --shape RxW | MxNxK   --stride S (row ops)   --mask | --no-mask\n"
       "  --trans nn|nt|tn|tt  --ld-pad P (matmul)   --extreme (extreme rows)\n"

@@ -25,6 +25,7 @@ typedef enum {
   PF_MODE_SELECT = 0, /* the cases named by --op/--variant/--dtype/--shape */
   PF_MODE_TEST_ONLY,  /* the default verification set */
   PF_MODE_SMOKE,      /* every variant x dtype once, small shapes */
+  PF_MODE_BENCH,      /* the standard benchmark shapes (docs/BENCHMARKING) */
   PF_MODE_NEGATIVE,   /* the negative control only */
   PF_MODE_LIST,
   PF_MODE_HELP

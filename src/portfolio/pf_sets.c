@@ -39,6 +39,15 @@ static const mm_shape test_mm[] = {
 static const mm_shape smoke_mm[] = {
     {33, 65, 17, 0, 0, 0}, {33, 65, 17, 0, 1, 1}, {33, 65, 17, 1, 0, 2}};
 
+/* The benchmark set: the standard shapes of docs/BENCHMARKING.md, the same
+ * ones ../shared/tools/torch_baseline.py measures PyTorch on. */
+static const int64_t bench_rows[][2] = {{65536, 1024}, {16384, 4096},
+                                        {8192, 8192},  {2048, 32768},
+                                        {256, 262144}, {32, 1048576}};
+static const mm_shape bench_mm[] = {{4096, 4096, 4096, 0, 0, 0},
+                                    {8192, 8192, 8192, 0, 0, 0},
+                                    {4095, 4097, 4093, 0, 0, 0}};
+
 static int push(pf_set *s, const pf_spec *sp) {
   if (s->n == s->cap) {
     int cap = s->cap ? s->cap * 2 : 64;
@@ -158,12 +167,61 @@ static int build_select(const pf_opts *o, pf_set *s) {
   return err;
 }
 
+/* One op of the benchmark set: the plan chooser's pick (or --variant) on
+ * every standard shape; elementwise on 2^28 elements; matmul on 4096^3,
+ * 8192^3 and 4095x4097x4093, fp32 only at 4096^3 (as the baselines). */
+static int build_bench_op(const pf_opts *o, pf_set *s, int opi) {
+  int n, i, err = CM_OK;
+  const pf_op *op = &pf_ops(&n)[opi];
+  pf_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.op = opi;
+  if (op->kind == PF_KIND_ELEM) {
+    sp.ndims = 2;
+    sp.dims[0] = 1;
+    sp.dims[1] = (int64_t)1 << 28;
+    return add_variants(o, s, sp, 0);
+  }
+  if (op->kind == PF_KIND_MATMUL) {
+    sp.ndims = 3;
+    for (i = 0; i < 3 && !err; i++) {
+      pf_opts f = *o;
+      sp.dims[0] = bench_mm[i].m;
+      sp.dims[1] = bench_mm[i].n;
+      sp.dims[2] = bench_mm[i].k;
+      if (i == 0) {
+        err = add_variants(o, s, sp, 0);
+        continue;
+      }
+      if (o->dtype == CPK_F32)
+        continue;
+      for (f.dtype = CPK_F16; f.dtype <= CPK_BF16 && !err; f.dtype++)
+        if (o->dtype < 0 || o->dtype == f.dtype)
+          err = add_variants(&f, s, sp, 0);
+    }
+    return err;
+  }
+  sp.ndims = 2;
+  for (i = 0; i < 6 && !err; i++) {
+    sp.dims[0] = bench_rows[i][0];
+    sp.dims[1] = bench_rows[i][1];
+    err = add_variants(o, s, sp, 0);
+  }
+  return err;
+}
+
 int pf_sets_build(const pf_opts *o, pf_set *out) {
   int n, i, err = CM_OK;
   memset(out, 0, sizeof *out);
   pf_ops(&n);
   if (o->mode == PF_MODE_SELECT)
     return build_select(o, out);
+  if (o->mode == PF_MODE_BENCH) {
+    for (i = 0; i < n && !err; i++)
+      if (o->op < 0 || o->op == i)
+        err = build_bench_op(o, out, i);
+    return err;
+  }
   for (i = 0; i < n && !err; i++)
     if (o->op < 0 || o->op == i)
       err = build_op(o, out, i, o->mode == PF_MODE_SMOKE);

@@ -15,7 +15,7 @@
 
 static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
   char dir[1300], path[1400];
-  const char *args[3];
+  const char *args[4];
   rp_banner b;
   int have = 0, code;
   if (cm_snprintf(dir, sizeof dir, "%s/results/clean", ctx->run_dir) != CM_OK ||
@@ -24,9 +24,10 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
     rp_stage_set(st, RP_ST_FAILED, "cannot create %s", dir);
     return;
   }
-  args[0] = "--json";
-  args[1] = path;
-  args[2] = NULL;
+  args[0] = "--bench";
+  args[1] = "--json";
+  args[2] = path;
+  args[3] = NULL;
   code = rp_portfolio_step(ctx, st, "cuda_portfolio", args, &b, &have);
   if (code == 0 && have && b.instrumented)
     rp_stage_set(st, RP_ST_FAILED,
