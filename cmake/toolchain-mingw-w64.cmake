@@ -16,6 +16,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# MinGW's own printf family (C99: %zu, %lld, %a) instead of msvcrt's, which
+# does not know %zu; the project prints sizes with it.
+set(CMAKE_C_FLAGS_INIT "-D__USE_MINGW_ANSI_STDIO=1")
 # Static runtime: repro.exe then needs no MinGW DLLs next to it under Wine or
 # on a Windows machine it is copied to.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -static-libgcc")

@@ -180,6 +180,99 @@ __device__ __forceinline__ float block_max(float v, float *sh) {
   return warp_max(lane < nw ? sh[lane] : -CUDART_INF_F);
 }
 
+/* ---- compensated sums ----
+ * A long per-thread loop of plain fp32 additions loses up to k*u*sum|x| for
+ * k terms (u = 2^-24): on a 10^6-wide row a warp lane adds ~3*10^4 terms
+ * and the row total was off by ~1e-4 relative. csum keeps, next to the
+ * rounded running sum s, the exact rounding error of every addition (Knuth's
+ * TwoSum, branch-free and exact in any operand order) in c, so the error of
+ * value() is about 2u*|sum| + k*u^2*sum|x| instead. nvcc neither
+ * reassociates nor contracts these additions (no multiply to fuse, no
+ * fast-math), so the compensation survives compilation. */
+struct csum {
+  float s = 0.f, c = 0.f;
+
+  /* Adds one term. */
+  __device__ __forceinline__ void add(float x) {
+    const float t = s + x;
+    const float bp = t - s;
+    c += (s - (t - bp)) + (x - bp);
+    s = t;
+  }
+  /* Adds another partial. Symmetric: a.merge(b) and b.merge(a) give the
+   * same bits (TwoSum's error is exact, hence order-free, and the c terms
+   * are added before the error), so every lane of a butterfly ends with
+   * identical results. */
+  __device__ __forceinline__ void merge(float os, float oc) {
+    const float t = s + os;
+    const float bp = t - s;
+    const float e = (s - (t - bp)) + (os - bp);
+    c = (c + oc) + e;
+    s = t;
+  }
+  /* The compensated total. Once s is inf or NaN the error terms are NaN
+   * (inf - inf); the IEEE sum s itself is then the right answer (inf, -inf
+   * or NaN, as a plain sum gives). */
+  __device__ __forceinline__ float value() const {
+    return isfinite(s) ? s + c : s;
+  }
+};
+
+/* Sums a short vector of terms pairwise (error <= log2(N) * u * sum|v|, a
+ * constant, not growing with the row) so the long loop does one compensated
+ * addition per vector instead of per element. */
+template <int N> __device__ __forceinline__ float pair_sum(const float (&v)[N]) {
+  static_assert(N == 4 || N == 8, "vector widths of ty<T>::vec");
+  if constexpr (N == 4) {
+    return (v[0] + v[1]) + (v[2] + v[3]);
+  } else {
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+  }
+}
+
+/* Butterfly over a warp carrying both halves of the compensated sum; every
+ * lane gets the same bits. */
+__device__ __forceinline__ void warp_csum(csum &v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float os = __shfl_xor_sync(0xffffffffu, v.s, o);
+    const float oc = __shfl_xor_sync(0xffffffffu, v.c, o);
+    v.merge(os, oc);
+  }
+}
+
+/* Compensated sum over the whole block, returned as one float to every
+ * thread. Same rules as block_sum, but sh is __shared__ float[64] (s and c
+ * per warp). */
+__device__ __forceinline__ float block_csum(csum v, float *sh) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int nw = blockDim.x >> 5;
+  warp_csum(v);
+  __syncthreads();
+  if (lane == 0) {
+    sh[w] = v.s;
+    sh[32 + w] = v.c;
+  }
+  __syncthreads();
+  csum r;
+  if (lane < nw) {
+    r.s = sh[lane];
+    r.c = sh[32 + lane];
+  }
+  warp_csum(r);
+  return r.value();
+}
+
+template <bool BLK>
+__device__ __forceinline__ float grp_csum(csum v, float *sh) {
+  if constexpr (BLK) {
+    return block_csum(v, sh);
+  } else {
+    warp_csum(v);
+    return v.value();
+  }
+}
+
 /* Group reductions: a warp (BLK false) or the whole block (BLK true). */
 template <bool BLK>
 __device__ __forceinline__ float grp_sum(float v, float *sh) {

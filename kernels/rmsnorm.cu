@@ -8,7 +8,10 @@
  * partial statistics in the workspace, then combine and write).
  * dw is a column reduction: fp32 partial rows per row group into the
  * workspace, then a kernel adds the groups in order (no atomics, so the bits
- * never change between runs).
+ * never change between runs). Every per-thread loop and every cross-thread
+ * combine is a compensated sum (csum in common.cuh): rstd feeds every
+ * output, so the sum of squares of a 10^6-wide row must be good to a few
+ * ulps, not k*u.
  */
 #include "common.cuh"
 
@@ -21,30 +24,32 @@ using namespace cpk__;
 template <typename T, bool V, bool BWD>
 __device__ __forceinline__ void
 part_stats(const T *xr, const T *dyr, const T *w, int64_t c0, int64_t c1,
-           int tid, int nthr, float &ss, float &d) {
+           int tid, int nthr, csum &ss, csum &d) {
   constexpr int VEC = ty<T>::vec;
   visit<VEC, V>(
       c0, c1, tid, nthr,
       [&](int64_t c) {
-        float a[VEC];
+        float a[VEC], q[VEC];
         ldv(xr + c, a);
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-          ss = fmaf(a[k], a[k], ss);
+          q[k] = a[k] * a[k];
+        ss.add(pair_sum(q));
         if constexpr (BWD) {
           float g[VEC], ww[VEC];
           ldv(dyr + c, g);
           ldv(w + c, ww);
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
-            d = fmaf(g[k] * ww[k], a[k], d);
+            q[k] = g[k] * ww[k] * a[k];
+          d.add(pair_sum(q));
         }
       },
       [&](int64_t c) {
         const float a = ld1(xr + c);
-        ss = fmaf(a, a, ss);
+        ss.add(a * a);
         if constexpr (BWD)
-          d = fmaf(ld1(dyr + c) * ld1(w + c), a, d);
+          d.add(ld1(dyr + c) * ld1(w + c) * a);
       });
 }
 
@@ -101,15 +106,14 @@ template <typename T, bool V, bool BLK>
 __global__ void rms_fwd_k(const T *__restrict__ x, const T *__restrict__ w,
                           T *__restrict__ y, float eps, int64_t rows,
                           int64_t cols, int64_t stride) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const group<BLK> gr;
   for (int64_t r = gr.g; r < rows; r += gr.ng) {
     const int64_t o = r * stride;
-    float ss = 0.f, d = 0.f;
+    csum ss, d;
     part_stats<T, V, false>(x + o, nullptr, w, 0, cols, gr.tid, gr.nthr, ss, d);
-    ss = grp_sum<BLK>(ss, sh);
     write_y<T, V>(x + o, w, y + o, 0, cols, gr.tid, gr.nthr,
-                  rstd_of(ss, cols, eps));
+                  rstd_of(grp_csum<BLK>(ss, sh), cols, eps));
   }
 }
 
@@ -117,16 +121,16 @@ template <typename T, bool V>
 __global__ void rms_fwd_split1_k(const T *__restrict__ x,
                                  float *__restrict__ part, int64_t rows,
                                  int64_t cols, int64_t stride, int64_t cc) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const int64_t c0 = (int64_t)blockIdx.x * cc;
   const int64_t c1 = c0 + cc < cols ? c0 + cc : cols;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    float ss = 0.f, d = 0.f;
+    csum ss, d;
     part_stats<T, V, false>(x + r * stride, nullptr, nullptr, c0, c1,
                             threadIdx.x, blockDim.x, ss, d);
-    ss = block_sum(ss, sh);
+    const float tot = block_csum(ss, sh);
     if (threadIdx.x == 0)
-      part[r * gridDim.x + blockIdx.x] = ss;
+      part[r * gridDim.x + blockIdx.x] = tot;
   }
 }
 
@@ -135,18 +139,18 @@ __global__ void
 rms_fwd_split2_k(const T *__restrict__ x, const T *__restrict__ w,
                  T *__restrict__ y, const float *__restrict__ part, float eps,
                  int64_t rows, int64_t cols, int64_t stride, int64_t cc) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const int64_t chunks = gridDim.x;
   const int64_t c0 = (int64_t)blockIdx.x * cc;
   const int64_t c1 = c0 + cc < cols ? c0 + cc : cols;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    float ss = 0.f;
+    csum ss;
     for (int64_t k = threadIdx.x; k < chunks; k += blockDim.x)
-      ss += part[r * chunks + k];
-    ss = block_sum(ss, sh);
+      ss.add(part[r * chunks + k]);
+    const float tot = block_csum(ss, sh);
     const int64_t o = r * stride;
     write_y<T, V>(x + o, w, y + o, c0, c1, threadIdx.x, blockDim.x,
-                  rstd_of(ss, cols, eps));
+                  rstd_of(tot, cols, eps));
   }
 }
 
@@ -157,14 +161,15 @@ __global__ void rms_bwd_k(const T *__restrict__ dy, const T *__restrict__ x,
                           const T *__restrict__ w, T *__restrict__ dx,
                           float *__restrict__ rstd_out, float eps, int64_t rows,
                           int64_t cols, int64_t stride) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const group<BLK> gr;
   for (int64_t r = gr.g; r < rows; r += gr.ng) {
     const int64_t o = r * stride;
-    float ss = 0.f, d = 0.f;
-    part_stats<T, V, true>(x + o, dy + o, w, 0, cols, gr.tid, gr.nthr, ss, d);
-    ss = grp_sum<BLK>(ss, sh);
-    d = grp_sum<BLK>(d, sh);
+    csum pss, pd;
+    part_stats<T, V, true>(x + o, dy + o, w, 0, cols, gr.tid, gr.nthr, pss,
+                           pd);
+    const float ss = grp_csum<BLK>(pss, sh);
+    const float d = grp_csum<BLK>(pd, sh);
     const float rstd = rstd_of(ss, cols, eps);
     const float coef = rstd * rstd * rstd * d / (float)cols;
     if (gr.tid == 0)
@@ -179,16 +184,16 @@ __global__ void
 rms_bwd_split1_k(const T *__restrict__ dy, const T *__restrict__ x,
                  const T *__restrict__ w, float2 *__restrict__ part,
                  int64_t rows, int64_t cols, int64_t stride, int64_t cc) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const int64_t c0 = (int64_t)blockIdx.x * cc;
   const int64_t c1 = c0 + cc < cols ? c0 + cc : cols;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
     const int64_t o = r * stride;
-    float ss = 0.f, d = 0.f;
+    csum pss, pd;
     part_stats<T, V, true>(x + o, dy + o, w, c0, c1, threadIdx.x, blockDim.x,
-                           ss, d);
-    ss = block_sum(ss, sh);
-    d = block_sum(d, sh);
+                           pss, pd);
+    const float ss = block_csum(pss, sh);
+    const float d = block_csum(pd, sh);
     if (threadIdx.x == 0)
       part[r * gridDim.x + blockIdx.x] = make_float2(ss, d);
   }
@@ -201,19 +206,19 @@ rms_bwd_split2_k(const T *__restrict__ dy, const T *__restrict__ x,
                  const float2 *__restrict__ part, float *__restrict__ rstd_out,
                  float eps, int64_t rows, int64_t cols, int64_t stride,
                  int64_t cc) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const int64_t chunks = gridDim.x;
   const int64_t c0 = (int64_t)blockIdx.x * cc;
   const int64_t c1 = c0 + cc < cols ? c0 + cc : cols;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    float ss = 0.f, d = 0.f;
+    csum pss, pd;
     for (int64_t k = threadIdx.x; k < chunks; k += blockDim.x) {
       const float2 p = part[r * chunks + k];
-      ss += p.x;
-      d += p.y;
+      pss.add(p.x);
+      pd.add(p.y);
     }
-    ss = block_sum(ss, sh);
-    d = block_sum(d, sh);
+    const float ss = block_csum(pss, sh);
+    const float d = block_csum(pd, sh);
     const float rstd = rstd_of(ss, cols, eps);
     const float coef = rstd * rstd * rstd * d / (float)cols;
     if (blockIdx.x == 0 && threadIdx.x == 0)
@@ -239,11 +244,10 @@ __global__ void __launch_bounds__(kDwCols)
     return;
   const int64_t r0 = (int64_t)blockIdx.y * rpg;
   const int64_t r1 = r0 + rpg < rows ? r0 + rpg : rows;
-  float acc = 0.f;
+  csum acc;
   for (int64_t r = r0; r < r1; ++r)
-    acc =
-        fmaf(ld1(dy + r * stride + c) * ld1(x + r * stride + c), rstd[r], acc);
-  part[(int64_t)blockIdx.y * cols + c] = acc;
+    acc.add(ld1(dy + r * stride + c) * ld1(x + r * stride + c) * rstd[r]);
+  part[(int64_t)blockIdx.y * cols + c] = acc.value();
 }
 
 template <typename T>
@@ -252,10 +256,10 @@ __global__ void __launch_bounds__(kDwCols)
               int64_t groups) {
   for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cols;
        c += (int64_t)gridDim.x * blockDim.x) {
-    float acc = 0.f;
+    csum acc;
     for (int64_t g = 0; g < groups; ++g)
-      acc += part[g * cols + c];
-    st1(dw + c, acc);
+      acc.add(part[g * cols + c]);
+    st1(dw + c, acc.value());
   }
 }
 

@@ -13,7 +13,10 @@
  * BLOCK (three passes: max, sum, write), ONLINE (one pass with a running
  * max and rescaled sum, then the write pass; rows that fit are kept in
  * shared memory so x is read from DRAM once), SPLIT (per-chunk online
- * partials in the workspace, then a combine-and-write kernel).
+ * partials in the workspace, then a combine-and-write kernel). The exp
+ * sums of WARP/BLOCK/ONLINE/SPLIT are compensated per thread (csum in
+ * common.cuh; ONLINE rescales the compensation with the sum) and combined
+ * in log-depth trees.
  */
 #include "common.cuh"
 
@@ -55,17 +58,22 @@ __device__ __forceinline__ float out_val(float v, float M, float inv) {
   return M == -CUDART_INF_F ? 0.f : expf(v - M) * inv;
 }
 
-/* Folds one value into an online state (m, s) and the poison flag. */
-__device__ __forceinline__ void ms_add(float &m, float &s, float &bad,
+/* Folds one value into an online state (m, s) and the poison flag. s is
+ * compensated; a new max rescales both of its halves (the compensation is
+ * an error term of the same sum, so it scales with it). */
+__device__ __forceinline__ void ms_add(float &m, csum &s, float &bad,
                                        float v) {
   if (poison(v)) {
     bad = 1.f;
   } else if (v != -CUDART_INF_F) {
     if (v > m) {
-      s = s * expf(m - v) + 1.f;
+      const float f = expf(m - v);
+      s.s *= f;
+      s.c *= f;
       m = v;
+      s.add(1.f);
     } else {
-      s += expf(v - m);
+      s.add(expf(v - m));
     }
   }
 }
@@ -133,7 +141,7 @@ __global__ void softmax_3pass_k(const T *__restrict__ x, T *__restrict__ y,
                                 int64_t mstride, int64_t rows, int64_t cols,
                                 int64_t stride) {
   constexpr int VEC = ty<T>::vec;
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const group<BLK> gr;
   for (int64_t r = gr.g; r < rows; r += gr.ng) {
     row_in<T> in{x + r * stride, mask ? mask + r * mstride : nullptr};
@@ -157,7 +165,7 @@ __global__ void softmax_3pass_k(const T *__restrict__ x, T *__restrict__ y,
     mx = grp_max<BLK>(mx, sh);
     bad = grp_max<BLK>(bad, sh);
     const float M = bad != 0.f ? CUDART_NAN_F : mx;
-    float s = 0.f;
+    csum ps;
     if (M != -CUDART_INF_F && bad == 0.f) {
       visit<VEC, V>(
           0, cols, gr.tid, gr.nthr,
@@ -166,13 +174,14 @@ __global__ void softmax_3pass_k(const T *__restrict__ x, T *__restrict__ y,
             in.vec(c, v);
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
-              s += expf(v[k] - M);
+              v[k] = expf(v[k] - M);
+            ps.add(pair_sum(v));
           },
-          [&](int64_t c) { s += expf(in.one(c) - M); });
+          [&](int64_t c) { ps.add(expf(in.one(c) - M)); });
     }
     /* Every thread of the group takes the same branch above (M and bad are
      * group-uniform), so the reduction below is reached by all. */
-    s = grp_sum<BLK>(s, sh);
+    const float s = grp_csum<BLK>(ps, sh);
     const float inv = bad != 0.f ? CUDART_NAN_F : 1.f / s;
     write_row<T, V>(in, y + r * stride, 0, cols, gr.tid, gr.nthr, M, inv);
   }
@@ -185,8 +194,10 @@ __global__ void softmax_3pass_k(const T *__restrict__ x, T *__restrict__ y,
 template <typename T, bool V>
 __device__ __forceinline__ void
 online_part(const row_in<T> &in, int64_t c0, int64_t c1, int tid, int nthr,
-            float *cache, float &m, float &s, float &bad) {
+            float *cache, float &m, float &s_out, float &bad) {
   constexpr int VEC = ty<T>::vec;
+  csum s;
+  s.s = s_out;
   visit<VEC, V>(
       c0, c1, tid, nthr,
       [&](int64_t c) {
@@ -203,14 +214,16 @@ online_part(const row_in<T> &in, int64_t c0, int64_t c1, int tid, int nthr,
             vm = fmaxf(vm, v[k]);
         }
         if (vm > m) {
-          s *= expf(m - vm);
+          const float f = expf(m - vm);
+          s.s *= f;
+          s.c *= f;
           m = vm;
         }
         if (m != -CUDART_INF_F) {
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
-            if (!poison(v[k]))
-              s += expf(v[k] - m);
+            v[k] = poison(v[k]) ? 0.f : expf(v[k] - m);
+          s.add(pair_sum(v));
         }
       },
       [&](int64_t c) {
@@ -219,6 +232,9 @@ online_part(const row_in<T> &in, int64_t c0, int64_t c1, int tid, int nthr,
           cache[c - c0] = v;
         ms_add(m, s, bad, v);
       });
+  /* The cross-thread merge (block_ms) is a log-depth tree of rescaled
+   * plain sums: fold the compensation in here. */
+  s_out = s.value();
 }
 
 template <typename T, bool V, bool CACHE>

@@ -3,7 +3,8 @@
  * WARP / BLOCK: the group computes the row's dot product, then writes dx
  * (two passes over dy and y). SPLIT: kernel 1 writes per-(row, chunk) fp32
  * partial dots to the workspace; kernel 2 adds a row's partials in a fixed
- * order and writes its chunk of dx.
+ * order and writes its chunk of dx. Every dot product is a compensated sum
+ * (csum in common.cuh) so wide rows keep fp32-ulp accuracy.
  */
 #include "common.cuh"
 
@@ -12,10 +13,10 @@ namespace {
 using namespace cpk__;
 
 template <typename T, bool V>
-__device__ __forceinline__ float part_dot(const T *dyr, const T *yr, int64_t c0,
-                                          int64_t c1, int tid, int nthr) {
+__device__ __forceinline__ csum part_dot(const T *dyr, const T *yr, int64_t c0,
+                                         int64_t c1, int tid, int nthr) {
   constexpr int VEC = ty<T>::vec;
-  float acc = 0.f;
+  csum acc;
   visit<VEC, V>(
       c0, c1, tid, nthr,
       [&](int64_t c) {
@@ -24,9 +25,10 @@ __device__ __forceinline__ float part_dot(const T *dyr, const T *yr, int64_t c0,
         ldv(yr + c, b);
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-          acc = fmaf(a[k], b[k], acc);
+          a[k] *= b[k];
+        acc.add(pair_sum(a));
       },
-      [&](int64_t c) { acc = fmaf(ld1(dyr + c), ld1(yr + c), acc); });
+      [&](int64_t c) { acc.add(ld1(dyr + c) * ld1(yr + c)); });
   return acc;
 }
 
@@ -53,12 +55,12 @@ template <typename T, bool V, bool BLK>
 __global__ void sm_bwd_k(const T *__restrict__ dy, const T *__restrict__ y,
                          T *__restrict__ dx, int64_t rows, int64_t cols,
                          int64_t stride) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const group<BLK> gr;
   for (int64_t r = gr.g; r < rows; r += gr.ng) {
     const int64_t o = r * stride;
-    float dot = part_dot<T, V>(dy + o, y + o, 0, cols, gr.tid, gr.nthr);
-    dot = grp_sum<BLK>(dot, sh);
+    const float dot = grp_csum<BLK>(
+        part_dot<T, V>(dy + o, y + o, 0, cols, gr.tid, gr.nthr), sh);
     write_dx<T, V>(dy + o, y + o, dx + o, 0, cols, gr.tid, gr.nthr, dot);
   }
 }
@@ -68,13 +70,13 @@ __global__ void sm_bwd_split1_k(const T *__restrict__ dy,
                                 const T *__restrict__ y,
                                 float *__restrict__ part, int64_t rows,
                                 int64_t cols, int64_t stride, int64_t cc) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const int64_t c0 = (int64_t)blockIdx.x * cc;
   const int64_t c1 = c0 + cc < cols ? c0 + cc : cols;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
     const int64_t o = r * stride;
-    float dot = part_dot<T, V>(dy + o, y + o, c0, c1, threadIdx.x, blockDim.x);
-    dot = block_sum(dot, sh);
+    const float dot = block_csum(
+        part_dot<T, V>(dy + o, y + o, c0, c1, threadIdx.x, blockDim.x), sh);
     if (threadIdx.x == 0)
       part[r * gridDim.x + blockIdx.x] = dot;
   }
@@ -85,15 +87,15 @@ __global__ void sm_bwd_split2_k(const T *__restrict__ dy,
                                 const T *__restrict__ y, T *__restrict__ dx,
                                 const float *__restrict__ part, int64_t rows,
                                 int64_t cols, int64_t stride, int64_t cc) {
-  __shared__ float sh[32];
+  __shared__ float sh[64];
   const int64_t chunks = gridDim.x;
   const int64_t c0 = (int64_t)blockIdx.x * cc;
   const int64_t c1 = c0 + cc < cols ? c0 + cc : cols;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    float dot = 0.f;
+    csum acc;
     for (int64_t k = threadIdx.x; k < chunks; k += blockDim.x)
-      dot += part[r * chunks + k];
-    dot = block_sum(dot, sh);
+      acc.add(part[r * chunks + k]);
+    const float dot = block_csum(acc, sh);
     const int64_t o = r * stride;
     write_dx<T, V>(dy + o, y + o, dx + o, c0, c1, threadIdx.x, blockDim.x, dot);
   }

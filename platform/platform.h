@@ -43,6 +43,9 @@ int plat_utc_format(int64_t epoch_s, char *buf, size_t size);
 double plat_monotonic_s(void);
 /* 1 if the stream (0 stdin, 1 stdout, 2 stderr) is a terminal. */
 int plat_isatty(int fd);
+/* Number of CPUs online now (all processor groups on Windows), >= 1; 1 if
+ * the OS cannot tell. Used to size CPU worker pools. */
+int plat_cpu_count(void);
 
 /* Creates a directory and its parents (like mkdir -p). */
 int plat_mkdir_p(const char *path);

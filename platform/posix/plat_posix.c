@@ -106,6 +106,11 @@ int plat_isatty(int fd) {
   return isatty(fd) ? 1 : 0;
 }
 
+int plat_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
+}
+
 int plat_mkdir_p(const char *path) {
   char tmp[4096];
   char *p;

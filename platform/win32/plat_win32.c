@@ -14,7 +14,7 @@
 #define UNICODE
 #endif
 #include <windows.h>
-#include <tlhelp32.h>
+#include <shellapi.h> /* CommandLineToArgvW (shell32) */
 
 #include "platform.h"
 #include "plat_win32.h"
@@ -299,6 +299,21 @@ int plat_isatty(int fd) {
   if (GetFileType(h) != FILE_TYPE_CHAR)
     return 0;
   return GetConsoleMode(h, &mode) ? 1 : 0;
+}
+
+/* GetActiveProcessorCount counts every processor group; GetSystemInfo sees
+ * only the caller's group (at most 64 CPUs), so it is the fallback for
+ * headers that target Windows before 7. */
+int plat_cpu_count(void) {
+#if defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0601
+  DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+  SYSTEM_INFO si;
+  DWORD n;
+  GetSystemInfo(&si);
+  n = si.dwNumberOfProcessors;
+#endif
+  return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
 }
 
 int plat__win_console_init(int fd) {

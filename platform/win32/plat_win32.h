@@ -33,23 +33,13 @@ int plat__wide_to_utf8(const wchar_t *w, char *buf, size_t size);
  * -2 when the key is absent (no NVIDIA driver installed). */
 int plat__win_admin_only_from_registry(void);
 
-/* Puts the process pid into a job object of this module's own that ends the
- * whole tree when terminated (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, so the tree
- * also ends if repro dies). Call it right after uv_spawn: processes the child
- * started before the call are not in the job (plat_kill_tree's process-table
- * walk still finds those whose parent is alive). Returns CM_OK, CM_NOENT if
- * pid is gone, CM_ENOMEM when the table of tracked children is full, or a
- * translated Win32 error. The job is released by plat_kill_tree or when the
- * process is found to have exited. */
-int plat__win_track_child(int pid);
-
 /* Enables virtual-terminal colour sequences on the console behind fd (1 or
  * 2) and sets the console's output code page to UTF-8. Returns 1 when colours
  * can be used (a console that accepts ENABLE_VIRTUAL_TERMINAL_PROCESSING),
  * 0 otherwise (a pipe, a file, or a console before Windows 10). */
 int plat__win_console_init(int fd);
 
-/* Replaces *argc/*argv with the UTF-8 form of the process's command line
+/* Replaces *argc and *argv with the UTF-8 form of the process's command line
  * (GetCommandLineW). main()'s argv comes in the ANSI code page, where a path
  * like "Zoë's runs" or one with CJK characters is mangled beyond repair, so a
  * Windows main() calls this first. The new array is allocated once and lives

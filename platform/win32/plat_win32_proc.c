@@ -103,7 +103,7 @@ char **plat_environ(void) {
  * Windows has no process groups to signal, and libuv's uv_process_kill ends
  * only the direct child (TerminateProcess). Two mechanisms cover the tree:
  *
- * 1. A job object per child (plat__win_track_child, right after uv_spawn):
+ * 1. A job object per child (plat_tree_track, right after uv_spawn):
  *    everything the child starts from then on is in the job, and
  *    TerminateJobObject ends them all, orphans included. The race: a child
  *    that starts a process before it is assigned leaves that process outside
@@ -135,7 +135,9 @@ static void plat__release(plat__tracked *t) {
   memset(t, 0, sizeof *t);
 }
 
-int plat__win_track_child(int pid) {
+/* See platform.h. CM_ENOMEM when PLAT__MAX_TRACKED children are tracked at
+ * once (the runner tracks one at a time). */
+int plat_tree_track(int pid) {
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
   HANDLE proc, job;
   int i, slot = -1, rc = CM_OK;
@@ -186,6 +188,17 @@ int plat__win_track_child(int pid) {
     return CM_ENOMEM;
   }
   return CM_OK;
+}
+
+/* Closing the job ends whatever the step left running in it (the job has
+ * KILL_ON_JOB_CLOSE): on Windows a stage cannot leave processes behind. */
+void plat_tree_release(int pid) {
+  int i;
+  AcquireSRWLockExclusive(&plat__kids_lock);
+  for (i = 0; i < PLAT__MAX_TRACKED; i++)
+    if (plat__kids[i].proc != NULL && plat__kids[i].pid == (DWORD)pid)
+      plat__release(&plat__kids[i]);
+  ReleaseSRWLockExclusive(&plat__kids_lock);
 }
 
 /* Terminates the job tracked for pid, if any. Returns 1 if there was one. */

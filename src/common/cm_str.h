@@ -33,7 +33,10 @@ int cm_strlcpy(char *dst, const char *src, size_t size);
 /* snprintf into dst[size]; returns CM_OK, or CM_ERANGE on truncation, or
  * CM_EINVAL on an encoding error. */
 int cm_snprintf(char *dst, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+    /* MinGW builds use its own C99 printf (__USE_MINGW_ANSI_STDIO). */
+    __attribute__((format(gnu_printf, 3, 4)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;

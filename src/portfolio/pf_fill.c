@@ -6,6 +6,11 @@
 #include <string.h>
 
 #include "pf_half.h"
+#include "pf_ref.h"
+
+/* Bulk passes go through pf_ref_parallel; ranges shorter than this are not
+ * worth a thread. */
+#define FILL_CHUNK 65536
 
 enum { WHICH_SOFTMAX = 0, WHICH_SUM = 1, WHICH_RMS = 2 };
 
@@ -86,11 +91,36 @@ void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
   }
 }
 
-static void uniform(double *v, int64_t n, double lo, double hi, cpk_dtype dt,
-                    pf_rng *rng) {
+/* Every parallel pass of this file uses one context; each pass reads the
+ * fields it needs. Values depend only on (key, element or row index), never
+ * on the ranges, so any thread count gives the same inputs. */
+typedef struct {
+  const pf_case *c;
+  double *v;
+  uint8_t *m;
+  int64_t n, cols;
+  double lo, hi;
+  uint64_t key;
+  int which;
+} fill_ctx;
+
+static int64_t row_chunk(int64_t cols) {
+  return 1 + FILL_CHUNK / (cols > 0 ? cols : 1);
+}
+
+static void uniform_range(void *p, int64_t i0, int64_t i1) {
+  const fill_ctx *f = p;
   int64_t i;
-  for (i = 0; i < n; i++)
-    v[i] = pf_dtype_round(dt, pf_rng_uniform(rng, lo, hi));
+  for (i = i0; i < i1; i++)
+    f->v[i] = pf_dtype_round(
+        f->c->dt, pf_rng_bits_uniform(pf_rng_at(f->key, i), f->lo, f->hi));
+}
+
+/* v[i] = element i of stream `key`, uniform in [lo, hi), rounded to dt. */
+static void uniform(const pf_case *c, double *v, int64_t n, double lo,
+                    double hi, uint64_t key) {
+  fill_ctx f = {c, v, NULL, n, 0, lo, hi, key, 0};
+  (void)pf_ref_parallel(n, FILL_CHUNK, uniform_range, &f);
 }
 
 static void round_all(double *v, int64_t n, cpk_dtype dt) {
@@ -99,16 +129,29 @@ static void round_all(double *v, int64_t n, cpk_dtype dt) {
     v[i] = pf_dtype_round(dt, v[i]);
 }
 
-/* Overwrites the extreme rows of a rows x cols tensor. */
-static void extreme_rows(const pf_case *c, double *v, int which, pf_rng *rng) {
+static void extreme_range(void *p, int64_t r0, int64_t r1) {
+  const fill_ctx *f = p;
   int64_t r;
+  for (r = r0; r < r1; r++) {
+    double *row = f->v + r * f->cols;
+    pf_rng rng;
+    if (r % 4 != 1)
+      continue;
+    pf_rng_seed(&rng, pf_rng_derive(f->key, (uint64_t)r));
+    pf_fill_extreme_row(row, f->cols, (int)((r / 4) % 1024), f->which,
+                        f->c->dt, &rng);
+    round_all(row, f->cols, f->c->dt);
+  }
+}
+
+/* Overwrites the extreme rows of a rows x cols tensor; row r draws from its
+ * own stream derived from (key, r). */
+static void extreme_rows(const pf_case *c, double *v, int which,
+                         uint64_t key) {
+  fill_ctx f = {c, v, NULL, c->rows, c->cols, 0, 0, key, which};
   if (!c->spec.extreme || c->rows < 2)
     return;
-  for (r = 1; r < c->rows; r += 4) {
-    double *row = v + r * c->cols;
-    pf_fill_extreme_row(row, c->cols, (int)((r / 4) % 1024), which, c->dt, rng);
-    round_all(row, c->cols, c->dt);
-  }
+  (void)pf_ref_parallel(c->rows, row_chunk(c->cols), extreme_range, &f);
 }
 
 void pf_fill_elementwise(pf_case *c, pf_rng *rng) {
@@ -120,63 +163,84 @@ void pf_fill_elementwise(pf_case *c, pf_rng *rng) {
                              -0.0,
                              c->dt == CPK_F16 ? 0x1p-24 : 0x1p-149,
                              pf_dtype_max(c->dt)};
+  const uint64_t nspecial = sizeof specials / sizeof specials[0];
   int i;
   for (i = 0; i < c->ntensors; i++) {
     pf_tensor *t = &c->t[i];
     int64_t n = t->rows * t->cols, j;
+    uint64_t key, skey;
     if (t->is_output)
       continue;
-    uniform(t->val, n, -4.0, 4.0, c->dt, rng);
+    /* Two keys per input, drawn in tensor order: values, then specials. */
+    key = pf_rng_next(rng);
+    skey = pf_rng_next(rng);
+    uniform(c, t->val, n, -4.0, 4.0, key);
     if (!c->spec.extreme)
       continue;
-    for (j = (int64_t)pf_rng_below(rng, 61); j < n; j += 61)
+    /* Every 61st element from a random start; which special is a function
+     * of the position, so this loop could be split like the fill. */
+    for (j = (int64_t)(pf_rng_at(skey, 0) % 61); j < n; j += 61)
       t->val[j] = pf_dtype_round(
-          c->dt, specials[pf_rng_below(rng, sizeof specials / sizeof(double))]);
+          c->dt, specials[pf_rng_at(skey, 1 + (uint64_t)j) % nspecial]);
   }
 }
 
 void pf_fill_row_sum(pf_case *c, pf_rng *rng) {
-  uniform(c->t[0].val, c->rows * c->cols, -1.0, 1.0, c->dt, rng);
-  extreme_rows(c, c->t[0].val, WHICH_SUM, rng);
+  uint64_t key = pf_rng_next(rng), xkey = pf_rng_next(rng);
+  uniform(c, c->t[0].val, c->rows * c->cols, -1.0, 1.0, key);
+  extreme_rows(c, c->t[0].val, WHICH_SUM, xkey);
 }
 
-void pf_fill_softmax(pf_case *c, pf_rng *rng) {
-  int64_t r, i;
-  uniform(c->t[0].val, c->rows * c->cols, -8.0, 8.0, c->dt, rng);
-  extreme_rows(c, c->t[0].val, WHICH_SOFTMAX, rng);
-  if (!c->spec.mask)
-    return;
-  /* About a quarter masked at random; every row r % 4 == 2 fully masked;
-   * every row r % 4 == 3 masked but for one position. */
-  for (r = 0; r < c->rows; r++) {
-    uint8_t *m = c->t[1].mval + r * c->cols;
-    int64_t keep = (int64_t)pf_rng_below(rng, (uint64_t)c->cols);
-    for (i = 0; i < c->cols; i++) {
-      if (c->rows > 1 && r % 4 == 2)
+static void mask_range(void *p, int64_t r0, int64_t r1) {
+  const fill_ctx *f = p;
+  int64_t r, i, rows = f->c->rows, cols = f->cols;
+  for (r = r0; r < r1; r++) {
+    uint8_t *m = f->m + r * cols;
+    int64_t keep = (int64_t)(pf_rng_at(f->key, (uint64_t)r) % (uint64_t)cols);
+    uint64_t rowkey = pf_rng_derive(f->key, (uint64_t)r);
+    for (i = 0; i < cols; i++) {
+      if (rows > 1 && r % 4 == 2)
         m[i] = 1;
-      else if (c->rows > 1 && r % 4 == 3)
+      else if (rows > 1 && r % 4 == 3)
         m[i] = i != keep;
       else
-        m[i] = pf_rng_below(rng, 4) == 0;
+        m[i] = pf_rng_at(rowkey, (uint64_t)i) % 4 == 0;
     }
   }
 }
 
-void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng) {
-  /* y is a real softmax output (rows sum to 1), from random or extreme
-   * logits that give finite outputs; dy is random. */
+void pf_fill_softmax(pf_case *c, pf_rng *rng) {
+  uint64_t key = pf_rng_next(rng), xkey = pf_rng_next(rng);
+  uint64_t mkey = pf_rng_next(rng);
+  fill_ctx f = {c, NULL, NULL, c->rows, c->cols, 0, 0, mkey, 0};
+  uniform(c, c->t[0].val, c->rows * c->cols, -8.0, 8.0, key);
+  extreme_rows(c, c->t[0].val, WHICH_SOFTMAX, xkey);
+  if (!c->spec.mask)
+    return;
+  /* About a quarter masked at random; every row r % 4 == 2 fully masked;
+   * every row r % 4 == 3 masked but for one position. */
+  f.m = c->t[1].mval;
+  (void)pf_ref_parallel(c->rows, row_chunk(c->cols), mask_range, &f);
+}
+
+/* y rows of softmax_backward: a real softmax output (rows sum to 1), from
+ * random or extreme logits that give finite outputs; row r draws from the
+ * stream derived from (key, r). */
+static void softmax_y_range(void *p, int64_t r0, int64_t r1) {
   static const int finite_patterns[] = {0, 1, 3, 5, 6};
-  double *y = c->t[1].val;
-  int64_t r, i, n = c->cols;
-  uniform(c->t[0].val, c->rows * n, -1.0, 1.0, c->dt, rng);
-  for (r = 0; r < c->rows; r++) {
-    double *row = y + r * n, mx = -INFINITY, sum = 0;
+  const fill_ctx *f = p;
+  const pf_case *c = f->c;
+  int64_t r, i, n = f->cols;
+  for (r = r0; r < r1; r++) {
+    double *row = f->v + r * n, mx = -INFINITY, sum = 0;
+    pf_rng rng;
+    pf_rng_seed(&rng, pf_rng_derive(f->key, (uint64_t)r));
     if (c->spec.extreme && c->rows > 1 && r % 4 == 1)
       pf_fill_extreme_row(row, n, finite_patterns[(r / 4) % 5], WHICH_SOFTMAX,
-                          c->dt, rng);
+                          c->dt, &rng);
     else
       for (i = 0; i < n; i++)
-        row[i] = pf_rng_uniform(rng, -4.0, 4.0);
+        row[i] = pf_rng_uniform(&rng, -4.0, 4.0);
     for (i = 0; i < n; i++)
       if (row[i] > mx)
         mx = row[i];
@@ -187,19 +251,31 @@ void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng) {
   }
 }
 
+void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng) {
+  uint64_t key = pf_rng_next(rng), ykey = pf_rng_next(rng);
+  fill_ctx f = {c, c->t[1].val, NULL, c->rows, c->cols, 0, 0, ykey, 0};
+  uniform(c, c->t[0].val, c->rows * c->cols, -1.0, 1.0, key);
+  (void)pf_ref_parallel(c->rows, row_chunk(c->cols), softmax_y_range, &f);
+}
+
 void pf_fill_rmsnorm(pf_case *c, pf_rng *rng) {
   int i;
   for (i = 0; i < c->ntensors; i++) {
     pf_tensor *t = &c->t[i];
+    uint64_t key, xkey;
     if (t->is_output)
       continue;
+    /* Two keys per input in tensor order, used or not, so that one
+     * tensor's draws never shift another's. */
+    key = pf_rng_next(rng);
+    xkey = pf_rng_next(rng);
     if (strcmp(t->name, "w") == 0) {
-      uniform(t->val, t->cols, 0.5, 1.5, c->dt, rng);
+      uniform(c, t->val, t->cols, 0.5, 1.5, key);
     } else if (strcmp(t->name, "x") == 0) {
-      uniform(t->val, c->rows * c->cols, -2.0, 2.0, c->dt, rng);
-      extreme_rows(c, t->val, WHICH_RMS, rng);
+      uniform(c, t->val, c->rows * c->cols, -2.0, 2.0, key);
+      extreme_rows(c, t->val, WHICH_RMS, xkey);
     } else {
-      uniform(t->val, c->rows * c->cols, -1.0, 1.0, c->dt, rng);
+      uniform(c, t->val, c->rows * c->cols, -1.0, 1.0, key);
     }
   }
 }
@@ -236,29 +312,44 @@ static void choose_sample(pf_case *c, pf_rng *rng) {
 
 void pf_fill_matmul(pf_case *c, pf_rng *rng) {
   const cpk_gemm *g = &c->g;
-  uniform(c->t[0].val, g->m * g->k, -1.0, 1.0, c->dt, rng);
-  uniform(c->t[1].val, g->k * g->n, -1.0, 1.0, c->dt, rng);
+  uint64_t akey = pf_rng_next(rng), bkey = pf_rng_next(rng);
+  uniform(c, c->t[0].val, g->m * g->k, -1.0, 1.0, akey);
+  uniform(c, c->t[1].val, g->k * g->n, -1.0, 1.0, bkey);
+  /* The sample draws sequentially from the case stream (after the keys). */
   if ((double)g->m * (double)g->n * (double)g->k > (double)PF_MATMUL_FULL_MACS)
     choose_sample(c, rng);
+}
+
+typedef struct {
+  cpk_dtype dt;
+  const pf_tensor *t;
+} image_ctx;
+
+/* Elements [k0, k1) of the image in device order (rows x ld). */
+static void image_range(void *p, int64_t k0, int64_t k1) {
+  const image_ctx *ic = p;
+  const pf_tensor *t = ic->t;
+  int64_t r = k0 / t->ld, j = k0 % t->ld, k;
+  unsigned char *e = t->image + (size_t)k0 * t->elsize;
+  for (k = k0; k < k1; k++, e += t->elsize) {
+    if (t->is_mask)
+      *e = j < t->cols ? t->mval[r * t->cols + j] : 0xA5;
+    else
+      pf_dtype_store(ic->dt, j < t->cols ? t->val[r * t->cols + j] : 777.0, e);
+    if (++j == t->ld) {
+      j = 0;
+      r++;
+    }
+  }
 }
 
 void pf_fill_images(pf_case *c) {
   int i;
   for (i = 0; i < c->ntensors; i++) {
-    pf_tensor *t = &c->t[i];
-    int64_t r, j;
-    if (t->is_output)
+    image_ctx ic = {c->dt, &c->t[i]};
+    if (c->t[i].is_output)
       continue;
-    for (r = 0; r < t->rows; r++) {
-      unsigned char *dst = t->image + (size_t)(r * t->ld) * t->elsize;
-      for (j = 0; j < t->ld; j++) {
-        unsigned char *e = dst + (size_t)j * t->elsize;
-        if (t->is_mask)
-          *e = j < t->cols ? t->mval[r * t->cols + j] : 0xA5;
-        else
-          pf_dtype_store(c->dt, j < t->cols ? t->val[r * t->cols + j] : 777.0,
-                         e);
-      }
-    }
+    (void)pf_ref_parallel(c->t[i].rows * c->t[i].ld, FILL_CHUNK, image_range,
+                          &ic);
   }
 }

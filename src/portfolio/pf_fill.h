@@ -5,6 +5,11 @@
  * `val`, so the float64 reference sees precisely what the kernel reads.
  * Extreme rows (spec.extreme, rows > 1): every row r with r % 4 == 1 gets
  * pattern (r / 4) % npatterns of the op's list; see docs/VALIDATION.md.
+ *
+ * The fills take a few keys from `rng`, in a fixed order, and derive every
+ * value from (key, element index) or (key, row index) with the counter form
+ * of pf_rng, so they run on pf_ref_threads() threads and give the same
+ * inputs for any thread count.
  */
 #ifndef PF_FILL_H
 #define PF_FILL_H
@@ -28,7 +33,8 @@ void pf_fill_matmul(pf_case *c, pf_rng *rng);
 
 /* Writes each input's image from val (rounded to the case dtype), with the
  * row gaps (ld > cols) set to a recognisable finite value, 777, that would
- * change any result it leaked into. Outputs are left alone. */
+ * change any result it leaked into (mask gaps: 0xA5). Outputs are left
+ * alone. Multi-threaded over contiguous ranges of the image. */
 void pf_fill_images(pf_case *c);
 
 /* The extreme pattern written into row (n elements) for op kind `which`

@@ -5,17 +5,24 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <threads.h>
 
 #include "cm_error.h"
+#include "platform.h"
 
-static int ref_threads = 16;
+/* 0: not chosen yet, use the CPUs online (read once, when first needed). */
+static int ref_threads = 0;
 
 void pf_ref_set_threads(int n) {
-  ref_threads = n < 1 ? 1 : n > 256 ? 256 : n;
+  ref_threads = n <= 0 ? 0 : n > 256 ? 256 : n;
 }
 
 int pf_ref_threads(void) {
+  if (ref_threads == 0) {
+    int n = plat_cpu_count();
+    ref_threads = n < 1 ? 1 : n > 256 ? 256 : n;
+  }
   return ref_threads;
 }
 
@@ -34,7 +41,7 @@ static int job_main(void *arg) {
 int pf_ref_parallel(int64_t n, int64_t min_chunk,
                     void (*fn)(void *ctx, int64_t begin, int64_t end),
                     void *ctx) {
-  int64_t nt = ref_threads, t, per;
+  int64_t nt = pf_ref_threads(), t, per;
   thrd_t *th;
   ref_job *jobs;
   int64_t started = 0;
@@ -51,9 +58,11 @@ int pf_ref_parallel(int64_t n, int64_t min_chunk,
   th = calloc((size_t)nt, sizeof *th);
   jobs = calloc((size_t)nt, sizeof *jobs);
   if (!th || !jobs) {
+    /* No room for bookkeeping: do the whole range here instead. */
     free(th);
     free(jobs);
-    return CM_ENOMEM;
+    fn(ctx, 0, n);
+    return CM_OK;
   }
   per = (n + nt - 1) / nt;
   for (t = 0; t < nt; t++) {
@@ -82,11 +91,34 @@ int pf_ref_parallel(int64_t n, int64_t min_chunk,
 
 /* ---- elementwise ---- */
 
-int pf_ref_add(const double *a, const double *b, double *y, int64_t n) {
+/* Ranges of at least 64k elements: thread start-up is tens of us. */
+#define ELEM_CHUNK 65536
+
+typedef struct {
+  const double *a, *b;
+  double *y;
+} elem_ctx;
+
+static void copy_range(void *p, int64_t i0, int64_t i1) {
+  const elem_ctx *c = p;
+  memcpy(c->y + i0, c->a + i0, (size_t)(i1 - i0) * sizeof(double));
+}
+
+int pf_ref_copy(const double *x, double *y, int64_t n) {
+  elem_ctx c = {x, NULL, y};
+  return pf_ref_parallel(n, ELEM_CHUNK, copy_range, &c);
+}
+
+static void add_range(void *p, int64_t i0, int64_t i1) {
+  const elem_ctx *c = p;
   int64_t i;
-  for (i = 0; i < n; i++)
-    y[i] = a[i] + b[i];
-  return CM_OK;
+  for (i = i0; i < i1; i++)
+    c->y[i] = c->a[i] + c->b[i];
+}
+
+int pf_ref_add(const double *a, const double *b, double *y, int64_t n) {
+  elem_ctx c = {a, b, y};
+  return pf_ref_parallel(n, ELEM_CHUNK, add_range, &c);
 }
 
 /* ---- row ops: one context type, one worker per op ---- */

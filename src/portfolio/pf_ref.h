@@ -13,15 +13,25 @@
 
 #include <stdint.h>
 
-/* Worker threads for references (default 16; clamped to 1..256). */
+/* Worker threads for references and for every other bulk host pass of the
+ * runner (fill, conversions, comparisons): --threads N. n <= 0 restores the
+ * default, plat_cpu_count(); otherwise clamped to 1..256. */
 void pf_ref_set_threads(int n);
 int pf_ref_threads(void);
 
-/* Calls fn(ctx, begin, end) on disjoint ranges covering [0, n), in parallel
- * when n >= min_chunk * 2. Returns CM_OK or a cm_error. */
+/* Calls fn(ctx, begin, end) on disjoint contiguous ranges covering [0, n),
+ * in order of begin, on up to pf_ref_threads() threads (one range per
+ * thread, at least min_chunk long; one range on this thread when n <
+ * min_chunk * 2). A thread that cannot be started has its range run on the
+ * calling thread, and without memory for the bookkeeping the whole range
+ * runs there: every range always runs, and results never depend on any of
+ * this. Returns CM_OK, or CM_EINTERNAL if a thread could not be joined. */
 int pf_ref_parallel(int64_t n, int64_t min_chunk,
                     void (*fn)(void *ctx, int64_t begin, int64_t end),
                     void *ctx);
+
+/* y[i] = x[i]: the copy reference, n doubles, in parallel. */
+int pf_ref_copy(const double *x, double *y, int64_t n);
 
 /* y[i] = a[i] + b[i]. */
 int pf_ref_add(const double *a, const double *b, double *y, int64_t n);

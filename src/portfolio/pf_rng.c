@@ -14,14 +14,30 @@ void pf_rng_seed(pf_rng *r, uint64_t seed) {
   r->state = seed;
 }
 
+#define GOLDEN 0x9e3779b97f4a7c15ull
+
 uint64_t pf_rng_next(pf_rng *r) {
-  r->state += 0x9e3779b97f4a7c15ull;
+  r->state += GOLDEN;
   return mix(r->state);
 }
 
-double pf_rng_uniform(pf_rng *r, double lo, double hi) {
-  double u = (double)(pf_rng_next(r) >> 11) * 0x1.0p-53;
+/* The state after `index` steps is key + index * GOLDEN (mod 2^64): the
+ * generator is a Weyl sequence fed through a mixer. */
+void pf_rng_seek(pf_rng *r, uint64_t key, uint64_t index) {
+  r->state = key + index * GOLDEN;
+}
+
+uint64_t pf_rng_at(uint64_t key, uint64_t index) {
+  return mix(key + (index + 1) * GOLDEN);
+}
+
+double pf_rng_bits_uniform(uint64_t bits, double lo, double hi) {
+  double u = (double)(bits >> 11) * 0x1.0p-53;
   return lo + (hi - lo) * u;
+}
+
+double pf_rng_uniform(pf_rng *r, double lo, double hi) {
+  return pf_rng_bits_uniform(pf_rng_next(r), lo, hi);
 }
 
 uint64_t pf_rng_below(pf_rng *r, uint64_t n) {

@@ -3,6 +3,14 @@
 #include "pf_tol.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "cm_error.h"
+#include "pf_ref.h"
+
+/* Elements per block of a parallel comparison. Blocks are fixed, so the
+ * result (the worst element included) does not depend on the thread count. */
+#define CMP_BLOCK ((int64_t)1 << 20)
 
 /* fp32 accumulation: gamma allows 32 fp32 roundings (32 * 2^-24) of the sum
  * of |terms|, which covers blocked and tree reductions in any order. */
@@ -68,25 +76,35 @@ int pf_close(double actual, double expected, double scale, pf_tol t) {
   return excess(actual, expected, scale, t) <= 1.0;
 }
 
-int pf_compare(const double *actual, const double *expected,
-               const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
-               pf_tol t, pf_cmp *out) {
-  int64_t count = idx ? nidx : n;
-  int64_t j;
+static void cmp_init(pf_cmp *out) {
   out->checked = 0;
   out->failed = 0;
   out->worst = -1;
   out->worst_actual = out->worst_expected = 0;
   out->worst_excess = -1.0;
   out->max_abs = out->max_rel = 0;
-  for (j = 0; j < count; j++) {
-    int64_t i = idx ? idx[j] : j;
+}
+
+typedef struct {
+  const double *actual, *expected, *scale;
+  int64_t n, count;
+  const int64_t *idx;
+  pf_tol t;
+  pf_cmp *part; /* one per block */
+} cmp_ctx;
+
+/* Compares positions [j0, j1) of the list (or of [0, n)) into *out. */
+static void cmp_range(const cmp_ctx *c, int64_t j0, int64_t j1, pf_cmp *out) {
+  int64_t j;
+  cmp_init(out);
+  for (j = j0; j < j1; j++) {
+    int64_t i = c->idx ? c->idx[j] : j;
     double a, e, x;
-    if (i < 0 || i >= n)
+    if (i < 0 || i >= c->n)
       continue;
-    a = actual[i];
-    e = expected[i];
-    x = excess(a, e, scale ? scale[i] : 0.0, t);
+    a = c->actual[i];
+    e = c->expected[i];
+    x = excess(a, e, c->scale ? c->scale[i] : 0.0, c->t);
     out->checked++;
     if (isfinite(a) && isfinite(e)) {
       double d = fabs(a - e);
@@ -106,5 +124,59 @@ int pf_compare(const double *actual, const double *expected,
       out->worst_expected = e;
     }
   }
+}
+
+static void cmp_blocks(void *p, int64_t b0, int64_t b1) {
+  const cmp_ctx *c = p;
+  int64_t b;
+  for (b = b0; b < b1; b++) {
+    int64_t end = (b + 1) * CMP_BLOCK;
+    cmp_range(c, b * CMP_BLOCK, end < c->count ? end : c->count, &c->part[b]);
+  }
+}
+
+/* Folds block results in block order; the strict > keeps the earliest of
+ * equally bad elements, exactly as one pass over all elements would. */
+static void cmp_merge(pf_cmp *out, const pf_cmp *p) {
+  out->checked += p->checked;
+  out->failed += p->failed;
+  if (p->max_abs > out->max_abs)
+    out->max_abs = p->max_abs;
+  if (p->max_rel > out->max_rel)
+    out->max_rel = p->max_rel;
+  if (p->worst >= 0 && p->worst_excess > out->worst_excess) {
+    out->worst_excess = p->worst_excess;
+    out->worst = p->worst;
+    out->worst_actual = p->worst_actual;
+    out->worst_expected = p->worst_expected;
+  }
+}
+
+int pf_compare(const double *actual, const double *expected,
+               const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
+               pf_tol t, pf_cmp *out) {
+  cmp_ctx c;
+  int64_t nblocks, b;
+  c.actual = actual;
+  c.expected = expected;
+  c.scale = scale;
+  c.n = n;
+  c.count = idx ? nidx : n;
+  c.idx = idx;
+  c.t = t;
+  c.part = NULL;
+  nblocks = c.count > 0 ? (c.count + CMP_BLOCK - 1) / CMP_BLOCK : 0;
+  if (nblocks > 1)
+    c.part = malloc((size_t)nblocks * sizeof *c.part);
+  /* One block, or no memory for the partials: one pass here. */
+  if (!c.part || pf_ref_parallel(nblocks, 1, cmp_blocks, &c) != CM_OK) {
+    cmp_range(&c, 0, c.count, out);
+    free(c.part);
+    return out->failed == 0;
+  }
+  cmp_init(out);
+  for (b = 0; b < nblocks; b++)
+    cmp_merge(out, &c.part[b]);
+  free(c.part);
   return out->failed == 0;
 }

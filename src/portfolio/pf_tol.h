@@ -43,7 +43,9 @@ typedef struct {
 /* Compares n elements (or, if idx != NULL, only the nidx listed indices).
  * scale may be NULL (all 0). Fills *out; returns 1 if every compared element
  * passed, else 0. The worst element is the first non-finite mismatch if any,
- * else the one furthest outside (or closest to) its tolerance. */
+ * else the one furthest outside (or closest to) its tolerance. Runs on
+ * pf_ref_threads() threads over fixed blocks of 2^20 elements; the result is
+ * the same for any thread count. */
 int pf_compare(const double *actual, const double *expected,
                const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
                pf_tol t, pf_cmp *out);

@@ -43,7 +43,8 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
               {"--preset", cli->opt.preset, sizeof cli->opt.preset},
               {"--root", cli->root, sizeof cli->root},
               {"--out", cli->out, sizeof cli->out},
-              {"--build-dir", cli->build_dir, sizeof cli->build_dir}};
+              {"--build-dir", cli->build_dir, sizeof cli->build_dir},
+              {"--select", cli->opt.select, sizeof cli->opt.select}};
   size_t i;
   if (strcmp(name, "--gpu") == 0) {
     int64_t g;
@@ -289,6 +290,8 @@ void rp_cli_usage(FILE *f) {
              "  --verbose        show the children's output, not a progress "
              "line\n"
              "  --prebuilt       build stage: use the build folder as it is\n"
+             "  --select \"ARGS\" cuda_portfolio selection for time and profile\n"
+             "                   (e.g. \"--op softmax --dtype bf16\"; default: all)\n"
              "  -h, --help       this text\n\n"
              "exit codes:\n");
 #define XX(name, code, msg) fprintf(f, "  %3d  %s\n", code, msg);

@@ -104,3 +104,22 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   rp_step_result_free(&res);
   return (int)code;
 }
+
+int rp_select_args(const rp_ctx *ctx, char *buf, size_t size,
+                   const char **argv, int *n, int max) {
+  char *p;
+  if (cm_strlcpy(buf, ctx->opt.select, size) != CM_OK)
+    return CM_ERANGE;
+  for (p = buf; *p != '\0';) {
+    while (*p == ' ')
+      *p++ = '\0';
+    if (*p == '\0')
+      break;
+    if (*n >= max - 1)
+      return CM_ERANGE;
+    argv[(*n)++] = p;
+    while (*p != '\0' && *p != ' ')
+      p++;
+  }
+  return CM_OK;
+}

@@ -58,6 +58,9 @@ typedef struct {
   int keep_going;        /* go on after a failed stage */
   int verbose;           /* echo children's output */
   int prebuilt;          /* build stage: use the build folder as it is */
+  char select[512];      /* --select: extra cuda_portfolio selection
+                            arguments for the time and profile stages,
+                            space-separated ("--op softmax --dtype bf16") */
 } rp_options;
 
 /* One run: the folder, the manifest under construction, the options. */

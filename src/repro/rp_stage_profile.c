@@ -27,6 +27,7 @@
 #include "rp_ncu_parse.h"
 #include "rp_nsys_check.h"
 #include "rp_profile_verdict.h"
+#include "rp_pfrun.h"
 #include "rp_stage.h"
 
 #include <stdio.h>
@@ -34,6 +35,9 @@
 #include <string.h>
 #include <uv.h>
 #include <zlib.h>
+
+/* argv slots for the ncu and nsys commands, --select words included. */
+#define RP__PROF_ARGV 48
 
 #define RP__CLOCK_CONTROL "none"
 
@@ -217,7 +221,8 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
                         rp_prof_inputs *in, rp_ncu_table *table, json_t *rec,
                         char *line, size_t line_size) {
   char rep_base[1300], rep[1400], json_out[1400], gpu[32];
-  const char *argv[24];
+  const char *argv[RP__PROF_ARGV];
+  char sel[512];
   int n = 0;
   rp_tool_info ncu;
   rp_step_result res;
@@ -247,6 +252,11 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   argv[n++] = bin;
   argv[n++] = "--profile-range";
   argv[n++] = "--smoke";
+  if (rp_select_args(ctx, sel, sizeof sel, argv, &n, RP__PROF_ARGV - 8) !=
+      CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
+    return;
+  }
   argv[n++] = "--json";
   argv[n++] = json_out;
   if (ctx->opt.gpu >= 0) {
@@ -303,7 +313,8 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
                          rp_prof_inputs *in, rp_nsys_result *nr, json_t *rec,
                          char *line, size_t line_size) {
   char out_base[1300], dir[1300], json_out[1400], gpu[32];
-  const char *argv[24];
+  const char *argv[RP__PROF_ARGV];
+  char sel[512];
   int n = 0;
   rp_step_result res;
   size_t len;
@@ -331,6 +342,11 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   argv[n++] = bin;
   argv[n++] = "--profile-range";
   argv[n++] = "--smoke";
+  if (rp_select_args(ctx, sel, sizeof sel, argv, &n, RP__PROF_ARGV - 8) !=
+      CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
+    return;
+  }
   argv[n++] = "--json";
   argv[n++] = json_out;
   if (ctx->opt.gpu >= 0) {

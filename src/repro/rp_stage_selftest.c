@@ -6,17 +6,42 @@
 #include "platform.h"
 #include "rp_stage.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define RP__MINGW_CC "x86_64-w64-mingw32-gcc"
 
-/* Runs one command as a step; returns 1 if it passed. */
+/* Prints the last `lines` lines of text to stdout: ctest's summary, so that
+ * the terminal (and CI's log) shows what passed, failed and was skipped
+ * while the whole output stays in the step's gzip log. */
+static void rp__st_print_tail(const char *name, const char *text, size_t len,
+                              int lines) {
+  size_t i = len;
+  int seen = 0;
+  while (i > 0 && seen <= lines) {
+    i--;
+    if (text[i] == '\n' && i + 1 < len)
+      seen++;
+  }
+  if (seen > lines)
+    i++;
+  printf("---- %s (last lines; the whole output is in its log) ----\n%.*s",
+         name, (int)(len - i), text + i);
+  if (len > 0 && text[len - 1] != '\n')
+    putchar('\n');
+  fflush(stdout);
+}
+
+/* Runs one command as a step; returns 1 if it passed. ctest steps have their
+ * summary printed. */
 static int rp__st_step(rp_ctx *ctx, rp_stage_run *st, const char *name,
                        const char *const *argv) {
   rp_step_result res;
-  int ok;
-  if (rp_stage_step(ctx, st, name, argv, NULL, 0, &res) != CM_OK)
+  int ok, is_ctest = strcmp(argv[0], "ctest") == 0;
+  if (rp_stage_step(ctx, st, name, argv, NULL, is_ctest, &res) != CM_OK)
     return 0;
+  if (is_ctest && res.out != NULL)
+    rp__st_print_tail(name, res.out, res.out_len, 40);
   ok = rp_step_ok(&res);
   if (!ok)
     rp_stage_set(st, RP_ST_FAILED, "%s exited %lld", name,

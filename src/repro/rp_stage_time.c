@@ -15,7 +15,9 @@
 
 static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
   char dir[1300], path[1400];
-  const char *args[4];
+  const char *args[40];
+  char sel[512];
+  int n = 3;
   rp_banner b;
   int have = 0, code;
   if (cm_snprintf(dir, sizeof dir, "%s/results/clean", ctx->run_dir) != CM_OK ||
@@ -27,7 +29,13 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
   args[0] = "--bench";
   args[1] = "--json";
   args[2] = path;
-  args[3] = NULL;
+  if (rp_select_args(ctx, sel, sizeof sel, args, &n, 16) != CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
+    return;
+  }
+  args[n] = NULL;
+  if (n > 3)
+    json_object_set_new(st->record, "select", json_string(ctx->opt.select));
   code = rp_portfolio_step(ctx, st, "cuda_portfolio", args, &b, &have);
   if (code == 0 && have && b.instrumented)
     rp_stage_set(st, RP_ST_FAILED,

@@ -311,12 +311,27 @@ static int kill_tree_case(int track) {
   double end;
   ASSERT_OK(cm_snprintf(pidfile, sizeof pidfile, "%s\\tree %d " UNI_DIR ".pid",
                         cm_test_tmpdir(), track));
-  DeleteFileA(pidfile); /* ASCII part only matters for a stale file */
+  {
+    wchar_t *w = plat__utf8_to_wide(pidfile, NULL); /* a stale file */
+    ASSERT_TRUE(w != NULL);
+    DeleteFileW(w);
+    free(w);
+  }
   ASSERT_OK(uv_loop_init(&loop));
   memset(&proc, 0, sizeof proc);
   ASSERT_OK(spawn_helper(&loop, &proc, "tree_parent", pidfile));
-  if (track)
-    ASSERT_OK(plat__win_track_child(proc.pid));
+  if (track) {
+    HANDLE h = OpenProcess(PROCESS_QUERY_INFORMATION, FALSE, (DWORD)proc.pid);
+    BOOL in = FALSE, ok;
+    ASSERT_OK(plat_tree_track(proc.pid));
+    ok = h != NULL && IsProcessInJob(h, NULL, &in);
+    if (h != NULL)
+      CloseHandle(h);
+    if (!ok || !in)
+      plat_kill_tree(proc.pid, 1); /* leave nothing running */
+    ASSERT_TRUE(ok);
+    ASSERT_TRUE(in); /* the job, not only the table walk, holds the tree */
+  }
   end = plat_monotonic_s() + 30.0;
   while (read_text(pidfile, text, sizeof text) != 0 || text[0] == '\0') {
     if (plat_monotonic_s() > end) {

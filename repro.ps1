@@ -1,0 +1,160 @@
+# repro.ps1: the Windows launcher, the twin of ./repro (bash). It checks the
+# build tools, configures and builds the windows-msvc preset when needed, then
+# runs the native build\windows-msvc\bin\repro.exe with the same arguments and
+# exits with its exit code. All behaviour lives in the native program.
+#
+#   .\repro.ps1 [--preset NAME] [--prebuilt] COMMAND [options]
+#   .\repro.ps1 --help
+#
+# --prebuilt: use build\<preset> as it is (no checks, no rebuild).
+# Exit codes are repro's own (see --help); 3 means the launcher could not get
+# repro built, and says what is missing.
+#
+# Written for Windows PowerShell 5.1 and PowerShell 7. Reviewed, not run: no
+# Windows machine or PowerShell was available to this project (docs/WINDOWS.md).
+$ErrorActionPreference = 'Stop'
+Set-StrictMode -Version 3.0
+
+$Root = $PSScriptRoot
+$Preset = 'windows-msvc'
+$Prebuilt = $false
+$Command = ''
+for ($i = 0; $i -lt $args.Count; $i++) {
+  $a = [string]$args[$i]
+  if ($a -eq '--preset' -and $i + 1 -lt $args.Count) {
+    $Preset = [string]$args[$i + 1]
+  } elseif ($a.StartsWith('--preset=')) {
+    $Preset = $a.Substring(9)
+  } elseif ($a -eq '--prebuilt') {
+    $Prebuilt = $true
+  } elseif (-not $a.StartsWith('-') -and $Command -eq '') {
+    $Command = $a
+  }
+}
+
+function Say([string]$msg) { [Console]::Error.WriteLine("repro: $msg") }
+
+$BuildDir = Join-Path $Root "build\$Preset"
+$Native = Join-Path $BuildDir 'bin\repro.exe'
+
+# Returns the Visual Studio install that has the C++ build tools, or $null.
+function Find-VisualStudio {
+  $pf86 = ${env:ProgramFiles(x86)}
+  if (-not $pf86) { return $null }
+  $vswhere = Join-Path $pf86 'Microsoft Visual Studio\Installer\vswhere.exe'
+  if (-not (Test-Path -LiteralPath $vswhere)) { return $null }
+  $path = & $vswhere -latest -products * -property installationPath `
+    -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 2>$null
+  if ($LASTEXITCODE -ne 0 -or -not $path) { return $null }
+  return ($path | Select-Object -First 1)
+}
+
+# Loads the x64 developer environment (cl, link, the Windows SDK) into this
+# session, as the "x64 Native Tools" prompt would. Not needed when cl is
+# already on PATH (a developer prompt).
+function Enter-DevShell([string]$vsPath) {
+  if (Get-Command cl.exe -ErrorAction SilentlyContinue) { return }
+  $vcvars = Join-Path $vsPath 'VC\Auxiliary\Build\vcvars64.bat'
+  if (-not (Test-Path -LiteralPath $vcvars)) {
+    throw "vcvars64.bat not found under $vsPath"
+  }
+  # cmd prints the environment after vcvars has set it; copy it over.
+  $lines = & cmd.exe /d /s /c "`"$vcvars`" >nul 2>&1 && set"
+  if ($LASTEXITCODE -ne 0) { throw "vcvars64.bat failed" }
+  foreach ($line in $lines) {
+    $eq = $line.IndexOf('=')
+    if ($eq -gt 0) {
+      [Environment]::SetEnvironmentVariable($line.Substring(0, $eq),
+        $line.Substring($eq + 1), 'Process')
+    }
+  }
+}
+
+# Every check, with the exact way to fix it; the run stops after listing all.
+function Test-Prerequisites {
+  $missing = @()
+  $vs = Find-VisualStudio
+  if (-not $vs) {
+    $missing += ("Visual Studio Build Tools with the C++ workload: " +
+      "winget install Microsoft.VisualStudio.2022.BuildTools --override " +
+      "`"--add Microsoft.VisualStudio.Workload.VCTools --includeRecommended`"")
+  }
+  if (-not (Get-Command cmake.exe -ErrorAction SilentlyContinue) -and
+      -not ($vs -and (Test-Path -LiteralPath (Join-Path $vs `
+        'Common7\IDE\CommonExtensions\Microsoft\CMake\CMake\bin\cmake.exe')))) {
+    $missing += "CMake 3.24 or newer: winget install Kitware.CMake"
+  }
+  $nvcc = $null
+  if ($env:CUDA_PATH) {
+    $cand = Join-Path $env:CUDA_PATH 'bin\nvcc.exe'
+    if (Test-Path -LiteralPath $cand) { $nvcc = $cand }
+  }
+  if (-not $nvcc) {
+    $cmd = Get-Command nvcc.exe -ErrorAction SilentlyContinue
+    if ($cmd) { $nvcc = $cmd.Source }
+  }
+  if (-not $nvcc) {
+    $missing += ("the CUDA Toolkit (nvcc; CUDA_PATH unset or wrong): " +
+      "install it from NVIDIA's CUDA downloads page, after Visual Studio")
+  }
+  if (-not $env:VCPKG_ROOT -or -not (Test-Path -LiteralPath `
+      (Join-Path $env:VCPKG_ROOT 'scripts\buildsystems\vcpkg.cmake'))) {
+    $missing += ("vcpkg, with VCPKG_ROOT naming its folder: git clone " +
+      "the microsoft/vcpkg repository to C:\vcpkg, run " +
+      "C:\vcpkg\bootstrap-vcpkg.bat, then " +
+      "[Environment]::SetEnvironmentVariable('VCPKG_ROOT','C:\vcpkg','User')")
+  }
+  return @{ Missing = $missing; VisualStudio = $vs }
+}
+
+if (-not $Prebuilt) {
+  $check = Test-Prerequisites
+  if ($check.Missing.Count -gt 0) {
+    Say 'cannot build repro; missing:'
+    foreach ($m in $check.Missing) { Say "  - $m" }
+    Say 'install them, open a new PowerShell, and run .\repro.ps1 again'
+    exit 3
+  }
+  try {
+    Enter-DevShell $check.VisualStudio
+  } catch {
+    Say "could not load the Visual Studio x64 environment: $_"
+    exit 3
+  }
+  $logs = Join-Path $Root 'logs'
+  New-Item -ItemType Directory -Force -Path $logs | Out-Null
+  Push-Location $Root
+  try {
+    if (-not (Test-Path -LiteralPath (Join-Path $BuildDir 'build.ninja'))) {
+      Say "configuring preset $Preset"
+      $log = Join-Path $logs ".configure-$Preset.log"
+      & cmake --preset $Preset *> $log
+      if ($LASTEXITCODE -ne 0) {
+        Get-Content -LiteralPath $log | ForEach-Object { [Console]::Error.WriteLine($_) }
+        Say "cmake --preset $Preset failed (log above)"
+        exit 3
+      }
+    }
+    # Ninja rebuilds only what changed; a no-op build is quick.
+    $log = Join-Path $logs ".build-$Preset.log"
+    & cmake --build --preset $Preset *> $log
+    if ($LASTEXITCODE -ne 0) {
+      Get-Content -LiteralPath $log -Tail 60 |
+        ForEach-Object { [Console]::Error.WriteLine($_) }
+      Say "build of preset $Preset failed (last lines above; full log: $log)"
+      exit 3
+    }
+  } finally {
+    Pop-Location
+  }
+}
+
+if (-not (Test-Path -LiteralPath $Native)) {
+  Say "native repro not found at $Native"
+  Say "build it with: cmake --preset $Preset; cmake --build --preset $Preset"
+  exit 3
+}
+# Same arguments, same exit code. The call operator passes each argument as
+# one word, spaces included.
+& $Native --root $Root @args
+exit $LASTEXITCODE
