@@ -221,7 +221,8 @@ struct csum {
 /* Sums a short vector of terms pairwise (error <= log2(N) * u * sum|v|, a
  * constant, not growing with the row) so the long loop does one compensated
  * addition per vector instead of per element. */
-template <int N> __device__ __forceinline__ float pair_sum(const float (&v)[N]) {
+template <int N>
+__device__ __forceinline__ float pair_sum(const float (&v)[N]) {
   static_assert(N == 4 || N == 8, "vector widths of ty<T>::vec");
   if constexpr (N == 4) {
     return (v[0] + v[1]) + (v[2] + v[3]);

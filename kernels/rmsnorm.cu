@@ -166,8 +166,7 @@ __global__ void rms_bwd_k(const T *__restrict__ dy, const T *__restrict__ x,
   for (int64_t r = gr.g; r < rows; r += gr.ng) {
     const int64_t o = r * stride;
     csum pss, pd;
-    part_stats<T, V, true>(x + o, dy + o, w, 0, cols, gr.tid, gr.nthr, pss,
-                           pd);
+    part_stats<T, V, true>(x + o, dy + o, w, 0, cols, gr.tid, gr.nthr, pss, pd);
     const float ss = grp_csum<BLK>(pss, sh);
     const float d = grp_csum<BLK>(pd, sh);
     const float rstd = rstd_of(ss, cols, eps);

@@ -61,8 +61,7 @@ __device__ __forceinline__ float out_val(float v, float M, float inv) {
 /* Folds one value into an online state (m, s) and the poison flag. s is
  * compensated; a new max rescales both of its halves (the compensation is
  * an error term of the same sum, so it scales with it). */
-__device__ __forceinline__ void ms_add(float &m, csum &s, float &bad,
-                                       float v) {
+__device__ __forceinline__ void ms_add(float &m, csum &s, float &bad, float v) {
   if (poison(v)) {
     bad = 1.f;
   } else if (v != -CUDART_INF_F) {

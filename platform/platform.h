@@ -43,6 +43,25 @@ int plat_utc_format(int64_t epoch_s, char *buf, size_t size);
 double plat_monotonic_s(void);
 /* 1 if the stream (0 stdin, 1 stdout, 2 stderr) is a terminal. */
 int plat_isatty(int fd);
+
+/* A program's main() calls these two first, before it reads argv or prints.
+ *
+ * plat_utf8_argv replaces *argc and *argv with the UTF-8 form of the
+ * command line. POSIX: a no-op (argv is already the bytes the user typed),
+ * CM_OK. Windows: main()'s argv arrives in the ANSI code page, where a path
+ * like "Zoe's runs" with a diaeresis, or one in CJK, is lost, so the array is
+ * rebuilt from GetCommandLineW; it is allocated once and lives until the
+ * process ends (never freed, like argv). Returns CM_OK, CM_ENOMEM or
+ * CM_EINVAL; on error *argc and *argv are left as they were. */
+int plat_utf8_argv(int *argc, char ***argv);
+
+/* Prepares the stream fd (1 stdout, 2 stderr) for text and colour. Returns
+ * 1 when ANSI colour sequences may be written to it, 0 otherwise (a pipe,
+ * a file, a bad fd). POSIX: 1 exactly when fd is a terminal; nothing is
+ * changed. Windows: on a console, sets the output code page to UTF-8 and
+ * enables virtual-terminal processing; 1 when the console accepts it
+ * (Windows 10 and later), 0 for older consoles, pipes and files. */
+int plat_console_init(int fd);
 /* Number of CPUs online now (all processor groups on Windows), >= 1; 1 if
  * the OS cannot tell. Used to size CPU worker pools. */
 int plat_cpu_count(void);
@@ -92,24 +111,30 @@ void plat_tree_release(int pid);
 int plat_pid_alive(int pid);
 
 /* Counter permission for NVIDIA's performance counters (what ncu needs).
- * The driver restricts counters to admins when RmProfilingAdminOnly is 1 in
- * its params file (/proc/driver/nvidia/params on Linux); an admin is root or
- * a process with CAP_SYS_ADMIN in its effective set. */
+ * The driver restricts counters to admins when RmProfilingAdminOnly is 1.
+ * Linux keeps it in the params file (/proc/driver/nvidia/params), and an
+ * admin is root or a process with CAP_SYS_ADMIN in its effective set.
+ * Windows keeps it in the registry, value RmProfilingAdminOnly under
+ * HKLM\SYSTEM\CurrentControlSet\Services\nvlddmkm\Global\NVTweak (absent
+ * means the driver's default, admins only), and an admin is an elevated
+ * process. WSL has no setting of its own: the Windows host's applies. */
 typedef struct {
-  int params_found;  /* 1 if the params file was read */
+  int params_found;  /* 1 if the params file (or registry key) was read */
   int admin_only;    /* RmProfilingAdminOnly value; -1 if not present */
-  int privileged;    /* effective uid 0 or CAP_SYS_ADMIN (plat_is_privileged) */
+  int privileged;    /* root/CAP_SYS_ADMIN, or elevated (plat_is_privileged) */
   int allowed;       /* counters usable: admin_only == 0, or privileged */
   char detail[256];  /* one sentence saying why, for doctor and manifest */
 } plat_counter_perm;
 
-/* Fills *out. params_path NULL means the system's file (Linux:
- * /proc/driver/nvidia/params); tests pass a fabricated one. privileged < 0
- * means "ask plat_is_privileged()", 0 or 1 forces the answer (for tests).
- * A missing params file is not an error: params_found = 0, allowed = 0 unless
- * privileged, and detail says so. Windows: counters are governed by the
- * driver's "developer" setting, reported as unknown with allowed = privileged.
- */
+/* Fills *out. params_path NULL means the system's setting (Linux:
+ * /proc/driver/nvidia/params; Windows: the NVTweak registry value above);
+ * tests pass a fabricated params-like file, which Windows reads too.
+ * privileged < 0 means "ask plat_is_privileged()", 0 or 1 forces the answer
+ * (for tests). A missing file or key is not an error: params_found = 0,
+ * allowed = 0 unless privileged, and detail says so. allowed is admin_only
+ * == 0 or privileged on both; a missing value on Windows counts as 1 (the
+ * driver's default). The Windows fix the detail names: an elevated prompt,
+ * or NVIDIA Control Panel > Developer > Manage GPU Performance Counters. */
 int plat_counter_permission(const char *params_path, int privileged,
                             plat_counter_perm *out);
 
@@ -124,7 +149,7 @@ int plat_is_privileged(void);
 
 /* Number of NVIDIA GPUs the driver lists (Linux: entries of
  * /proc/driver/nvidia/gpus, or of dir when not NULL, for tests). Returns
- * CM_OK with *count (0 when the folder is absent), CM_NOTSUP where the OS has
+ * CM_OK with *count (0 when the folder is absent), CM_ENOTSUP where the OS has
  * no such listing (Windows: use nvidia-smi -L instead). */
 int plat_nvidia_gpu_count(const char *dir, int *count);
 

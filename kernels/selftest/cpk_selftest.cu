@@ -11,7 +11,9 @@
  * launch runs twice and the two outputs must match bit for bit
  * (determinism). Inputs are rounded to the dtype first, so the reference
  * sees exactly what the kernel sees; tolerances are eps(dtype) times the
- * magnitude of the terms that make each output.
+ * magnitude of the terms that make each output. The extreme-row groups
+ * (extreme_*, selftest_extreme.cuh) use the portfolio's tighter rule
+ * atol + rtol*|ref| + 2e-6*sum|terms| on 10^6-wide rows of ~1e4 values.
  */
 #include <cmath>
 #include <cstdarg>
@@ -285,6 +287,7 @@ bool run2(Tally &t, const char *shape, const Buf &out, F launch,
 } /* namespace */
 
 #include "selftest_ops.cuh"
+#include "selftest_extreme.cuh"
 
 int main(int argc, char **argv) {
   bool big = false;
@@ -305,6 +308,7 @@ int main(int argc, char **argv) {
     test_rmsnorm(s);
     test_rmsnorm_bwd(s);
   }
+  test_extreme_rows();
   test_matmul();
   long bad = 0;
   for (const auto &kv : g_tally) {

@@ -106,6 +106,18 @@ int plat_isatty(int fd) {
   return isatty(fd) ? 1 : 0;
 }
 
+/* POSIX hands main() the bytes as typed; the project assumes UTF-8. */
+int plat_utf8_argv(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  return CM_OK;
+}
+
+/* A terminal takes ANSI colours as is; there is nothing to switch on. */
+int plat_console_init(int fd) {
+  return (fd == 1 || fd == 2) && isatty(fd) ? 1 : 0;
+}
+
 int plat_cpu_count(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;

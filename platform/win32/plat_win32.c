@@ -110,7 +110,7 @@ int plat__wide_to_utf8(const wchar_t *w, char *buf, size_t size) {
   return CM_OK;
 }
 
-int plat__win_utf8_argv(int *argc, char ***argv) {
+int plat_utf8_argv(int *argc, char ***argv) {
   int n, i, rc = CM_OK;
   size_t total = 0, off = 0;
   wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
@@ -316,7 +316,7 @@ int plat_cpu_count(void) {
   return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
 }
 
-int plat__win_console_init(int fd) {
+int plat_console_init(int fd) {
   DWORD mode;
   HANDLE h;
   if (fd != 1 && fd != 2)

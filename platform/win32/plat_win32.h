@@ -33,19 +33,7 @@ int plat__wide_to_utf8(const wchar_t *w, char *buf, size_t size);
  * -2 when the key is absent (no NVIDIA driver installed). */
 int plat__win_admin_only_from_registry(void);
 
-/* Enables virtual-terminal colour sequences on the console behind fd (1 or
- * 2) and sets the console's output code page to UTF-8. Returns 1 when colours
- * can be used (a console that accepts ENABLE_VIRTUAL_TERMINAL_PROCESSING),
- * 0 otherwise (a pipe, a file, or a console before Windows 10). */
-int plat__win_console_init(int fd);
-
-/* Replaces *argc and *argv with the UTF-8 form of the process's command line
- * (GetCommandLineW). main()'s argv comes in the ANSI code page, where a path
- * like "Zoë's runs" or one with CJK characters is mangled beyond repair, so a
- * Windows main() calls this first. The new array is allocated once and lives
- * until the process ends (never freed: argv's own lifetime). Returns CM_OK,
- * CM_ENOMEM, or CM_EINVAL if the command line cannot be converted; on error
- * *argc and *argv are left as they were. */
-int plat__win_utf8_argv(int *argc, char ***argv);
+/* plat_console_init and plat_utf8_argv, which every Windows main() needs,
+ * are public: see platform.h. */
 
 #endif

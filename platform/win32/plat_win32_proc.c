@@ -420,15 +420,23 @@ int plat__win_admin_only_from_registry(void) {
 }
 
 int plat_parse_admin_only(const char *text) {
-  const char *p;
-  if (text == NULL || (p = strstr(text, "RmProfilingAdminOnly")) == NULL)
-    return -1;
-  p += strlen("RmProfilingAdminOnly");
-  while (*p == ' ' || *p == '\t' || *p == ':' || *p == '=')
-    p++;
-  if (*p < '0' || *p > '9')
-    return -1;
-  return *p != '0' ? 1 : 0;
+  static const char key[] = "RmProfilingAdminOnly";
+  const char *p = text;
+  while (p != NULL && (p = strstr(p, key)) != NULL) {
+    /* As on POSIX, only a match at the start of a line is the setting:
+     * "XRmProfilingAdminOnly" is another name. */
+    if (p != text && p[-1] != '\n') {
+      p += sizeof key - 1;
+      continue;
+    }
+    p += sizeof key - 1;
+    while (*p == ' ' || *p == '\t' || *p == ':' || *p == '=')
+      p++;
+    if (*p < '0' || *p > '9')
+      return -1;
+    return *p != '0' ? 1 : 0;
+  }
+  return -1;
 }
 
 int plat_is_privileged(void) {

@@ -66,6 +66,9 @@ void pf_case_free(pf_case *c) {
   }
   free(c->sample);
   c->sample = NULL;
+  free(c->scratch);
+  c->scratch = NULL;
+  c->scratch_bytes = 0;
   c->nsample = 0;
   c->ntensors = 0;
 }

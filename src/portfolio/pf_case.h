@@ -43,7 +43,8 @@ typedef struct {
   double *val;              /* rows * cols compact values */
   uint8_t *mval;            /* mask values (is_mask), rows * cols */
   unsigned char *image;     /* device bytes as uploaded / last read back */
-  unsigned char *first;     /* outputs: bytes of the first launch */
+  unsigned char *first;     /* outputs: bytes of a repeat launch, read
+                               back to compare with image */
   double *expected, *scale; /* outputs: reference, rows * cols */
   void *dev[PF_MAX_SETS];
 } pf_tensor;
@@ -66,14 +67,17 @@ typedef struct {
   int nsets;
   int64_t *sample; /* matmul: sampled output indices, or NULL = all */
   int64_t nsample;
-  uint64_t seed; /* this case's input seed */
+  uint64_t seed;          /* this case's input seed */
+  unsigned char *scratch; /* read-back buffer for the input checks, or NULL */
+  size_t scratch_bytes;
 } pf_case;
 
 /* Adds a tensor to c (host buffers allocated, zeroed). Returns its index or
  * CM_ENOMEM / CM_ERANGE (too many tensors or a size overflow). */
 int pf_case_add_tensor(pf_case *c, const char *name, int is_output, int is_mask,
                        size_t elsize, int64_t rows, int64_t cols, int64_t ld);
-/* Frees every host buffer of c (not device memory). Safe on a zeroed case. */
+/* Frees every host buffer of c (tensors, sample, scratch; not device
+ * memory). Safe on a zeroed case. */
 void pf_case_free(pf_case *c);
 /* Total device bytes for one set of tensors plus workspace, 256-byte
  * aligned each; CM_ERANGE through *out = 0 on overflow. */

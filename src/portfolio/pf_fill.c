@@ -138,16 +138,15 @@ static void extreme_range(void *p, int64_t r0, int64_t r1) {
     if (r % 4 != 1)
       continue;
     pf_rng_seed(&rng, pf_rng_derive(f->key, (uint64_t)r));
-    pf_fill_extreme_row(row, f->cols, (int)((r / 4) % 1024), f->which,
-                        f->c->dt, &rng);
+    pf_fill_extreme_row(row, f->cols, (int)((r / 4) % 1024), f->which, f->c->dt,
+                        &rng);
     round_all(row, f->cols, f->c->dt);
   }
 }
 
 /* Overwrites the extreme rows of a rows x cols tensor; row r draws from its
  * own stream derived from (key, r). */
-static void extreme_rows(const pf_case *c, double *v, int which,
-                         uint64_t key) {
+static void extreme_rows(const pf_case *c, double *v, int which, uint64_t key) {
   fill_ctx f = {c, v, NULL, c->rows, c->cols, 0, 0, key, which};
   if (!c->spec.extreme || c->rows < 2)
     return;

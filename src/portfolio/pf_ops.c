@@ -97,9 +97,7 @@ static pf_tensor *out_t(pf_case *c, int k) {
 }
 
 static int ref_copy(pf_case *c) {
-  pf_tensor *y = out_t(c, 0);
-  memcpy(y->expected, c->t[0].val, (size_t)c->cols * sizeof(double));
-  return CM_OK;
+  return pf_ref_copy(c->t[0].val, out_t(c, 0)->expected, c->cols);
 }
 
 static int ref_add(pf_case *c) {

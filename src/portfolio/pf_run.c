@@ -42,6 +42,89 @@ void pf_case_shape_str(const pf_case *c, char *buf, size_t size) {
     cm_snprintf(buf, size, "%" PRId64 "x%" PRId64, c->rows, c->cols);
 }
 
+/* ---- bulk host passes, on pf_ref_threads() threads ---- */
+
+/* Elements per range of a bulk pass: below this a thread is not worth it. */
+#define RUN_CHUNK 65536
+/* Bytes per block of a parallel memcmp. */
+#define EQ_BLOCK ((int64_t)1 << 22)
+
+typedef struct {
+  const unsigned char *a, *b;
+  int64_t n;
+  unsigned char *differs; /* one flag per block, each set by one thread */
+} eq_ctx;
+
+static void eq_blocks(void *p, int64_t b0, int64_t b1) {
+  const eq_ctx *e = p;
+  int64_t b;
+  for (b = b0; b < b1; b++) {
+    int64_t at = b * EQ_BLOCK,
+            len = e->n - at < EQ_BLOCK ? e->n - at : EQ_BLOCK;
+    e->differs[b] = memcmp(e->a + at, e->b + at, (size_t)len) != 0;
+  }
+}
+
+/* 1 if the n bytes at a and b are equal. */
+static int bytes_equal(const void *a, const void *b, size_t n) {
+  eq_ctx e = {a, b, (int64_t)n, NULL};
+  int64_t nb = ((int64_t)n + EQ_BLOCK - 1) / EQ_BLOCK, i;
+  int same = 1;
+  if (nb > 1)
+    e.differs = calloc((size_t)nb, 1);
+  if (!e.differs)
+    return memcmp(a, b, n) == 0;
+  (void)pf_ref_parallel(nb, 1, eq_blocks, &e);
+  for (i = 0; i < nb; i++)
+    if (e.differs[i])
+      same = 0;
+  free(e.differs);
+  return same;
+}
+
+typedef struct {
+  cpk_dtype dt;
+  pf_tensor *t;
+} conv_ctx;
+
+/* val[k] for compact indices [k0, k1) from the device-layout image. */
+static void load_range(void *p, int64_t k0, int64_t k1) {
+  const conv_ctx *cc = p;
+  pf_tensor *t = cc->t;
+  int64_t r = k0 / t->cols, j = k0 % t->cols, k;
+  for (k = k0; k < k1; k++) {
+    t->val[k] =
+        pf_dtype_load(cc->dt, t->image + (size_t)(r * t->ld + j) * t->elsize);
+    if (++j == t->cols) {
+      j = 0;
+      r++;
+    }
+  }
+}
+
+typedef struct {
+  cpk_dtype dt;
+  double *e;
+} sat_ctx;
+
+static void saturate_range(void *p, int64_t i0, int64_t i1) {
+  const sat_ctx *sc = p;
+  pf_dtype_saturate(sc->dt, sc->e + i0, i1 - i0);
+}
+
+/* An expected value beyond the dtype's range is what a correct kernel
+ * stores as infinity: compare with that, not with the huge finite. Done
+ * once, right after the reference (it is idempotent). */
+static void saturate_expected(pf_case *c) {
+  int i;
+  for (i = 0; i < c->ntensors; i++) {
+    sat_ctx sc = {c->dt, c->t[i].expected};
+    if (c->t[i].is_output)
+      (void)pf_ref_parallel(c->t[i].rows * c->t[i].cols, RUN_CHUNK,
+                            saturate_range, &sc);
+  }
+}
+
 /* ---- device steps ---- */
 
 static int upload_inputs(pf_case *c) {
@@ -76,19 +159,40 @@ static int launch_sync(pf_case *c, int set) {
   return CM_OK;
 }
 
+/* Converts every output's image into its values (val). */
+static void load_outputs(pf_case *c) {
+  int i;
+  for (i = 0; i < c->ntensors; i++) {
+    conv_ctx cc = {c->dt, &c->t[i]};
+    if (c->t[i].is_output)
+      (void)pf_ref_parallel(c->t[i].rows * c->t[i].cols, RUN_CHUNK, load_range,
+                            &cc);
+  }
+}
+
 /* Reads the outputs of `set` into image and their values into val. */
 static int read_outputs(pf_case *c, int set) {
   int i;
+  for (i = 0; i < c->ntensors; i++)
+    if (c->t[i].is_output)
+      PF_CU(cudaMemcpy(c->t[i].image, c->t[i].dev[set], c->t[i].bytes,
+                       cudaMemcpyDeviceToHost));
+  load_outputs(c);
+  return CM_OK;
+}
+
+/* Reads the output bytes of `set` into each output's `first` buffer and
+ * sets *same to 1 if all of them equal `image` (the verified bytes). */
+static int read_again(pf_case *c, int set, int *same) {
+  int i;
+  *same = 1;
   for (i = 0; i < c->ntensors; i++) {
     pf_tensor *t = &c->t[i];
-    int64_t r, j;
     if (!t->is_output)
       continue;
-    PF_CU(cudaMemcpy(t->image, t->dev[set], t->bytes, cudaMemcpyDeviceToHost));
-    for (r = 0; r < t->rows; r++)
-      for (j = 0; j < t->cols; j++)
-        t->val[r * t->cols + j] = pf_dtype_load(
-            c->dt, t->image + (size_t)(r * t->ld + j) * t->elsize);
+    PF_CU(cudaMemcpy(t->first, t->dev[set], t->bytes, cudaMemcpyDeviceToHost));
+    if (!bytes_equal(t->first, t->image, t->bytes))
+      *same = 0;
   }
   return CM_OK;
 }
@@ -105,9 +209,7 @@ static void verify_outputs(pf_case *c, verdict *v) {
     int ok;
     if (!t->is_output)
       continue;
-    /* An expected value beyond the dtype's range is what a correct kernel
-     * stores as infinity: compare with that, not with the huge finite. */
-    pf_dtype_saturate(c->dt, t->expected, n);
+    /* expected was saturated to the dtype's range by saturate_expected. */
     ok = pf_compare(t->val, t->expected, t->scale, n, c->sample, c->nsample,
                     tol, &cmp);
     if (cmp.max_abs > v->max_abs)
@@ -135,27 +237,27 @@ static void verify_outputs(pf_case *c, verdict *v) {
   }
 }
 
+/* The inputs of every set, read back, must equal what was uploaded. One
+ * scratch buffer (c->scratch, kept for the recheck after timing) serves
+ * every read, so no read pays for fresh pages. */
 static int check_inputs(pf_case *c, verdict *v) {
   int s, i;
+  for (i = 0; i < c->ntensors; i++)
+    if (!c->t[i].is_output && c->t[i].bytes > c->scratch_bytes) {
+      free(c->scratch);
+      c->scratch_bytes = 0;
+      if ((c->scratch = malloc(c->t[i].bytes)) == NULL)
+        return CM_ENOMEM;
+      c->scratch_bytes = c->t[i].bytes;
+    }
   for (s = 0; s < c->nsets; s++)
     for (i = 0; i < c->ntensors; i++) {
       pf_tensor *t = &c->t[i];
-      unsigned char *back;
-      int same;
       if (t->is_output)
         continue;
-      back = malloc(t->bytes);
-      if (!back)
-        return CM_ENOMEM;
-      if (cudaMemcpy(back, t->dev[s], t->bytes, cudaMemcpyDeviceToHost) !=
-          cudaSuccess) {
-        free(back);
-        PF_CU(cudaGetLastError());
-        return CM_ECUDA;
-      }
-      same = memcmp(back, t->image, t->bytes) == 0;
-      free(back);
-      if (!same && !v->reason) {
+      PF_CU(
+          cudaMemcpy(c->scratch, t->dev[s], t->bytes, cudaMemcpyDeviceToHost));
+      if (!bytes_equal(c->scratch, t->image, t->bytes) && !v->reason) {
         v->reason = "input-modified";
         v->tensor = t->name;
       }
@@ -163,18 +265,16 @@ static int check_inputs(pf_case *c, verdict *v) {
   return CM_OK;
 }
 
-/* Second launch into freshly poisoned outputs must give the same bits. */
+/* Second launch into freshly poisoned outputs must give the same bits as
+ * the first, which stay in `image` (and its values in val). */
 static int check_determinism(pf_case *c, verdict *v) {
-  int i, err;
-  for (i = 0; i < c->ntensors; i++)
-    if (c->t[i].is_output)
-      memcpy(c->t[i].first, c->t[i].image, c->t[i].bytes);
+  int i, err, same;
   if ((err = poison_outputs(c, 0)) || (err = launch_sync(c, 0)) ||
-      (err = read_outputs(c, 0)))
+      (err = read_again(c, 0, &same)))
     return err;
-  for (i = 0; i < c->ntensors; i++) {
+  for (i = 0; i < c->ntensors && !same; i++) {
     pf_tensor *t = &c->t[i];
-    if (t->is_output && memcmp(t->first, t->image, t->bytes) != 0 &&
+    if (t->is_output && !bytes_equal(t->first, t->image, t->bytes) &&
         !v->reason) {
       v->reason = "nondeterministic";
       v->tensor = t->name;
@@ -263,20 +363,34 @@ static int bench_peer(void *ctx, int set, cudaStream_t stream) {
 /* After timing: the inputs of every set must be unchanged, and a fresh
  * launch into poisoned outputs of every set must still verify. The launch
  * is fresh because the peer (if any) wrote into the same outputs and a hot
- * run may not have touched every set. */
+ * run may not have touched every set. Every set holds the same inputs, so
+ * output bytes equal to the verified ones (`image`, gaps included) are
+ * verified by that equality; any other bytes go through the full
+ * verification against the reference, which was computed once and kept. */
 static int bench_recheck(void *ctx) {
   bench_ctx *b = ctx;
   pf_case *c = b->c;
   verdict v;
-  int s, err;
+  int s, i, err, same;
   memset(&v, 0, sizeof v);
   if ((err = check_inputs(c, &v)) != CM_OK)
     return err;
   for (s = 0; s < c->nsets && !v.reason; s++) {
     if ((err = poison_outputs(c, s)) || (err = launch_sync(c, s)) ||
-        (err = read_outputs(c, s)))
+        (err = read_again(c, s, &same)))
       return err;
+    if (same)
+      continue;
+    for (i = 0; i < c->ntensors; i++)
+      if (c->t[i].is_output) {
+        unsigned char *tmp = c->t[i].image;
+        c->t[i].image = c->t[i].first;
+        c->t[i].first = tmp;
+      }
+    load_outputs(c);
     verify_outputs(c, &v);
+    /* If these bytes verified, they are what later sets are compared
+     * with: a failure stops the loop. */
   }
   return v.reason ? CM_EVERIFY : CM_OK;
 }
@@ -385,6 +499,7 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
   if ((err = c.op->reference(&c)) != CM_OK)
     goto out;
   ref_ms = (plat_monotonic_s() - t0) * 1e3;
+  saturate_expected(&c);
   if ((err = pf_mem_alloc(&mem, &c)) != CM_OK)
     goto out;
   if ((err = upload_inputs(&c)) || (err = poison_outputs(&c, 0)) ||

@@ -68,6 +68,13 @@ int main(int argc, char **argv) {
   char err[512], exe[1024];
   int code;
 
+  /* First, before argv is read or anything printed: Windows hands main()
+   * argv in the ANSI code page and a console that may not take colours.
+   * Both are no-ops on POSIX. A failed conversion keeps the ANSI argv,
+   * which is still right for ASCII paths. */
+  (void)plat_utf8_argv(&argc, &argv);
+  (void)plat_console_init(1);
+  (void)plat_console_init(2);
   code = rp__dispatch_report(argc, argv);
   if (code >= 0)
     return code;

@@ -9,6 +9,16 @@
  * mean something; the exact allocator (set by env/sanitize.contract) is
  * confirmed from the binary's own banner, since a pooled allocator hides
  * out-of-bounds writes inside its pool.
+ *
+ * The stall rule (issue 7): a step that times out is retried once with the
+ * alternative launch, `--target-processes application-only` (the sanitizer
+ * then attaches to cuda_portfolio alone instead of every process the launch
+ * starts, which is where launcher stalls have been reported on Windows; see
+ * docs/WINDOWS.md). Both attempts stay in the manifest: the first step
+ * record carries "retried_after_timeout": true, the second is named
+ * "<step>-retry" with "retry_of", and the tool's sanitizer record says
+ * "retried_after_timeout" too. The retry decides the step; a second
+ * timeout fails the stage. The rule is the same on every OS.
  */
 #include "cm_error.h"
 #include "cm_str.h"
@@ -17,11 +27,16 @@
 #include "rp_stage.h"
 #include "rp_tools_text.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RP__SAN_EXIT 86
 #define RP__SAN_EXIT_STR "86"
+/* The alternative launch of the stall rule, and its step-name suffix. */
+#define RP__SAN_ALT_OPT "--target-processes"
+#define RP__SAN_ALT_VAL "application-only"
+#define RP__SAN_RETRY_SUFFIX "-retry"
 
 /* The "[cuda_portfolio]" line of the target's stdout (the sanitizer may
  * print before it), parsed with the engine's banner parser. */
@@ -42,12 +57,14 @@ static int rp__san_banner(const char *out, rp_banner *b, char *err,
   return CM_EPARSE;
 }
 
-/* Runs one sanitizer step; parses its log into *rep. Returns the exit code,
- * or -1 when the step did not run to an exit (the stage is then set). */
+/* Runs one sanitizer step; parses its log into *rep. alt adds the
+ * alternative launch. Returns the exit code, or -1 when the step did not
+ * run to an exit (the stage is then set; *timed_out says whether a timeout
+ * was why). */
 static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
                             const char *bin, const char *step, const char *tool,
-                            int leak, int negative, rp_san_report *rep,
-                            json_t *rec) {
+                            int leak, int negative, int alt, int *timed_out,
+                            rp_san_report *rep, json_t *rec) {
   char log_rel[256], log_abs[1400], gpu[32], berr[256];
   const char *argv[24];
   int n = 0;
@@ -58,6 +75,7 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
   int64_t code;
 
   memset(rep, 0, sizeof *rep);
+  *timed_out = 0;
   cm_snprintf(log_rel, sizeof log_rel, "sanitize/%s.sanitizer.txt", step);
   if (cm_snprintf(log_abs, sizeof log_abs, "%s/%s", ctx->run_dir, log_rel)) {
     rp_stage_set(st, RP_ST_FAILED, "run folder path too long");
@@ -71,6 +89,10 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
   if (leak) {
     argv[n++] = "--leak-check";
     argv[n++] = "full";
+  }
+  if (alt) {
+    argv[n++] = RP__SAN_ALT_OPT;
+    argv[n++] = RP__SAN_ALT_VAL;
   }
   argv[n++] = "--log-file";
   argv[n++] = log_abs;
@@ -90,6 +112,7 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
   if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
     return -1;
   code = res.exit_code;
+  *timed_out = res.timed_out && !res.interrupted;
   if (res.term_signal != 0 || res.timed_out || res.interrupted) {
     rp_step_result_free(&res);
     return -1;
@@ -132,6 +155,70 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
   return code;
 }
 
+/* Marks the newest step record (the one rp_stage_step just appended). */
+static void rp__san_mark_last(rp_stage_run *st, const char *key, json_t *v) {
+  size_t n = json_array_size(st->steps);
+  json_t *last = n > 0 ? json_array_get(st->steps, n - 1) : NULL;
+  if (last != NULL)
+    json_object_set_new(last, key, v);
+  else
+    json_decref(v);
+}
+
+/* One sanitizer step under the stall rule: on a timeout, the stage's status
+ * is put back as it was before the attempt (the timeout is answered by the
+ * retry, not final) and the step runs once more with the alternative
+ * launch. The step name that decided is written to used[size]. */
+static int64_t rp__san_attempts(rp_ctx *ctx, rp_stage_run *st, const char *cs,
+                                const char *bin, const char *step,
+                                const char *tool, int leak, int negative,
+                                rp_san_report *rep, json_t *rec, char *used,
+                                size_t size) {
+  rp_stage_status before = st->status;
+  char reason[sizeof st->reason];
+  int timed_out;
+  int64_t code;
+  json_t *one;
+
+  cm_strlcpy(used, step, size);
+  cm_strlcpy(reason, st->reason, sizeof reason);
+  code = rp__san_step(ctx, st, cs, bin, step, tool, leak, negative, 0,
+                      &timed_out, rep, rec);
+  if (!timed_out || rp_runner_interrupted())
+    return code;
+  rp__san_mark_last(st, "retried_after_timeout", json_true());
+  st->status = before;
+  cm_strlcpy(st->reason, reason, sizeof st->reason);
+  rp_san_report_free(rep);
+  if (cm_snprintf(used, size, "%s%s", step, RP__SAN_RETRY_SUFFIX) != CM_OK)
+    return -1;
+  fprintf(stderr,
+          "[sanitize] %s timed out; retrying once with " RP__SAN_ALT_OPT
+          " " RP__SAN_ALT_VAL "\n",
+          step);
+  code = rp__san_step(ctx, st, cs, bin, used, tool, leak, negative, 1,
+                      &timed_out, rep, rec);
+  rp__san_mark_last(st, "retry_of", json_string(step));
+  one = json_object_get(rec, used);
+  if (one == NULL) {
+    /* The retry did not run to an exit either: keep a record of it. */
+    one = json_object();
+    json_object_set_new(rec, used, one);
+    json_object_set_new(one, "timed_out", json_boolean(timed_out));
+  }
+  json_object_set_new(one, "retried_after_timeout", json_true());
+  json_object_set_new(one, "retry_of", json_string(step));
+  json_object_set_new(one, "launch",
+                      json_string(RP__SAN_ALT_OPT " " RP__SAN_ALT_VAL));
+  /* The first attempt's entry: what happened to it. */
+  one = json_object();
+  json_object_set_new(one, "timed_out", json_true());
+  json_object_set_new(one, "retried_after_timeout", json_true());
+  json_object_set_new(one, "retry", json_string(used));
+  json_object_set_new(rec, step, one);
+  return code;
+}
+
 static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
   static const struct {
     const char *step, *tool;
@@ -140,7 +227,7 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
               {"racecheck", "racecheck", 0},
               {"initcheck", "initcheck", 0},
               {"synccheck", "synccheck", 0}};
-  char bin[1200], why[1400];
+  char bin[1200], why[1400], used[64];
   rp_tool_info cs;
   json_t *rec = json_object();
   size_t i;
@@ -165,12 +252,12 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
     return;
   }
   for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-    code = rp__san_step(ctx, st, cs.path, bin, runs[i].step, runs[i].tool,
-                        runs[i].leak, 0, &rep, rec);
+    code = rp__san_attempts(ctx, st, cs.path, bin, runs[i].step, runs[i].tool,
+                            runs[i].leak, 0, &rep, rec, used, sizeof used);
     if (code >= 0 && code != 77) {
       int clean =
           rp_san_verdict_clean(&rep, (int)code, RP__SAN_EXIT, why, sizeof why);
-      json_t *one = json_object_get(rec, runs[i].step);
+      json_t *one = json_object_get(rec, used);
       if (one != NULL) {
         json_object_set_new(one, "clean", json_boolean(clean));
         json_object_set_new(one, "verdict", json_string(why));
@@ -184,12 +271,12 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
   }
   /* The negative control runs even after a failure above: it says whether
    * the sanitizer can be believed at all. */
-  code = rp__san_step(ctx, st, cs.path, bin, "negative-control", "memcheck", 0,
-                      1, &rep, rec);
+  code = rp__san_attempts(ctx, st, cs.path, bin, "negative-control",
+                          "memcheck", 0, 1, &rep, rec, used, sizeof used);
   if (code >= 0 && code != 77) {
     int caught =
         rp_san_verdict_negative(&rep, (int)code, RP__SAN_EXIT, why, sizeof why);
-    json_t *neg = json_object_get(rec, "negative-control");
+    json_t *neg = json_object_get(rec, used);
     if (neg != NULL) {
       json_object_set_new(neg, "caught", json_boolean(caught));
       json_object_set_new(neg, "verdict", json_string(why));

@@ -12,9 +12,12 @@
 #include "pf_npy.h"
 #include "pf_ops.h"
 #include "pf_plan.h"
+#include "pf_ref.h"
+#include "pf_rng.h"
 #include "pf_run.h"
 #include "pf_sets.h"
 #include "pf_tol.h"
+#include "platform.h"
 
 TEST_IMPL(plan_chooser) {
   int sms = 132;
@@ -343,5 +346,100 @@ TEST_IMPL(tolerance_admits_rounding) {
       }
       pf_case_free(&c);
     }
+  return 0;
+}
+
+/* Fills the case with seed 5 on `threads` threads; returns a copy of every
+ * input's values and masks, concatenated (caller frees), in *out. */
+static int fill_copy(pf_case *c, int threads, unsigned char **out,
+                     size_t *size) {
+  pf_rng rng;
+  size_t total = 0, at = 0;
+  int i;
+  pf_ref_set_threads(threads);
+  pf_rng_seed(&rng, 5);
+  c->op->fill(c, &rng);
+  pf_fill_images(c);
+  pf_ref_set_threads(0);
+  for (i = 0; i < c->ntensors; i++)
+    total += (size_t)(c->t[i].rows * c->t[i].cols) * 9 + c->t[i].bytes;
+  if ((*out = calloc(total, 1)) == NULL)
+    return CM_ENOMEM;
+  for (i = 0; i < c->ntensors; i++) {
+    pf_tensor *t = &c->t[i];
+    size_t n = (size_t)(t->rows * t->cols);
+    if (t->is_output)
+      continue;
+    if (t->val)
+      memcpy(*out + at, t->val, n * sizeof(double));
+    at += n * sizeof(double);
+    if (t->mval)
+      memcpy(*out + at, t->mval, n);
+    at += n;
+    memcpy(*out + at, t->image, t->bytes);
+    at += t->bytes;
+  }
+  *size = at;
+  return CM_OK;
+}
+
+/* The inputs of a case depend on the seed only: 1 thread and 3 threads
+ * (ranges split at different places) give the same bytes, for fills that
+ * draw per element (add), per row (softmax masks, softmax_backward y) and
+ * extreme rows. */
+TEST_IMPL(fill_threads_invariant) {
+  static const struct {
+    const char *op;
+    int64_t rows, cols;
+  } cases[] = {{"add", 1, 300007},
+               {"softmax", 67, 5003},
+               {"softmax_backward", 41, 7001},
+               {"rmsnorm", 45, 6007}};
+  size_t k;
+  for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    pf_case a, b;
+    unsigned char *va, *vb;
+    size_t na, nb;
+    ASSERT_OK(
+        make_case(&a, cases[k].op, cases[k].rows, cases[k].cols, 0, CPK_BF16));
+    ASSERT_OK(
+        make_case(&b, cases[k].op, cases[k].rows, cases[k].cols, 0, CPK_BF16));
+    ASSERT_OK(fill_copy(&a, 1, &va, &na));
+    ASSERT_OK(fill_copy(&b, 3, &vb, &nb));
+    ASSERT_EQ(na, nb);
+    ASSERT_TRUE(na > 0);
+    if (memcmp(va, vb, na) != 0) {
+      size_t at = 0;
+      while (va[at] == vb[at])
+        at++;
+      CM_TEST_FAIL_("%s: inputs differ between 1 and 3 threads at byte %zu",
+                    cases[k].op, at);
+    }
+    /* and the seed matters: the first input's values are not constant */
+    ASSERT_TRUE(a.t[0].val[0] != a.t[0].val[1] ||
+                a.t[0].val[1] != a.t[0].val[2]);
+    free(va);
+    free(vb);
+    pf_case_free(&a);
+    pf_case_free(&b);
+  }
+  return 0;
+}
+
+/* The counter form of the generator is the sequential stream. */
+TEST_IMPL(rng_counter) {
+  pf_rng r, s;
+  int i;
+  pf_rng_seed(&r, 0x1234);
+  for (i = 0; i < 1000; i++) {
+    uint64_t x = pf_rng_next(&r);
+    ASSERT_TRUE(x == pf_rng_at(0x1234, (uint64_t)i));
+    if (i == 500) {
+      pf_rng_seek(&s, 0x1234, 501);
+      ASSERT_TRUE(pf_rng_next(&s) == pf_rng_at(0x1234, 501));
+    }
+  }
+  ASSERT_TRUE(pf_rng_at(1, 0) != pf_rng_at(2, 0));
+  ASSERT_GE(plat_cpu_count(), 1);
   return 0;
 }

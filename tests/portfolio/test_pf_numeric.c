@@ -263,3 +263,32 @@ TEST_IMPL(ref_matmul) {
   ASSERT_NEAR(c2[0], -1, 0); /* not in the sample: untouched */
   return 0;
 }
+
+/* pf_compare over several blocks: counts add up, the worst of two equally
+ * bad elements in different blocks is the earlier one, and the answer is
+ * the same on 1 and 4 threads. */
+TEST_IMPL(compare_blocks) {
+  int64_t n = (3 << 20) + 5, i;
+  double *a = malloc((size_t)n * sizeof *a), *e = malloc((size_t)n * sizeof *e);
+  pf_tol t = {1e-3, 0, 0};
+  pf_cmp c1, c4;
+  ASSERT_TRUE(a != NULL && e != NULL);
+  for (i = 0; i < n; i++)
+    a[i] = e[i] = 1.0 + (double)(i % 977);
+  a[(2 << 20) + 7] = e[(2 << 20) + 7] * 1.01; /* excess 10 */
+  a[(1 << 20) + 3] = e[(1 << 20) + 3] * 1.01; /* same excess, earlier */
+  a[n - 1] = e[n - 1] * 1.0005;               /* within tolerance */
+  pf_ref_set_threads(1);
+  ASSERT_EQ(pf_compare(a, e, NULL, n, NULL, 0, t, &c1), 0);
+  pf_ref_set_threads(4);
+  ASSERT_EQ(pf_compare(a, e, NULL, n, NULL, 0, t, &c4), 0);
+  pf_ref_set_threads(0);
+  ASSERT_EQ(c1.checked, n);
+  ASSERT_EQ(c1.failed, 2);
+  ASSERT_EQ(c1.worst, (1 << 20) + 3);
+  ASSERT_TRUE(memcmp(&c1, &c4, sizeof c1) == 0);
+  ASSERT_NEAR(c1.max_rel, 0.01, 1e-12);
+  free(a);
+  free(e);
+  return 0;
+}

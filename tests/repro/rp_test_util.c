@@ -1,27 +1,35 @@
-/* Helpers for the repro test suites (POSIX where noted). */
+/* Helpers for the repro test suites. Portable through libuv and platform.h,
+ * so that the same suites run on Linux and, cross-built, under Wine. */
 #include "rp_test_util.h"
+#include "cm_error.h"
+#include "cm_str.h"
 #include "cm_test.h"
+#include "platform.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <string.h>
+#include <uv.h>
 #include <zlib.h>
 
 int rt_fresh_dir(const char *name, char *out, size_t size) {
-  int n =
-      snprintf(out, size, "%s/%s-%ld", cm_test_tmpdir(), name, (long)getpid());
-  if (n < 0 || (size_t)n >= size)
+  uv_fs_t req;
+  int r;
+  if (cm_snprintf(out, size, "%s/%s-%ld", cm_test_tmpdir(), name,
+                  (long)uv_os_getpid()) != CM_OK)
     return -1;
-  if (mkdir(out, 0777) != 0)
-    return -1;
-  return 0;
+  /* A plain mkdir, not plat_mkdir_p: an existing folder is a leftover of an
+   * earlier run with the same pid, and a test must not read its files. */
+  r = uv_fs_mkdir(NULL, &req, out, 0777, NULL);
+  uv_fs_req_cleanup(&req);
+  return r == 0 ? 0 : -1;
 }
 
 int rt_write(const char *path, const char *text, int exec) {
   FILE *f = fopen(path, "wb");
   size_t n = strlen(text);
+  uv_fs_t req;
+  int r;
   if (f == NULL)
     return -1;
   if (fwrite(text, 1, n, f) != n) {
@@ -30,7 +38,13 @@ int rt_write(const char *path, const char *text, int exec) {
   }
   if (fclose(f) != 0)
     return -1;
-  return exec ? chmod(path, 0755) : 0;
+  if (!exec)
+    return 0;
+  /* Windows keeps only the read-only bit; executability comes from the
+   * name there, so this only matters on POSIX. */
+  r = uv_fs_chmod(NULL, &req, path, 0755, NULL);
+  uv_fs_req_cleanup(&req);
+  return r == 0 ? 0 : -1;
 }
 
 char *rt_read(const char *path, size_t *len) {
@@ -78,20 +92,41 @@ int rt_gunzip_count(const char *path, uint64_t *n, uint64_t *n_expect,
 }
 
 int rt_find_run(const char *dir, char *out, size_t size) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
+  uv_fs_t req;
+  uv_dirent_t e;
   int rc = -1;
-  if (d == NULL)
+  if (uv_fs_scandir(NULL, &req, dir, 0, NULL) < 0) {
+    uv_fs_req_cleanup(&req);
     return -1;
-  while ((e = readdir(d)) != NULL) {
-    size_t l = strlen(e->d_name);
-    if (e->d_name[0] == '.' ||
-        (l > 7 && strcmp(e->d_name + l - 7, ".tar.gz") == 0))
+  }
+  while (uv_fs_scandir_next(&req, &e) == 0) {
+    size_t l = strlen(e.name);
+    if (e.name[0] == '.' ||
+        (l > 7 && strcmp(e.name + l - 7, ".tar.gz") == 0))
       continue;
-    if (snprintf(out, size, "%s/%s", dir, e->d_name) < (int)size)
+    if (cm_snprintf(out, size, "%s/%s", dir, e.name) == CM_OK)
       rc = 0;
     break;
   }
-  closedir(d);
+  uv_fs_req_cleanup(&req);
   return rc;
+}
+
+void rt_sleep_ms(unsigned ms) {
+  uv_sleep(ms);
+}
+
+int rt_setenv(const char *name, const char *value) {
+  return uv_os_setenv(name, value) == 0 ? 0 : -1;
+}
+
+long rt_getpid(void) {
+  return (long)uv_os_getpid();
+}
+
+int rt_copy_file(const char *from, const char *to) {
+  uv_fs_t req;
+  int r = uv_fs_copyfile(NULL, &req, from, to, 0, NULL);
+  uv_fs_req_cleanup(&req);
+  return r == 0 ? 0 : -1;
 }

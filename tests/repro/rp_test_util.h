@@ -1,16 +1,21 @@
 /* rp_test_util.h: small helpers shared by the repro test suites (test side,
  * independent of the code under test where it matters: files are written
- * and read with stdio, gzip logs are read back with zlib directly). */
+ * and read with stdio, gzip logs are read back with zlib directly).
+ *
+ * Portable: libuv and platform.h underneath, so that the suites that use
+ * them build and run unchanged on POSIX and on Windows (under Wine in CI).
+ * Paths are UTF-8 with '/' separators (Windows accepts both). */
 #ifndef RP_TEST_UTIL_H
 #define RP_TEST_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* A fresh folder <suite tmp>/<name>-<pid> (created) into out. 0 on
- * success. */
+/* A fresh folder <suite tmp>/<name>-<pid> (created; an existing one is an
+ * error) into out. 0 on success. */
 int rt_fresh_dir(const char *name, char *out, size_t size);
-/* Writes a whole file; 0 on success. mode 0755 when exec is 1 (POSIX). */
+/* Writes a whole file; 0 on success. mode 0755 when exec is 1 (POSIX; a
+ * no-op for executability on Windows). */
 int rt_write(const char *path, const char *text, int exec);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on
  * failure); *len may be NULL. */
@@ -22,5 +27,15 @@ int rt_gunzip_count(const char *path, uint64_t *n, uint64_t *n_expect,
 /* The first entry of dir that does not end in ".tar.gz" and is not "." or
  * "..": the run folder a repro run made under --out dir. 0 on success. */
 int rt_find_run(const char *dir, char *out, size_t size);
+
+/* Sleeps ms milliseconds (uv_sleep). */
+void rt_sleep_ms(unsigned ms);
+/* Sets NAME=value in this process's environment (uv_os_setenv, which on
+ * Windows also updates what child processes inherit). 0 on success. */
+int rt_setenv(const char *name, const char *value);
+/* This process's id. */
+long rt_getpid(void);
+/* Copies a file, replacing to. 0 on success. */
+int rt_copy_file(const char *from, const char *to);
 
 #endif

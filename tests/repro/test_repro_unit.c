@@ -5,14 +5,15 @@
 #include "cm_test.h"
 #include "cm_error.h"
 #include "platform.h"
+#include "cm_str.h"
 #include "rp_banner.h"
 #include "rp_cli.h"
 #include "rp_contract.h"
+#include "rp_doctor.h"
 #include "rp_preflight.h"
 #include "rp_test_util.h"
 
 #include <stdlib.h>
-#include <sys/stat.h>
 
 static const char good_contract[] =
     "# a comment line\n"
@@ -250,6 +251,7 @@ TEST_IMPL(version_parse) {
 TEST_IMPL(counter_permission) {
   char dir[512], p0[600], p1[600], pn[600];
   plat_counter_perm perm;
+  int windows = plat_os_detect() == PLAT_OS_WINDOWS;
   ASSERT_EQ(rt_fresh_dir("counters", dir, sizeof dir), 0);
   snprintf(p0, sizeof p0, "%s/params0", dir);
   snprintf(p1, sizeof p1, "%s/params1", dir);
@@ -273,13 +275,16 @@ TEST_IMPL(counter_permission) {
   ASSERT_OK(plat_counter_permission(p1, 0, &perm));
   ASSERT_EQ(perm.admin_only, 1);
   ASSERT_EQ(perm.allowed, 0);
-  ASSERT_CONTAINS(perm.detail, "neither root nor CAP_SYS_ADMIN");
+  /* Each OS names its own notion of an administrator. */
+  ASSERT_CONTAINS(perm.detail, windows ? "not elevated"
+                                       : "neither root nor CAP_SYS_ADMIN");
   ASSERT_OK(plat_counter_permission(p1, 1, &perm));
   ASSERT_EQ(perm.allowed, 1);
   ASSERT_OK(plat_counter_permission(pn, 0, &perm));
   ASSERT_EQ(perm.params_found, 0);
   ASSERT_EQ(perm.allowed, 0);
-  ASSERT_CONTAINS(perm.detail, "not readable");
+  ASSERT_CONTAINS(perm.detail,
+                  windows ? "no NVIDIA driver setting found" : "not readable");
   return 0;
 }
 
@@ -305,16 +310,18 @@ TEST_IMPL(preflight_fabricated) {
   rp_probe p;
   rp_check_state s;
   const char *d;
+  int windows = plat_os_detect() == PLAT_OS_WINDOWS;
   ASSERT_EQ(rt_fresh_dir("preflight", dir, sizeof dir), 0);
   snprintf(gpus, sizeof gpus, "%s/gpus", dir);
   snprintf(nogpus, sizeof nogpus, "%s/nogpus", dir);
   snprintf(params, sizeof params, "%s/params", dir);
-  ASSERT_EQ(mkdir(gpus, 0777), 0);
-  ASSERT_EQ(mkdir(nogpus, 0777), 0);
+  ASSERT_OK(plat_mkdir_p(nogpus));
   {
+    /* The driver names entries by PCI address (0000:1b:00.0); only the
+     * count matters, and ':' is not allowed in a Windows file name. */
     char g0[700];
-    snprintf(g0, sizeof g0, "%s/0000:1b:00.0", gpus);
-    ASSERT_EQ(mkdir(g0, 0777), 0);
+    snprintf(g0, sizeof g0, "%s/0000-1b-00.0", gpus);
+    ASSERT_OK(plat_mkdir_p(g0));
   }
   ASSERT_EQ(rt_write(params, "RmProfilingAdminOnly: 1\n", 0), 0);
   ASSERT_OK(rp_contract_parse("forbid NV_SANITIZER_*\n"
@@ -339,8 +346,15 @@ TEST_IMPL(preflight_fabricated) {
   ASSERT_CONTAINS(d, "NV_SANITIZER_INJECTION");
   d = find_check(&cs, "device", &s);
   ASSERT_TRUE(d != NULL);
-  ASSERT_EQ(s, RP_CHECK_PASS);
-  ASSERT_CONTAINS(d, "1 GPU(s)");
+  if (windows) {
+    /* Windows has no driver folder to list (plat_nvidia_gpu_count says
+     * CM_ENOTSUP) and nvidia-smi is off here: no device. */
+    ASSERT_EQ(s, RP_CHECK_FAIL);
+    ASSERT_CONTAINS(d, "no CUDA device");
+  } else {
+    ASSERT_EQ(s, RP_CHECK_PASS);
+    ASSERT_CONTAINS(d, "1 GPU(s)");
+  }
   d = find_check(&cs, "counters", &s);
   ASSERT_TRUE(d != NULL);
   ASSERT_EQ(s, RP_CHECK_FAIL);
@@ -364,6 +378,11 @@ TEST_IMPL(preflight_fabricated) {
   ASSERT_CONTAINS(d, "no CUDA device");
   ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_SKIP);
 
+  if (windows) {
+    printf("note: the counters-only case needs a fabricated device folder, "
+           "which only Linux reads; not repeated on Windows\n");
+    return 0;
+  }
   /* Only counters missing: limited. */
   ASSERT_OK(rp_contract_parse("device required\ncounters required\n"
                               "timeout 1\ninstrumented yes\n",
@@ -422,5 +441,103 @@ TEST_IMPL(run_id_format) {
   ASSERT_STR_EQ(id, "20261129T121530Z-gpu-box-beef");
   ASSERT_OK(rp_make_run_id(0, "we ird/", 1, id, sizeof id));
   ASSERT_STR_EQ(id, "19700101T000000Z-we-ird--0001");
+  return 0;
+}
+
+/* Renders doctor's OS notes (or a whole doctor run) into a file and reads
+ * it back. */
+static char *doctor_text(const char *name, plat_os os, int whole) {
+  char dir[512], p[700];
+  FILE *f;
+  if (rt_fresh_dir(name, dir, sizeof dir) != 0)
+    return NULL;
+  snprintf(p, sizeof p, "%s/doctor.txt", dir);
+  f = fopen(p, "w");
+  if (f == NULL)
+    return NULL;
+  if (whole) {
+    rp_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    cm_strlcpy(ctx.opt.root, CM_SOURCE_DIR, sizeof ctx.opt.root);
+    snprintf(ctx.env_dir, sizeof ctx.env_dir, "%s/env", CM_SOURCE_DIR);
+    snprintf(ctx.opt.build_dir, sizeof ctx.opt.build_dir, "%s/nobuild", dir);
+    /* The system's device listing (gpus_dir NULL): on this machine that is
+     * the /proc folder a Windows doctor must not mention. */
+    ctx.probe.no_nvidia_smi = 1;
+    ctx.probe.tool_dirs = dir;
+    ctx.probe.use_privileged = 1;
+    rp_doctor_for(&ctx, os, f);
+  } else {
+    rp_doctor_os_notes(os, f);
+  }
+  fclose(f);
+  return rt_read(p, NULL);
+}
+
+/* WSL: counters belong to the Windows driver, sudo does not help, the
+ * sanitizer may be missing, and repro.ps1 runs it on the Windows side. */
+TEST_IMPL(doctor_wsl_notes) {
+  char *t = doctor_text("doctor-wsl", PLAT_OS_WSL, 0);
+  ASSERT_TRUE(t != NULL);
+  ASSERT_CONTAINS(t, "set by the Windows NVIDIA driver");
+  ASSERT_CONTAINS(t, "sudo inside WSL does not help");
+  ASSERT_CONTAINS(t, "compute-sanitizer may be missing");
+  ASSERT_CONTAINS(t, ".\\repro.ps1 sanitize");
+  free(t);
+  t = doctor_text("doctor-linux", PLAT_OS_LINUX, 0);
+  ASSERT_TRUE(t != NULL);
+  ASSERT_STR_EQ(t, ""); /* nothing to add on plain Linux */
+  free(t);
+  t = doctor_text("doctor-win", PLAT_OS_WINDOWS, 0);
+  ASSERT_TRUE(t != NULL);
+  ASSERT_CONTAINS(t, "RmProfilingAdminOnly");
+  ASSERT_TRUE(strstr(t, "sudo") == NULL);
+  free(t);
+  return 0;
+}
+
+/* Windows' device check never sends the user to Linux's /proc. */
+TEST_IMPL(doctor_device_text) {
+  const char *lin = "no CUDA device: /proc/driver/nvidia/gpus empty or absent";
+  const char *t = rp_doctor_check_text(PLAT_OS_WINDOWS, "device", lin);
+  ASSERT_TRUE(strstr(t, "/proc") == NULL);
+  ASSERT_CONTAINS(t, "no CUDA device");
+  ASSERT_CONTAINS(t, "nvidia-smi -L");
+  ASSERT_STR_EQ(rp_doctor_check_text(PLAT_OS_LINUX, "device", lin), lin);
+  ASSERT_STR_EQ(rp_doctor_check_text(PLAT_OS_WSL, "device", lin), lin);
+  ASSERT_STR_EQ(rp_doctor_check_text(PLAT_OS_WINDOWS, "device", "1 GPU(s)"),
+                "1 GPU(s)");
+  ASSERT_STR_EQ(rp_doctor_check_text(PLAT_OS_WINDOWS, "counters", lin), lin);
+  return 0;
+}
+
+/* A whole doctor run with the OS injected: the notes appear in place, the
+ * OS is named, and on Windows no line sends the user to /proc. */
+TEST_IMPL(doctor_injected_os) {
+  char *t = doctor_text("doctor-run-wsl", PLAT_OS_WSL, 1);
+  const char *dev;
+  ASSERT_TRUE(t != NULL);
+  ASSERT_CONTAINS(t, ", os wsl (");
+  ASSERT_CONTAINS(t, "NOTE  WSL: the GPU belongs to the Windows host");
+  ASSERT_CONTAINS(t, "[sanitize]");
+  ASSERT_CONTAINS(t, "doctor changed nothing");
+  free(t);
+  t = doctor_text("doctor-run-win", PLAT_OS_WINDOWS, 1);
+  ASSERT_TRUE(t != NULL);
+  ASSERT_CONTAINS(t, ", os windows (");
+  ASSERT_CONTAINS(t, "effective user: not elevated");
+  /* Every device line: a GPU found (only where this test runs on a Linux
+   * machine with one) or Windows' own wording, never a /proc folder. */
+  for (dev = strstr(t, "device: "); dev != NULL;
+       dev = strstr(dev + 1, "device: ")) {
+    const char *eol = strchr(dev, '\n');
+    const char *proc = strstr(dev, "/proc/");
+    if (proc != NULL && (eol == NULL || proc < eol))
+      ASSERT_TRUE(strncmp(dev + 8, "no CUDA device", 14) != 0);
+    if (strncmp(dev + 8, "no CUDA device", 14) == 0)
+      ASSERT_CONTAINS(dev, "nvidia-smi -L is unavailable");
+  }
+  ASSERT_CONTAINS(t, "device: ");
+  free(t);
   return 0;
 }

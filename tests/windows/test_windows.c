@@ -286,7 +286,7 @@ HELPER_IMPL(tree_parent) {
   int uargc = 0;
   /* argv came through the ANSI code page; the pid file's name has non-ASCII
    * characters, so take the UTF-8 command line (its last word). */
-  if (argc < 1 || plat__win_utf8_argv(&uargc, &uargv) != CM_OK ||
+  if (argc < 1 || plat_utf8_argv(&uargc, &uargv) != CM_OK ||
       !GetModuleFileNameW(NULL, self, MAX_PATH))
     return 2;
   _snwprintf(cmd, sizeof cmd / sizeof cmd[0], L"\"%ls\" --helper sleeper",
@@ -421,7 +421,7 @@ TEST_IMPL(counter_permission_file) {
 TEST_IMPL(utf8_argv) {
   int argc = 0;
   char **argv = NULL;
-  ASSERT_OK(plat__win_utf8_argv(&argc, &argv));
+  ASSERT_OK(plat_utf8_argv(&argc, &argv));
   ASSERT_EQ(argc, 2); /* test_windows.exe utf8_argv */
   ASSERT_CONTAINS(argv[0], "test_windows");
   ASSERT_STR_EQ(argv[1], "utf8_argv");
@@ -435,6 +435,11 @@ TEST_IMPL(parse_admin_only) {
   ASSERT_EQ(plat_parse_admin_only("RmProfilingAdminOnly=1"), 1);
   ASSERT_EQ(plat_parse_admin_only("RmProfilingAdminOnly: x"), -1);
   ASSERT_EQ(plat_parse_admin_only("nothing here"), -1);
+  /* Only at a line start, as the POSIX parser (test_repro_unit too). */
+  ASSERT_EQ(plat_parse_admin_only("XRmProfilingAdminOnly: 0\n"), -1);
+  ASSERT_EQ(plat_parse_admin_only("XRmProfilingAdminOnly: 0\n"
+                                  "RmProfilingAdminOnly: 1\n"),
+            1);
   ASSERT_EQ(plat_parse_admin_only(NULL), -1);
   return 0;
 }
@@ -456,7 +461,7 @@ TEST_IMPL(is_privileged) {
 /* Under ctest, stdout is a pipe: no console, so no colours and no tty. */
 TEST_IMPL(console_init_pipe) {
   ASSERT_EQ(plat_isatty(1), 0);
-  ASSERT_EQ(plat__win_console_init(1), 0);
-  ASSERT_EQ(plat__win_console_init(5), 0);
+  ASSERT_EQ(plat_console_init(1), 0);
+  ASSERT_EQ(plat_console_init(5), 0);
   return 0;
 }

@@ -1,0 +1,58 @@
+/* rt_fake_portfolio: a stand-in for cuda_portfolio in the repro CLI tests.
+ *
+ * test_repro_cli copies this executable into a fake repository's
+ * build/<preset>/bin as cuda_portfolio (cuda_portfolio.exe on Windows), so
+ * the real repro runs it exactly as it would run the real binary, on POSIX
+ * and on Windows alike. It prints a clean banner, then acts by FAKE_PF_MODE:
+ *   nodev       exit 77, as the real binary does without a CUDA device
+ *   sleep       write its pid to FAKE_PF_PIDFILE and hang
+ *   json_clean  write an uninstrumented results JSON to the --json path
+ *   json_instr  write an instrumented one
+ * Any other mode, or none, exits 2. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#define RT_BANNER_CLEAN                                                        \
+  "[cuda_portfolio] version=fake allocator=pooled instrumented=false "         \
+  "markers=- seed=1\n"
+
+static int rt__write_json(const char *path, int instrumented) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return 3;
+  fprintf(f, "{\"schema\": 1, \"instrumented\": %s, \"cases\": []}\n",
+          instrumented ? "true" : "false");
+  return fclose(f) == 0 ? 0 : 3;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = getenv("FAKE_PF_MODE");
+  const char *json = NULL;
+  int i;
+  for (i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--json") == 0)
+      json = argv[i + 1];
+  if (mode == NULL)
+    return 2;
+  printf(RT_BANNER_CLEAN);
+  fflush(stdout);
+  if (strcmp(mode, "nodev") == 0) {
+    fprintf(stderr, "cuda_portfolio: no CUDA device (fake)\n");
+    return 77;
+  }
+  if (strcmp(mode, "sleep") == 0) {
+    const char *pf = getenv("FAKE_PF_PIDFILE");
+    FILE *f = pf != NULL ? fopen(pf, "w") : NULL;
+    if (f != NULL) {
+      fprintf(f, "%ld\n", (long)uv_os_getpid());
+      fclose(f);
+    }
+    for (;;)
+      uv_sleep(1000);
+  }
+  if (strcmp(mode, "json_clean") == 0 || strcmp(mode, "json_instr") == 0)
+    return json != NULL ? rt__write_json(json, mode[5] == 'i') : 0;
+  return 2;
+}
