@@ -43,8 +43,9 @@ int rp_doctor_os_notes(plat_os os, FILE *out) {
       "RmProfilingAdminOnly (registry, NVTweak key); counters need it at 0 "
       "or an elevated prompt.",
       NULL};
-  const char *const *lines =
-      os == PLAT_OS_WSL ? wsl : os == PLAT_OS_WINDOWS ? win : NULL;
+  const char *const *lines = os == PLAT_OS_WSL       ? wsl
+                             : os == PLAT_OS_WINDOWS ? win
+                                                     : NULL;
   int n = 0;
   for (; lines != NULL && lines[n] != NULL; n++)
     fprintf(out, "  NOTE  %s\n", lines[n]);

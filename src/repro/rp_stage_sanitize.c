@@ -271,8 +271,8 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
   }
   /* The negative control runs even after a failure above: it says whether
    * the sanitizer can be believed at all. */
-  code = rp__san_attempts(ctx, st, cs.path, bin, "negative-control",
-                          "memcheck", 0, 1, &rep, rec, used, sizeof used);
+  code = rp__san_attempts(ctx, st, cs.path, bin, "negative-control", "memcheck",
+                          0, 1, &rep, rec, used, sizeof used);
   if (code >= 0 && code != 77) {
     int caught =
         rp_san_verdict_negative(&rep, (int)code, RP__SAN_EXIT, why, sizeof why);

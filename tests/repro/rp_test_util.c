@@ -22,6 +22,15 @@ int rt_fresh_dir(const char *name, char *out, size_t size) {
    * earlier run with the same pid, and a test must not read its files. */
   r = uv_fs_mkdir(NULL, &req, out, 0777, NULL);
   uv_fs_req_cleanup(&req);
+  if (r != 0)
+    return -1;
+  /* The OS's own spelling of the folder: under Wine the build tree's
+   * "/work/..." has no drive, and a program path without one is not found
+   * by uv_spawn once the child's cwd is set (it gets "Z:\work\..."). */
+  r = uv_fs_realpath(NULL, &req, out, NULL);
+  if (r == 0 && cm_strlcpy(out, req.ptr, size) != CM_OK)
+    r = -1;
+  uv_fs_req_cleanup(&req);
   return r == 0 ? 0 : -1;
 }
 
@@ -101,8 +110,7 @@ int rt_find_run(const char *dir, char *out, size_t size) {
   }
   while (uv_fs_scandir_next(&req, &e) == 0) {
     size_t l = strlen(e.name);
-    if (e.name[0] == '.' ||
-        (l > 7 && strcmp(e.name + l - 7, ".tar.gz") == 0))
+    if (e.name[0] == '.' || (l > 7 && strcmp(e.name + l - 7, ".tar.gz") == 0))
       continue;
     if (cm_snprintf(out, size, "%s/%s", dir, e.name) == CM_OK)
       rc = 0;

@@ -262,7 +262,7 @@ TEST_IMPL(cli_sigint) {
 #else
 TEST_IMPL(cli_sigint) {
   char root[600], run[1300], out[1200], pidfile[1200], envp[1300];
-    pid_t pid;
+  pid_t pid;
   int status = 0, i;
   long child = -1;
   json_t *m;

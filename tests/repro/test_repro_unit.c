@@ -271,13 +271,14 @@ TEST_IMPL(counter_permission) {
   ASSERT_EQ(perm.params_found, 1);
   ASSERT_EQ(perm.admin_only, 0);
   ASSERT_EQ(perm.allowed, 1);
-  ASSERT_CONTAINS(perm.detail, "RmProfilingAdminOnly=0");
+  ASSERT_CONTAINS(perm.detail, windows ? "RmProfilingAdminOnly is 0"
+                                       : "RmProfilingAdminOnly=0");
   ASSERT_OK(plat_counter_permission(p1, 0, &perm));
   ASSERT_EQ(perm.admin_only, 1);
   ASSERT_EQ(perm.allowed, 0);
   /* Each OS names its own notion of an administrator. */
-  ASSERT_CONTAINS(perm.detail, windows ? "not elevated"
-                                       : "neither root nor CAP_SYS_ADMIN");
+  ASSERT_CONTAINS(perm.detail,
+                  windows ? "not elevated" : "neither root nor CAP_SYS_ADMIN");
   ASSERT_OK(plat_counter_permission(p1, 1, &perm));
   ASSERT_EQ(perm.allowed, 1);
   ASSERT_OK(plat_counter_permission(pn, 0, &perm));

@@ -239,10 +239,14 @@ TEST_IMPL(res_ptxas_matches_cuobjdump) {
       ASSERT_EQ(a.rows[i].registers, b.rows[j].registers);
       /* cuobjdump's SHARED includes the 1 KiB per block the driver
        * reserves on sm_80+ for a kernel using shared memory (seen on the
-       * H200 probe: ptxas 1024 bytes smem, cuobjdump SHARED:2048). */
-      if (a.rows[i].shared >= 0)
-        ASSERT_EQ(b.rows[j].shared,
-                  a.rows[i].shared + (a.rows[i].shared > 0 ? 1024 : 0));
+       * H200 probe: ptxas 1024 bytes smem, cuobjdump SHARED:2048). ptxas
+       * counts static shared memory only, so a kernel whose shared memory
+       * is all dynamic (softmax ONLINE's row cache) shows 0 there and the
+       * reserved 1024 in cuobjdump (seen in the project's H200 capture). */
+      if (a.rows[i].shared > 0)
+        ASSERT_EQ(b.rows[j].shared, a.rows[i].shared + 1024);
+      else if (a.rows[i].shared == 0)
+        ASSERT_TRUE(b.rows[j].shared == 0 || b.rows[j].shared == 1024);
     }
   }
   ASSERT_GT(common, 0);

@@ -1,7 +1,7 @@
-# Runs EXE with ARGS (arguments joined by |) and checks its exit code is CODE and that its
-# combined output matches REGEX. Used by portfolio_cli.* tests.
+# Runs EXE with ARGS (arguments joined by |) and checks its exit code is CODE
+# and that its combined output matches REGEX. EMULATOR (optional) runs EXE.
 string(REPLACE "|" ";" ARGS "${ARGS}")
-execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc
+execute_process(COMMAND ${EMULATOR} ${EXE} ${ARGS} RESULT_VARIABLE rc
   OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc STREQUAL CODE)
   message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\n${out}${err}")
