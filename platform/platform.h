@@ -73,6 +73,10 @@ int plat_rename(const char *from, const char *to);
 /* 1 if path names an existing regular file or directory, else 0. */
 int plat_path_exists(const char *path);
 
+/* The suffix executables carry on this OS: "" on POSIX, ".exe" on Windows.
+ * Static string, never NULL. */
+const char *plat_exe_suffix(void);
+
 /* Dynamic libraries: NULL on failure; plat_dl_error describes the last one. */
 void *plat_dl_open(const char *name);
 void *plat_dl_sym(void *lib, const char *symbol);

@@ -152,6 +152,10 @@ int plat_path_exists(const char *path) {
   return stat(path, &st) == 0 ? 1 : 0;
 }
 
+const char *plat_exe_suffix(void) {
+  return "";
+}
+
 void *plat_dl_open(const char *name) {
   return dlopen(name, RTLD_NOW | RTLD_LOCAL);
 }

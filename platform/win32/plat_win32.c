@@ -454,6 +454,10 @@ static void plat__dl_set_error(const char *what, const char *name) {
                     msg);
 }
 
+const char *plat_exe_suffix(void) {
+  return ".exe";
+}
+
 void *plat_dl_open(const char *name) {
   wchar_t *w = plat__utf8_to_wide(name, NULL);
   HMODULE h;

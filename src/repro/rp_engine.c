@@ -50,7 +50,8 @@ int rp_step_ok(const rp_step_result *res) {
 }
 
 int rp_build_bin(const rp_ctx *ctx, const char *name, char *buf, size_t size) {
-  return cm_snprintf(buf, size, "%s/bin/%s", ctx->opt.build_dir, name);
+  return cm_snprintf(buf, size, "%s/bin/%s%s", ctx->opt.build_dir, name,
+                     plat_exe_suffix());
 }
 
 int rp_stage_contract_path(const rp_ctx *ctx, const char *name, char *buf,

@@ -217,9 +217,15 @@ int rp_device_count(const rp_probe *p, char *detail, size_t size) {
     }
     rp_step_result_free(&res);
   }
-  cm_snprintf(detail, size, "no CUDA device: %s empty or absent%s", dir,
-              p != NULL && p->no_nvidia_smi ? ""
-                                            : ", nvidia-smi -L unavailable");
+  if (r == CM_ENOTSUP) /* no driver folder to read on this OS (Windows) */
+    cm_snprintf(detail, size,
+                "no CUDA device: nvidia-smi -L is unavailable or lists no GPU "
+                "(install or update the NVIDIA driver; nvidia-smi.exe comes "
+                "with it)");
+  else
+    cm_snprintf(detail, size, "no CUDA device: %s empty or absent%s", dir,
+                p != NULL && p->no_nvidia_smi ? ""
+                                              : ", nvidia-smi -L unavailable");
   return 0;
 }
 
