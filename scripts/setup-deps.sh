@@ -37,6 +37,10 @@ need=(
   "zlib1g-dev:/usr/include/zlib.h"
   "python3:/usr/bin/python3"
   "python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py"
+  # Google Benchmark's compare.py (and the scipy it needs): a test checks
+  # that it reads cuda_portfolio's --format gbench output.
+  "libbenchmark-tools:/usr/share/benchmark/compare.py"
+  "python3-scipy:/usr/lib/python3/dist-packages/scipy/__init__.py"
 )
 if [ "$report" = 1 ]; then
   need+=("chromium:/usr/bin/chromium")

@@ -2,10 +2,13 @@
  * document against docs/schema/results-v1.schema.json (with schema_check.c,
  * a validator for the subset the schema uses), the derived numbers against
  * hand-computed values, and the Google Benchmark document's shape. */
+/* popen/pclose for running Google Benchmark's compare.py (Linux only). */
+#define _POSIX_C_SOURCE 200809L
 #include "cm_test.h"
 #include "cm_error.h"
 #include "cm_str.h"
 #include "pf_json.h"
+#include "platform.h"
 #include "schema_check.h"
 
 #include <stdlib.h>
@@ -405,5 +408,70 @@ TEST_IMPL(reason_names) {
                                      PF_NVML_REASON_APP_CLOCKS),
             0);
   ASSERT_EQ(pf_nvml_reasons_throttle(PF_NVML_REASON_HW_SLOWDOWN), 1);
+  return 0;
+}
+
+/* Google Benchmark's own compare tool reads our --format gbench output:
+ * /usr/share/benchmark/compare.py (Debian's libbenchmark-tools, run with
+ * Debian's python3 and its scipy) compares a document with a copy whose
+ * softmax times are 25 % longer, and must report exactly that change. */
+static void scale_case(json_t *doc, const char *prefix, double k) {
+  json_t *row;
+  size_t i;
+  json_array_foreach(json_object_get(doc, "benchmarks"), i, row) {
+    const char *name = json_string_value(json_object_get(row, "name"));
+    if (name == NULL || strncmp(name, prefix, strlen(prefix)) != 0 ||
+        strstr(name, "peer") != NULL)
+      continue;
+    json_object_set_new(
+        row, "real_time",
+        json_real(json_number_value(json_object_get(row, "real_time")) * k));
+    json_object_set_new(
+        row, "cpu_time",
+        json_real(json_number_value(json_object_get(row, "cpu_time")) * k));
+  }
+}
+
+TEST_IMPL(gbench_compare_py) {
+  static const char tool[] = "/usr/share/benchmark/compare.py";
+  static const char py[] = "/usr/bin/python3";
+  char a[1024], b[1024], cmd[3200], out[65536];
+  pf_results r;
+  json_t *doc;
+  FILE *p;
+  size_t n = 0;
+  int status;
+  if (!plat_path_exists(tool) || !plat_path_exists(py)) {
+    printf("skip: %s (Debian's libbenchmark-tools) or %s not installed\n",
+           tool, py);
+    return TEST_SKIP;
+  }
+  ASSERT_OK(make_results(&r));
+  doc = pf_gbench_document(&r);
+  ASSERT_OK(cm_snprintf(a, sizeof a, "%s/gbench-a.json", cm_test_tmpdir()));
+  ASSERT_OK(cm_snprintf(b, sizeof b, "%s/gbench-b.json", cm_test_tmpdir()));
+  ASSERT_EQ(json_dump_file(doc, a, JSON_INDENT(1)), 0);
+  scale_case(doc, "softmax/online/bf16/4096x4096", 1.25);
+  ASSERT_EQ(json_dump_file(doc, b, JSON_INDENT(1)), 0);
+  json_decref(doc);
+  pf_results_free(&r);
+  ASSERT_OK(cm_snprintf(cmd, sizeof cmd,
+                        "%s %s --no-color benchmarks '%s' '%s' 2>&1", py, tool,
+                        a, b));
+  p = popen(cmd, "r");
+  ASSERT_TRUE(p != NULL);
+  while (n + 1 < sizeof out && !feof(p)) {
+    size_t got = fread(out + n, 1, sizeof out - 1 - n, p);
+    if (got == 0)
+      break;
+    n += got;
+  }
+  out[n] = '\0';
+  status = pclose(p);
+  printf("%s", out);
+  ASSERT_EQ(status, 0);
+  ASSERT_CONTAINS(out, "softmax/online/bf16/4096x4096");
+  ASSERT_CONTAINS(out, "+0.2500");
+  ASSERT_CONTAINS(out, "matmul");
   return 0;
 }
