@@ -121,3 +121,15 @@ const char *rp__relpath(const rp_run *run, const char *path) {
     return path + l + 1;
   return path;
 }
+
+size_t rp__findings_elided(const rp_run *run, size_t i) {
+  size_t first = i, end = i;
+  const char *tool = run->findings[i].tool;
+  while (first > 0 && strcmp(run->findings[first - 1].tool, tool) == 0)
+    first--;
+  if (i - first < RP__FINDINGS_SHOWN)
+    return 0;
+  while (end < run->nfindings && strcmp(run->findings[end].tool, tool) == 0)
+    end++;
+  return end - i;
+}

@@ -32,6 +32,14 @@ void rp__case_label(const rp_case *c, char *buf, size_t size);
  * recorded. */
 int rp__negative_control(const rp_run *run, char *buf, size_t size);
 
+/* The findings tables show at most RP__FINDINGS_SHOWN findings of one step
+ * (consecutive findings with the same tool name); the rest are counted in
+ * one line, since every one of them is in the step's archived log. Returns
+ * how many findings from index i on are elided (0 when run->findings[i] is
+ * to be shown). */
+#define RP__FINDINGS_SHOWN 5
+size_t rp__findings_elided(const rp_run *run, size_t i);
+
 /* 1 if the stage or check status is not a pass. */
 int rp__is_limitation(const char *status);
 

@@ -168,6 +168,14 @@ static void h_sanitizer(rp__sb *b, const rp_run *run) {
                 "<th>finding</th><th>kernel</th><th>location</th></tr>\n");
   for (i = 0; i < run->nfindings; i++) {
     const rp_finding *f = &run->findings[i];
+    size_t more = rp__findings_elided(run, i);
+    if (more > 0) {
+      rp__sb_printf(b, "<tr><td>%s</td><td colspan=\"5\">... and %zu more "
+                       "findings of this step (all in its log)</td></tr>\n",
+                    f->tool, more);
+      i += more - 1;
+      continue;
+    }
     rp__sb_add(b, "<tr>");
     td(b, NULL, f->tool);
     td(b, NULL, f->negative_control ? "negative control" : "");

@@ -115,6 +115,14 @@ static void md_sanitizer(rp__sb *b, const rp_run *run) {
                 "| --- | --- | --- | --- | --- | --- |\n");
   for (i = 0; i < run->nfindings; i++) {
     const rp_finding *f = &run->findings[i];
+    size_t more = rp__findings_elided(run, i);
+    if (more > 0) {
+      rp__sb_printf(b, "| %s | | | ... and %zu more findings of this step "
+                       "(all in its log) | | |\n",
+                    f->tool, more);
+      i += more - 1;
+      continue;
+    }
     rp__sb_printf(b, "| %s | %s | %s | ", f->tool,
                   f->negative_control ? "negative control" : "", f->cls);
     rp__sb_md(b, f->kind);

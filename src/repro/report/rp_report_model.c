@@ -554,7 +554,7 @@ static int is_negative_name(const char *s) {
 /* Walks v (depth-limited). tool/negative come from the nearest enclosing
  * object that names itself. */
 static int walk(rp_run *run, const json_t *v, const char *tool,
-                int negative, int depth) {
+                int negative, int depth, const char *key_name) {
   size_t i;
   int r = CM_OK;
   if (depth > 8)
@@ -566,12 +566,29 @@ static int walk(rp_run *run, const json_t *v, const char *tool,
     get_str(v, "tool", own, sizeof own);
     if (!own[0])
       get_str(v, "name", own, sizeof own);
+    /* A record keyed by its step ("sanitizer": {"memcheck": {...},
+     * "negative-control": {...}}) is named by that key. */
+    if (!own[0] && key_name != NULL)
+      cm_strlcpy(own, key_name, sizeof own);
     if (own[0])
       name = own;
     if (name != NULL && is_negative_name(name))
       negative = 1;
     if (get_bool(v, "negative_control") == 1)
       negative = 1;
+    /* The sanitize stage's own record of the negative control. */
+    if (negative && get_bool(v, "caught") >= 0 &&
+        run->negative_control_caught < 0) {
+      char verdict[sizeof run->negative_control_detail];
+      const char *d = verdict;
+      run->negative_control_caught = get_bool(v, "caught");
+      get_str(v, "verdict", verdict, sizeof verdict);
+      /* "caught: <first finding>": the status is printed on its own. */
+      if (cm_starts_with(d, "caught: "))
+        d += strlen("caught: ");
+      cm_strlcpy(run->negative_control_detail, d,
+                 sizeof run->negative_control_detail);
+    }
     nc = get(v, "negative_control");
     if (json_is_object(nc) && get_bool(nc, "caught") >= 0) {
       run->negative_control_caught = get_bool(nc, "caught");
@@ -591,14 +608,14 @@ static int walk(rp_run *run, const json_t *v, const char *tool,
         for (i = 0; i < json_array_size(x) && r == CM_OK; i++)
           r = add_res_row(run, json_array_get(x, i));
       } else {
-        r = walk(run, x, name ? name : tool, negative, depth + 1);
+        r = walk(run, x, name ? name : tool, negative, depth + 1, key);
       }
       if (r != CM_OK)
         return r;
     }
   } else if (json_is_array(v)) {
     for (i = 0; i < json_array_size(v) && r == CM_OK; i++)
-      r = walk(run, json_array_get(v, i), tool, negative, depth + 1);
+      r = walk(run, json_array_get(v, i), tool, negative, depth + 1, NULL);
   }
   return r;
 }
@@ -620,7 +637,7 @@ static int walk_stage_files(rp_run *run, const char *sub) {
       continue;
     doc = load_json(path, &e);
     if (doc != NULL)
-      r = walk(run, doc, names[i], 0, 0);
+      r = walk(run, doc, names[i], 0, 0, NULL);
     json_decref(doc);
   }
   free_names(names, n);
@@ -664,7 +681,7 @@ int rp_run_load(const char *dir, rp_run *out) {
     if (r == CM_OK)
       r = parse_stages(get(m, "stages"), out);
     for (i = 0; r == CM_OK && i < json_array_size(get(m, "stages")); i++)
-      r = walk(out, json_array_get(get(m, "stages"), i), "", 0, 0);
+      r = walk(out, json_array_get(get(m, "stages"), i), "", 0, 0, NULL);
     json_decref(m);
   }
   if (r == CM_OK && out->nfindings == 0)
