@@ -215,6 +215,33 @@ static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
                                     "anyway"));
 }
 
+/* Appends the profiled program to a profiler's argv: cuda_portfolio with one
+ * marked launch per case of the smoke set (--select narrows it), its
+ * results to json_out (an instrumented file), and --gpu. sel and gpu are
+ * the caller's buffers the words point into. NULL-terminates argv. */
+static int rp__portfolio_argv(rp_ctx *ctx, rp_stage_run *st, const char *bin,
+                              const char *json_out, char *sel, size_t sel_size,
+                              char *gpu, size_t gpu_size, const char **argv,
+                              int *n) {
+  argv[(*n)++] = bin;
+  argv[(*n)++] = "--profile-range";
+  argv[(*n)++] = "--smoke";
+  if (rp_select_args(ctx, sel, sel_size, argv, n, RP__PROF_ARGV - 8) !=
+      CM_OK) {
+    rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
+    return CM_ERANGE;
+  }
+  argv[(*n)++] = "--json";
+  argv[(*n)++] = json_out;
+  if (ctx->opt.gpu >= 0) {
+    cm_snprintf(gpu, gpu_size, "%d", ctx->opt.gpu);
+    argv[(*n)++] = "--gpu";
+    argv[(*n)++] = gpu;
+  }
+  argv[*n] = NULL;
+  return CM_OK;
+}
+
 /* ncu: the run, then its pages. Fills the ncu part of *in; *table gets the
  * merged rows. */
 static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
@@ -249,22 +276,9 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   argv[n++] = "--export";
   argv[n++] = rep_base;
   argv[n++] = "--force-overwrite";
-  argv[n++] = bin;
-  argv[n++] = "--profile-range";
-  argv[n++] = "--smoke";
-  if (rp_select_args(ctx, sel, sizeof sel, argv, &n, RP__PROF_ARGV - 8) !=
-      CM_OK) {
-    rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
+  if (rp__portfolio_argv(ctx, st, bin, json_out, sel, sizeof sel, gpu,
+                         sizeof gpu, argv, &n) != CM_OK)
     return;
-  }
-  argv[n++] = "--json";
-  argv[n++] = json_out;
-  if (ctx->opt.gpu >= 0) {
-    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
-    argv[n++] = "--gpu";
-    argv[n++] = gpu;
-  }
-  argv[n] = NULL;
   if (rp_stage_step(ctx, st, "ncu", argv, NULL, 1, &res) != CM_OK)
     return;
   in->ncu_ran = !res.timed_out && !res.interrupted && res.term_signal == 0;
@@ -339,22 +353,9 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   argv[n++] = out_base;
   argv[n++] = "--force-overwrite";
   argv[n++] = "true";
-  argv[n++] = bin;
-  argv[n++] = "--profile-range";
-  argv[n++] = "--smoke";
-  if (rp_select_args(ctx, sel, sizeof sel, argv, &n, RP__PROF_ARGV - 8) !=
-      CM_OK) {
-    rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
+  if (rp__portfolio_argv(ctx, st, bin, json_out, sel, sizeof sel, gpu,
+                         sizeof gpu, argv, &n) != CM_OK)
     return;
-  }
-  argv[n++] = "--json";
-  argv[n++] = json_out;
-  if (ctx->opt.gpu >= 0) {
-    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
-    argv[n++] = "--gpu";
-    argv[n++] = gpu;
-  }
-  argv[n] = NULL;
   if (rp_stage_step(ctx, st, "nsys", argv, NULL, 1, &res) != CM_OK)
     return;
   in->nsys_ran = !res.timed_out && !res.interrupted && res.term_signal == 0;
