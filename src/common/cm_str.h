@@ -10,6 +10,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Marks a printf-like function so the compiler checks its calls. MinGW
+ * builds use MinGW's own C99 printf (__USE_MINGW_ANSI_STDIO), whose format
+ * language is GNU's, not the Microsoft runtime's. */
+#if defined(__MINGW32__)
+#define CM_PRINTF_LIKE(fmt, first) __attribute__((format(gnu_printf, fmt, first)))
+#elif defined(__GNUC__)
+#define CM_PRINTF_LIKE(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define CM_PRINTF_LIKE(fmt, first)
+#endif
+
 /* Parses a whole decimal string into *out. Accepts an optional leading '-'
  * (for the signed variant only). Returns CM_OK, CM_EINVAL (empty, not a
  * number, trailing characters) or CM_ERANGE (does not fit). *out is written
@@ -33,13 +44,7 @@ int cm_strlcpy(char *dst, const char *src, size_t size);
 /* snprintf into dst[size]; returns CM_OK, or CM_ERANGE on truncation, or
  * CM_EINVAL on an encoding error. */
 int cm_snprintf(char *dst, size_t size, const char *fmt, ...)
-#if defined(__MINGW32__)
-    /* MinGW builds use its own C99 printf (__USE_MINGW_ANSI_STDIO). */
-    __attribute__((format(gnu_printf, 3, 4)))
-#elif defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    CM_PRINTF_LIKE(3, 4);
 
 /* Lower-case hex of len bytes into out[2*len+1]. */
 void cm_hex(const unsigned char *in, size_t len, char *out);

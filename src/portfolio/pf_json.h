@@ -16,6 +16,7 @@
 #ifndef PF_JSON_H
 #define PF_JSON_H
 
+#include "cm_str.h"
 #include "pf_env.h"
 #include "pf_instrument.h"
 #include "pf_nvml.h"
@@ -118,9 +119,7 @@ int pf_results_add_case(pf_results *r, pf_case_result **out);
 /* Appends a formatted warning (also the caller's job to print it). Returns
  * CM_OK or CM_ENOMEM. */
 int pf_results_warn(pf_results *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    CM_PRINTF_LIKE(2, 3)
     ;
 
 /* Computes throughput, fractions, the peer ratio and the roofline verdict of

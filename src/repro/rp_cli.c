@@ -270,7 +270,10 @@ void rp_cli_usage(FILE *f) {
              "windows-mingw)\n"
              "  doctor       print every stage's checks; changes nothing\n"
              "  verify RUN|BUNDLE   re-check a run folder or .tar.gz bundle\n"
-             "  report, compare     not built yet (issue 8)\n\n"
+             "  report [RUN]        report.md + report.html (+ --junit, --sarif)\n"
+             "                      into a run, bound to its manifest\n"
+             "  compare BASE NEW    per-case timing comparison of two runs\n"
+             "                      (exit 1 on a regression; --help there)\n\n"
              "stages:\n");
   for (i = 0; rp_all_stages[i] != NULL; i++)
     fprintf(f, "  %-9s %s\n", rp_all_stages[i]->name,

@@ -11,6 +11,7 @@
 #ifndef RP_PREFLIGHT_H
 #define RP_PREFLIGHT_H
 
+#include "cm_str.h"
 #include "rp_contract.h"
 
 #include <stddef.h>
@@ -56,9 +57,7 @@ typedef struct {
  * says so). detail is printf-like. */
 void rp_checks_add(rp_checks *cs, const char *name, rp_check_state state,
                    rp_effect effect, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
+    CM_PRINTF_LIKE(5, 6)
     ;
 
 /* Runs every check the contract asks for, appending to *out (which the

@@ -31,6 +31,7 @@
 #ifndef RP_STAGE_H
 #define RP_STAGE_H
 
+#include "cm_str.h"
 #include "rp_contract.h"
 #include "rp_preflight.h"
 #include "rp_runner.h"
@@ -107,9 +108,7 @@ struct rp_stage_desc {
  * status worse (passed < limited < skipped < failed), so a failure is never
  * overwritten by a later "passed". */
 void rp_stage_set(rp_stage_run *st, rp_stage_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
+    CM_PRINTF_LIKE(3, 4)
     ;
 
 /* Runs one step of a stage: argv with the stage's contract environment

@@ -349,3 +349,45 @@ TEST_IMPL(compare_run_folders) {
   ASSERT_EQ(rp_compare_main(5, argv), 0);
   return 0;
 }
+
+/* Real data: the three back-to-back H200 runs committed in results/h200/
+ * (same build, same card, minutes apart) must compare as "same" in every
+ * case, pairwise, with exit code 0; and the same data with one case's
+ * samples made 20 % slower must be "slower" there (exit 1). */
+TEST_IMPL(compare_h200_back_to_back) {
+  static const char *const runs[] = {
+      CM_SOURCE_DIR "/results/h200/bench/b2b-1.json",
+      CM_SOURCE_DIR "/results/h200/bench/b2b-2.json",
+      CM_SOURCE_DIR "/results/h200/bench/b2b-3.json"};
+  rp_results r[3];
+  rp_compare_opts o;
+  rp_compare_result c;
+  int i, j;
+  size_t k;
+  rp_compare_opts_init(&o);
+  for (i = 0; i < 3; i++) {
+    memset(&r[i], 0, sizeof r[i]);
+    ASSERT_OK(rp_results_load_any(runs[i], &r[i]));
+    ASSERT_EQ(r[i].ncases, 6);
+  }
+  for (i = 0; i < 3; i++)
+    for (j = i + 1; j < 3; j++) {
+      ASSERT_OK(rp_compare(&r[i], &r[j], &o, &c));
+      ASSERT_EQ(c.refused, 0);
+      ASSERT_EQ(c.ncases, 6);
+      ASSERT_EQ(c.counts[RP_VERDICT_SAME], 6);
+      ASSERT_EQ(rp_compare_exit_code(&c), 0);
+      rp_compare_result_free(&c);
+    }
+  /* The first case of run 3, every sample 20 % longer. */
+  for (k = 0; k < r[2].cases[0].n; k++)
+    r[2].cases[0].samples[k] *= 1.2;
+  ASSERT_OK(rp_compare(&r[0], &r[2], &o, &c));
+  ASSERT_EQ(c.cases[0].verdict, RP_VERDICT_SLOWER);
+  ASSERT_EQ(c.counts[RP_VERDICT_SAME], 5);
+  ASSERT_EQ(rp_compare_exit_code(&c), 1);
+  rp_compare_result_free(&c);
+  for (i = 0; i < 3; i++)
+    rp_results_free(&r[i]);
+  return 0;
+}

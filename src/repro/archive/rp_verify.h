@@ -8,6 +8,7 @@
 #ifndef RP_VERIFY_H
 #define RP_VERIFY_H
 
+#include "cm_str.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,9 +38,7 @@ void rp__seen_free(rp__seenlist *l);
 /* Records problem (printf-style) in res unless one is already there, and
  * clears res->ok. */
 void rp__verify_fail(rp_verify_result *res, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    CM_PRINTF_LIKE(2, 3)
     ;
 
 /* Judges the manifest text against the seen files (sorted here) and sets

@@ -12,6 +12,7 @@
 #ifndef RP_SB_H
 #define RP_SB_H
 
+#include "cm_str.h"
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -32,9 +33,7 @@ const char *rp__sb_str(const rp__sb *b);
 void rp__sb_add(rp__sb *b, const char *s);
 void rp__sb_addn(rp__sb *b, const char *s, size_t n);
 void rp__sb_printf(rp__sb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    CM_PRINTF_LIKE(2, 3)
     ;
 void rp__sb_vprintf(rp__sb *b, const char *fmt, va_list ap);
 
