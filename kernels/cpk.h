@@ -48,10 +48,10 @@ typedef enum {
   CPK_V_WARP,       /* one warp per row: short rows */
   CPK_V_BLOCK,      /* one block per row, looping over the row */
   CPK_V_ONLINE,     /* softmax: one pass, running max and sum */
-  CPK_V_SPLIT,      /* few very wide rows: partials across blocks, then finish */
-  CPK_V_NAIVE,      /* matmul: one thread per output element */
-  CPK_V_TILED,      /* matmul: shared-memory tiles (fp32) */
-  CPK_V_TENSORCORE  /* matmul: tensor cores, fp16/bf16 in, fp32 accumulate */
+  CPK_V_SPLIT,     /* few very wide rows: partials across blocks, then finish */
+  CPK_V_NAIVE,     /* matmul: one thread per output element */
+  CPK_V_TILED,     /* matmul: shared-memory tiles (fp32) */
+  CPK_V_TENSORCORE /* matmul: tensor cores, fp16/bf16 in, fp32 accumulate */
 } cpk_variant;
 
 typedef struct {
@@ -137,8 +137,7 @@ typedef struct {
 } cpk_gemm;
 
 cudaError_t cpk_matmul(cpk_variant v, cpk_dtype dt, const void *a,
-                       const void *b, void *c, cpk_gemm g,
-                       cudaStream_t stream);
+                       const void *b, void *c, cpk_gemm g, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -68,7 +68,8 @@ int plat_cpu_count(void);
 
 /* Creates a directory and its parents (like mkdir -p). */
 int plat_mkdir_p(const char *path);
-/* Renames from to to, replacing to if it exists, atomically where the OS can. */
+/* Renames from to to, replacing to if it exists, atomically where the OS can.
+ */
 int plat_rename(const char *from, const char *to);
 /* 1 if path names an existing regular file or directory, else 0. */
 int plat_path_exists(const char *path);
@@ -123,11 +124,11 @@ int plat_pid_alive(int pid);
  * means the driver's default, admins only), and an admin is an elevated
  * process. WSL has no setting of its own: the Windows host's applies. */
 typedef struct {
-  int params_found;  /* 1 if the params file (or registry key) was read */
-  int admin_only;    /* RmProfilingAdminOnly value; -1 if not present */
-  int privileged;    /* root/CAP_SYS_ADMIN, or elevated (plat_is_privileged) */
-  int allowed;       /* counters usable: admin_only == 0, or privileged */
-  char detail[256];  /* one sentence saying why, for doctor and manifest */
+  int params_found; /* 1 if the params file (or registry key) was read */
+  int admin_only;   /* RmProfilingAdminOnly value; -1 if not present */
+  int privileged;   /* root/CAP_SYS_ADMIN, or elevated (plat_is_privileged) */
+  int allowed;      /* counters usable: admin_only == 0, or privileged */
+  char detail[256]; /* one sentence saying why, for doctor and manifest */
 } plat_counter_perm;
 
 /* Fills *out. params_path NULL means the system's setting (Linux:

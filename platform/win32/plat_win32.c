@@ -119,8 +119,8 @@ int plat_utf8_argv(int *argc, char ***argv) {
   if (wargv == NULL)
     return plat__win_error(GetLastError());
   for (i = 0; i < n; i++) {
-    int len = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL,
-                                  NULL);
+    int len =
+        WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, NULL, 0, NULL, NULL);
     if (len <= 0) {
       LocalFree(wargv);
       return CM_EINVAL;
@@ -200,8 +200,8 @@ int plat_os_release(char *buf, size_t size) {
     return cm_snprintf(buf, size, "Windows %lu.%lu.%lu x86_64 (Wine %s)",
                        vi.dwMajorVersion, vi.dwMinorVersion, vi.dwBuildNumber,
                        wine_version());
-  return cm_snprintf(buf, size, "Windows %lu.%lu.%lu x86_64",
-                     vi.dwMajorVersion, vi.dwMinorVersion, vi.dwBuildNumber);
+  return cm_snprintf(buf, size, "Windows %lu.%lu.%lu x86_64", vi.dwMajorVersion,
+                     vi.dwMinorVersion, vi.dwBuildNumber);
 }
 
 int plat_hostname(char *buf, size_t size) {
@@ -441,10 +441,9 @@ static void plat__dl_set_error(const char *what, const char *name) {
   wchar_t w[256];
   char msg[384];
   DWORD e = GetLastError();
-  DWORD n = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM |
-                               FORMAT_MESSAGE_IGNORE_INSERTS,
-                           NULL, e, 0, w, (DWORD)(sizeof w / sizeof w[0]),
-                           NULL);
+  DWORD n =
+      FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+                     NULL, e, 0, w, (DWORD)(sizeof w / sizeof w[0]), NULL);
   while (n > 0 && (w[n - 1] == L'\r' || w[n - 1] == L'\n' || w[n - 1] == L' '))
     w[--n] = L'\0';
   if (n == 0 || plat__wide_to_utf8(w, msg, sizeof msg) != CM_OK)
@@ -511,8 +510,8 @@ static BOOL CALLBACK plat__nvml_init(PINIT_ONCE once, PVOID param, PVOID *ctx) {
   (void)param;
   (void)ctx;
   if (n > 0 && n < MAX_PATH && plat__wide_to_utf8(w, dir, sizeof dir) == 0 &&
-      cm_snprintf(plat__nvml_sys, sizeof plat__nvml_sys, "%s\\nvml.dll",
-                  dir) == CM_OK)
+      cm_snprintf(plat__nvml_sys, sizeof plat__nvml_sys, "%s\\nvml.dll", dir) ==
+          CM_OK)
     plat__nvml_list[k++] = plat__nvml_sys;
   /* ProgramW6432 is the 64-bit Program Files even for a 32-bit caller. */
   m = GetEnvironmentVariableW(L"ProgramW6432", w, MAX_PATH);

@@ -343,10 +343,9 @@ static int plat__try_dir(const char *dir, size_t dlen, const char *name,
   if (dir == NULL)
     rc = cm_snprintf(cand, sizeof cand, "%s%s", name, ext);
   else
-    rc = cm_snprintf(cand, sizeof cand, "%.*s%s%s%s", (int)dlen, dir,
-                     (dir[dlen - 1] == '\\' || dir[dlen - 1] == '/') ? ""
-                                                                      : "\\",
-                     name, ext);
+    rc = cm_snprintf(
+        cand, sizeof cand, "%.*s%s%s%s", (int)dlen, dir,
+        (dir[dlen - 1] == '\\' || dir[dlen - 1] == '/') ? "" : "\\", name, ext);
   if (rc != CM_OK || !plat__is_file(cand))
     return CM_ENOENT;
   return cm_strlcpy(buf, cand, size);
@@ -411,8 +410,8 @@ int plat__win_admin_only_from_registry(void) {
                     KEY_QUERY_VALUE | KEY_WOW64_64KEY, &key);
   if (r != ERROR_SUCCESS)
     return -2;
-  r = RegQueryValueExW(key, L"RmProfilingAdminOnly", NULL, &type,
-                       (LPBYTE)&v, &sz);
+  r = RegQueryValueExW(key, L"RmProfilingAdminOnly", NULL, &type, (LPBYTE)&v,
+                       &sz);
   RegCloseKey(key);
   if (r != ERROR_SUCCESS || type != REG_DWORD)
     return -1;
@@ -503,15 +502,14 @@ int plat_counter_permission(const char *params_path, int privileged,
                        "from an elevated prompt",
                        where);
   /* Truncation of the advice is acceptable; the first clause says it all. */
-  (void)cm_snprintf(out->detail, sizeof out->detail,
-                    "counters are restricted to administrators (%s in %s) and "
-                    "this process is not elevated: run from an elevated "
-                    "prompt, or in the NVIDIA Control Panel enable Developer "
-                    "Settings, then Manage GPU Performance Counters > allow "
-                    "all users",
-                    v == 1 ? "RmProfilingAdminOnly is 1"
-                           : "the driver's default",
-                    where);
+  (void)cm_snprintf(
+      out->detail, sizeof out->detail,
+      "counters are restricted to administrators (%s in %s) and "
+      "this process is not elevated: run from an elevated "
+      "prompt, or in the NVIDIA Control Panel enable Developer "
+      "Settings, then Manage GPU Performance Counters > allow "
+      "all users",
+      v == 1 ? "RmProfilingAdminOnly is 1" : "the driver's default", where);
   return CM_OK;
 }
 

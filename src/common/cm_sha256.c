@@ -37,11 +37,12 @@ static void compress(uint32_t s[8], const unsigned char b[64]) {
   for (i = 0; i < 64; i++) {
     t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
          K[i] + w[i];
-    t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
+    t2 =
+        (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
     h = g, g = f, f = e, e = d + t1, d = c, c = bb, bb = a, a = t1 + t2;
   }
-  s[0] += a, s[1] += bb, s[2] += c, s[3] += d, s[4] += e, s[5] += f,
-      s[6] += g, s[7] += h;
+  s[0] += a, s[1] += bb, s[2] += c, s[3] += d, s[4] += e, s[5] += f, s[6] += g,
+      s[7] += h;
 }
 
 void cm_sha256_init(cm_sha256_ctx *ctx) {

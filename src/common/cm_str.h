@@ -14,7 +14,8 @@
  * builds use MinGW's own C99 printf (__USE_MINGW_ANSI_STDIO), whose format
  * language is GNU's, not the Microsoft runtime's. */
 #if defined(__MINGW32__)
-#define CM_PRINTF_LIKE(fmt, first) __attribute__((format(gnu_printf, fmt, first)))
+#define CM_PRINTF_LIKE(fmt, first)                                             \
+  __attribute__((format(gnu_printf, fmt, first)))
 #elif defined(__GNUC__)
 #define CM_PRINTF_LIKE(fmt, first) __attribute__((format(printf, fmt, first)))
 #else

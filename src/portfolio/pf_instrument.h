@@ -11,8 +11,8 @@
 #define PF_MAX_MARKERS 32
 
 typedef struct {
-  int count;                        /* markers found (capped) */
-  char names[PF_MAX_MARKERS][128];  /* variable names, in environment order */
+  int count;                       /* markers found (capped) */
+  char names[PF_MAX_MARKERS][128]; /* variable names, in environment order */
 } pf_markers;
 
 /* Scans envp (a NULL-terminated "NAME=value" array, e.g. environ) for

@@ -118,9 +118,7 @@ int pf_results_add_case(pf_results *r, pf_case_result **out);
 
 /* Appends a formatted warning (also the caller's job to print it). Returns
  * CM_OK or CM_ENOMEM. */
-int pf_results_warn(pf_results *r, const char *fmt, ...)
-    CM_PRINTF_LIKE(2, 3)
-    ;
+int pf_results_warn(pf_results *r, const char *fmt, ...) CM_PRINTF_LIKE(2, 3);
 
 /* Computes throughput, fractions, the peer ratio and the roofline verdict of
  * c from its series, its peer's series and the copy ceiling. Pure. */

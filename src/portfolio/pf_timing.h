@@ -15,19 +15,19 @@
 typedef enum { PF_FORMAT_JSON = 0, PF_FORMAT_GBENCH = 1 } pf_format;
 
 typedef struct {
-  double warmup_s;      /* warm-up by time, per case (default 0.05 s) */
-  int min_samples;      /* at least this many samples (default 10) */
-  int max_samples;      /* at most (default 1000) */
-  double target_cv;     /* stop when the coefficient of variation of the
-                           samples is under this (default 0.02) */
-  double budget_s;      /* time budget per case, after warm-up (default 2 s) */
-  int cold;             /* 1: flush L2 between samples and rotate input sets
-                           (default); 0: hot, reported as hot */
-  int profile_range;    /* 1: wrap one launch per case in cudaProfilerStart/
-                           Stop and an NVTX range (--profile-range) */
-  int progress;         /* 1: progress line on stderr when it is a terminal */
-  pf_format format;     /* --format json (default) or gbench */
-  int device;           /* CUDA device ordinal (--gpu N) */
+  double warmup_s;       /* warm-up by time, per case (default 0.05 s) */
+  int min_samples;       /* at least this many samples (default 10) */
+  int max_samples;       /* at most (default 1000) */
+  double target_cv;      /* stop when the coefficient of variation of the
+                            samples is under this (default 0.02) */
+  double budget_s;       /* time budget per case, after warm-up (default 2 s) */
+  int cold;              /* 1: flush L2 between samples and rotate input sets
+                            (default); 0: hot, reported as hot */
+  int profile_range;     /* 1: wrap one launch per case in cudaProfilerStart/
+                            Stop and an NVTX range (--profile-range) */
+  int progress;          /* 1: progress line on stderr when it is a terminal */
+  pf_format format;      /* --format json (default) or gbench */
+  int device;            /* CUDA device ordinal (--gpu N) */
   const char *allocator; /* "exact" or "pooled", as the runner used it */
   unsigned long long seed;
   int argc;

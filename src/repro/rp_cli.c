@@ -262,41 +262,44 @@ int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
 
 void rp_cli_usage(FILE *f) {
   int i;
-  fprintf(f, "usage: repro [options] COMMAND [ARG]\n\n"
-             "commands:\n"
-             "  build test sanitize inspect profile time   run one stage\n"
-             "  all          the six stages in that order, then the archive\n"
-             "  selftest     configure + build + ctest (linux, then "
-             "windows-mingw)\n"
-             "  doctor       print every stage's checks; changes nothing\n"
-             "  verify RUN|BUNDLE   re-check a run folder or .tar.gz bundle\n"
-             "  report [RUN]        report.md + report.html (+ --junit, --sarif)\n"
-             "                      into a run, bound to its manifest\n"
-             "  compare BASE NEW    per-case timing comparison of two runs\n"
-             "                      (exit 1 on a regression; --help there)\n\n"
-             "stages:\n");
+  fprintf(f,
+          "usage: repro [options] COMMAND [ARG]\n\n"
+          "commands:\n"
+          "  build test sanitize inspect profile time   run one stage\n"
+          "  all          the six stages in that order, then the archive\n"
+          "  selftest     configure + build + ctest (linux, then "
+          "windows-mingw)\n"
+          "  doctor       print every stage's checks; changes nothing\n"
+          "  verify RUN|BUNDLE   re-check a run folder or .tar.gz bundle\n"
+          "  report [RUN]        report.md + report.html (+ --junit, --sarif)\n"
+          "                      into a run, bound to its manifest\n"
+          "  compare BASE NEW    per-case timing comparison of two runs\n"
+          "                      (exit 1 on a regression; --help there)\n\n"
+          "stages:\n");
   for (i = 0; rp_all_stages[i] != NULL; i++)
     fprintf(f, "  %-9s %s\n", rp_all_stages[i]->name,
             rp_all_stages[i]->summary);
-  fprintf(f, "\noptions:\n"
-             "  --only LIST      run only these stages (comma-separated)\n"
-             "  --skip LIST      leave these stages out\n"
-             "  --gpu N          device index passed to cuda_portfolio\n"
-             "  --preset NAME    CMake preset (default linux)\n"
-             "  --root DIR       repository root (default: $REPRO_ROOT, else "
-             "from the executable's path)\n"
-             "  --out DIR        put run folders in DIR (default "
-             "<root>/logs)\n"
-             "  --build-dir DIR  build folder (default <root>/build/<preset>)\n"
-             "  --strict         a limited stage fails the run\n"
-             "  --keep-going     run the remaining stages after a failure\n"
-             "  --verbose        show the children's output, not a progress "
-             "line\n"
-             "  --prebuilt       build stage: use the build folder as it is\n"
-             "  --select \"ARGS\" cuda_portfolio selection for time and profile\n"
-             "                   (e.g. \"--op softmax --dtype bf16\"; default: all)\n"
-             "  -h, --help       this text\n\n"
-             "exit codes:\n");
+  fprintf(
+      f,
+      "\noptions:\n"
+      "  --only LIST      run only these stages (comma-separated)\n"
+      "  --skip LIST      leave these stages out\n"
+      "  --gpu N          device index passed to cuda_portfolio\n"
+      "  --preset NAME    CMake preset (default linux)\n"
+      "  --root DIR       repository root (default: $REPRO_ROOT, else "
+      "from the executable's path)\n"
+      "  --out DIR        put run folders in DIR (default "
+      "<root>/logs)\n"
+      "  --build-dir DIR  build folder (default <root>/build/<preset>)\n"
+      "  --strict         a limited stage fails the run\n"
+      "  --keep-going     run the remaining stages after a failure\n"
+      "  --verbose        show the children's output, not a progress "
+      "line\n"
+      "  --prebuilt       build stage: use the build folder as it is\n"
+      "  --select \"ARGS\" cuda_portfolio selection for time and profile\n"
+      "                   (e.g. \"--op softmax --dtype bf16\"; default: all)\n"
+      "  -h, --help       this text\n\n"
+      "exit codes:\n");
 #define XX(name, code, msg) fprintf(f, "  %3d  %s\n", code, msg);
   RP_EXIT_MAP(XX)
 #undef XX

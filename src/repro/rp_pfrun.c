@@ -105,8 +105,8 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   return (int)code;
 }
 
-int rp_select_args(const rp_ctx *ctx, char *buf, size_t size,
-                   const char **argv, int *n, int max) {
+int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
+                   int *n, int max) {
   char *p;
   if (cm_strlcpy(buf, ctx->opt.select, size) != CM_OK)
     return CM_ERANGE;

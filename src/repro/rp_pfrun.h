@@ -27,7 +27,7 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
  * words to argv starting at *n, never past max - 1 entries (argv stays
  * NULL-terminated by the caller). Returns CM_OK, or CM_ERANGE when the
  * words do not fit. */
-int rp_select_args(const rp_ctx *ctx, char *buf, size_t size,
-                   const char **argv, int *n, int max);
+int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
+                   int *n, int max);
 
 #endif

@@ -56,9 +56,7 @@ typedef struct {
 /* Adds a check; silently ignored when the list is full (the last slot then
  * says so). detail is printf-like. */
 void rp_checks_add(rp_checks *cs, const char *name, rp_check_state state,
-                   rp_effect effect, const char *fmt, ...)
-    CM_PRINTF_LIKE(5, 6)
-    ;
+                   rp_effect effect, const char *fmt, ...) CM_PRINTF_LIKE(5, 6);
 
 /* Runs every check the contract asks for, appending to *out (which the
  * caller zeroes). Never fails: what cannot be probed is a check that says

@@ -108,8 +108,7 @@ struct rp_stage_desc {
  * status worse (passed < limited < skipped < failed), so a failure is never
  * overwritten by a later "passed". */
 void rp_stage_set(rp_stage_run *st, rp_stage_status s, const char *fmt, ...)
-    CM_PRINTF_LIKE(3, 4)
-    ;
+    CM_PRINTF_LIKE(3, 4);
 
 /* Runs one step of a stage: argv with the stage's contract environment
  * (plus extra, NULL-terminated "NAME=value", may be NULL), the contract's

@@ -226,8 +226,7 @@ static int rp__portfolio_argv(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   argv[(*n)++] = bin;
   argv[(*n)++] = "--profile-range";
   argv[(*n)++] = "--smoke";
-  if (rp_select_args(ctx, sel, sel_size, argv, n, RP__PROF_ARGV - 8) !=
-      CM_OK) {
+  if (rp_select_args(ctx, sel, sel_size, argv, n, RP__PROF_ARGV - 8) != CM_OK) {
     rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
     return CM_ERANGE;
   }

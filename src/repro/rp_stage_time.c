@@ -82,5 +82,5 @@ static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
 }
 
 const rp_stage_desc rp_stage_time = {
-    "time", "cuda_portfolio --bench --json, uninstrumented, on an idle GPU", NULL,
-    rp__time_steps, rp__time_post};
+    "time", "cuda_portfolio --bench --json, uninstrumented, on an idle GPU",
+    NULL, rp__time_steps, rp__time_post};

@@ -442,8 +442,8 @@ TEST_IMPL(gbench_compare_py) {
   size_t n = 0;
   int status;
   if (!plat_path_exists(tool) || !plat_path_exists(py)) {
-    printf("skip: %s (Debian's libbenchmark-tools) or %s not installed\n",
-           tool, py);
+    printf("skip: %s (Debian's libbenchmark-tools) or %s not installed\n", tool,
+           py);
     return TEST_SKIP;
   }
   ASSERT_OK(make_results(&r));

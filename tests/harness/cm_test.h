@@ -30,7 +30,7 @@ const char *cm_test_tmpdir(void);
 
 #define CM_TEST_FAIL_(fmt, ...)                                                \
   do {                                                                         \
-    fprintf(stderr, "%s:%d: " fmt "\n", __FILE__, __LINE__, __VA_ARGS__);     \
+    fprintf(stderr, "%s:%d: " fmt "\n", __FILE__, __LINE__, __VA_ARGS__);      \
     fflush(stderr);                                                            \
     return 1;                                                                  \
   } while (0)
@@ -78,8 +78,8 @@ const char *cm_test_tmpdir(void);
   do {                                                                         \
     const char *h_ = (haystack), *n_ = (needle);                               \
     if (h_ == NULL || strstr(h_, n_) == NULL)                                  \
-      CM_TEST_FAIL_("ASSERT_CONTAINS(%s, \"%s\") failed in: %.400s", #haystack,\
-                    n_, h_ ? h_ : "(null)");                                   \
+      CM_TEST_FAIL_("ASSERT_CONTAINS(%s, \"%s\") failed in: %.400s",           \
+                    #haystack, n_, h_ ? h_ : "(null)");                        \
   } while (0)
 
 /* e must evaluate to CM_OK (0); prints the error's name otherwise. */

@@ -61,8 +61,8 @@ static void add_case(json_t *cases, const fx_opts *o, unsigned *s, int idx,
   json_object_set_new(c, "stride", json_integer(1));
   json_object_set_new(c, "logical_bytes", json_real(bytes));
   json_object_set_new(c, "flops", json_real(flops));
-  json_object_set_new(c, "bound", json_string(flops > 0 ? "compute"
-                                                        : "memory"));
+  json_object_set_new(c, "bound",
+                      json_string(flops > 0 ? "compute" : "memory"));
   json_object_set_new(cor, "passed", json_boolean(idx != o->fail_case));
   json_object_set_new(cor, "max_abs_err", json_real(1e-6));
   json_object_set_new(cor, "max_rel_err", json_real(1e-5));
@@ -222,9 +222,10 @@ int fx_make_run(const char *dir) {
   json_object_set_new(step, "findings", fs);
   json_array_append_new(steps, step);
   json_object_set_new(nc, "caught", json_true());
-  json_object_set_new(nc, "detail", json_string("Invalid __global__ write in "
-                                                "copy_unmasked at "
-                                                "negative_control.cu:12"));
+  json_object_set_new(nc, "detail",
+                      json_string("Invalid __global__ write in "
+                                  "copy_unmasked at "
+                                  "negative_control.cu:12"));
   json_object_set_new(san, "negative_control", nc);
   json_array_append_new(stages, san);
   ins = stage("inspect", "passed", NULL, 8.0);

@@ -9,14 +9,14 @@
 #include <jansson.h>
 
 typedef struct {
-  int instrumented;     /* the document's "instrumented" flag */
-  const char *os;       /* "linux", "wsl", "windows" */
-  const char *gpu;      /* GPU name */
-  const char *cc;       /* compute capability "9.0" */
-  double scale;         /* every sample multiplied by this */
-  unsigned seed;        /* noise generator seed */
-  int nsamples;         /* samples per case */
-  int fail_case;        /* index of a case whose correctness failed, -1 */
+  int instrumented; /* the document's "instrumented" flag */
+  const char *os;   /* "linux", "wsl", "windows" */
+  const char *gpu;  /* GPU name */
+  const char *cc;   /* compute capability "9.0" */
+  double scale;     /* every sample multiplied by this */
+  unsigned seed;    /* noise generator seed */
+  int nsamples;     /* samples per case */
+  int fail_case;    /* index of a case whose correctness failed, -1 */
 } fx_opts;
 
 /* Defaults: clean, linux, "NVIDIA H200", "9.0", scale 1, seed 1, 40

@@ -91,8 +91,7 @@ TEST_IMPL(bootstrap) {
   ASSERT_OK(rp_bootstrap_median_ratio(a, 30, b, 30, 2000, 7, 0.95, &y));
   ASSERT_NEAR(x.lo, y.lo, 0);
   ASSERT_NEAR(x.hi, y.hi, 0);
-  ASSERT_EQ(rp_bootstrap_median_ratio(a, 30, b, 30, 5, 7, 0.95, &y),
-            CM_EINVAL);
+  ASSERT_EQ(rp_bootstrap_median_ratio(a, 30, b, 30, 5, 7, 0.95, &y), CM_EINVAL);
   return 0;
 }
 
@@ -127,8 +126,8 @@ TEST_IMPL(verdict_rules) {
 }
 
 /* Writes a results file for opts into the tmpdir as name. */
-static const char *results_file(const char *name, const fx_opts *o,
-                                char *buf, size_t size) {
+static const char *results_file(const char *name, const fx_opts *o, char *buf,
+                                size_t size) {
   if (cm_snprintf(buf, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK ||
       fx_write_results(buf, o) != 0)
     return NULL;
@@ -325,8 +324,7 @@ TEST_IMPL(compare_json_and_unmatched) {
 TEST_IMPL(compare_usage) {
   char *none[] = {"compare", NULL};
   char *bad[] = {"compare", "a", "b", "--threshold", "150%", NULL};
-  char *missing[] = {"compare", "/nonexistent/a.json", "/nonexistent/b",
-                     NULL};
+  char *missing[] = {"compare", "/nonexistent/a.json", "/nonexistent/b", NULL};
   char *fmt[] = {"compare", "a", "b", "--format", "xml", NULL};
   ASSERT_EQ(rp_compare_main(1, none), 2);
   ASSERT_EQ(rp_compare_main(5, bad), 2);

@@ -148,14 +148,13 @@ TEST_IMPL(sarif_export) {
   ASSERT_STR_EQ(json_string_value(json_object_get(doc, "version")), "2.1.0");
   runs = json_object_get(doc, "runs");
   ASSERT_EQ(json_array_size(runs), 1);
-  ASSERT_STR_EQ(json_string_value(json_object_get(
-                    json_object_get(json_object_get(json_array_get(runs, 0),
-                                                    "tool"),
-                                    "driver"),
-                    "name")),
-                "compute-sanitizer negative-control");
-  res = json_array_get(json_object_get(json_array_get(runs, 0), "results"),
-                       0);
+  ASSERT_STR_EQ(
+      json_string_value(json_object_get(
+          json_object_get(json_object_get(json_array_get(runs, 0), "tool"),
+                          "driver"),
+          "name")),
+      "compute-sanitizer negative-control");
+  res = json_array_get(json_object_get(json_array_get(runs, 0), "results"), 0);
   ASSERT_STR_EQ(json_string_value(json_object_get(res, "level")), "error");
   /* The expected finding is suppressed, so CI does not fail on it. */
   ASSERT_EQ(json_array_size(json_object_get(res, "suppressions")), 1);
@@ -192,8 +191,8 @@ TEST_IMPL(report_without_manifest) {
 }
 
 #define FLAGS                                                                  \
-  "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "      \
-  "--disable-background-networking --disable-component-update "              \
+  "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "       \
+  "--disable-background-networking --disable-component-update "                \
   "--disable-sync --disable-dev-shm-usage --enable-logging=stderr --v=0 "
 
 /* Finds Debian's chromium; 0 if absent (the caller skips, saying so). */
@@ -283,15 +282,15 @@ TEST_IMPL(chromium_render_h200) {
   }
   ASSERT_OK(cm_snprintf(d, sizeof d, "%s/h200", cm_test_tmpdir()));
   ASSERT_OK(plat_mkdir_p(d));
-  ASSERT_OK(cm_snprintf(cmd, sizeof cmd, "'%s' -xzf '%s' -C '%s'", tarx,
-                        bundle, d));
+  ASSERT_OK(
+      cm_snprintf(cmd, sizeof cmd, "'%s' -xzf '%s' -C '%s'", tarx, bundle, d));
   ASSERT_EQ(system(cmd), 0);
   base = strrchr(bundle, '/');
   base = base != NULL ? base + 1 : bundle;
   end = strstr(base, ".tar.gz");
   ASSERT_TRUE(end != NULL);
-  ASSERT_OK(cm_snprintf(run, sizeof run, "%s/%.*s", d, (int)(end - base),
-                        base));
+  ASSERT_OK(
+      cm_snprintf(run, sizeof run, "%s/%.*s", d, (int)(end - base), base));
   ASSERT_EQ(rp_report_main(3, argv), 0);
   return render_and_check(exe, run, 4, getenv("CP_REPORT_H200_SCREENSHOT"));
 }

@@ -210,8 +210,8 @@ TEST_IMPL(environ_utf8) {
 TEST_IMPL(find_executable) {
   char dir[1024], exe[1200], found[1200];
   const char *extra[2];
-  ASSERT_OK(cm_snprintf(dir, sizeof dir, "%s\\my tools " UNI_DIR,
-                        cm_test_tmpdir()));
+  ASSERT_OK(
+      cm_snprintf(dir, sizeof dir, "%s\\my tools " UNI_DIR, cm_test_tmpdir()));
   ASSERT_OK(plat_mkdir_p(dir));
   ASSERT_OK(cm_snprintf(exe, sizeof exe, "%s\\cp-fake-tool.exe", dir));
   ASSERT_EQ(write_text(exe, "MZ"), 0);
@@ -219,8 +219,8 @@ TEST_IMPL(find_executable) {
   extra[1] = NULL;
   ASSERT_OK(plat_find_executable("cp-fake-tool", extra, found, sizeof found));
   ASSERT_STR_EQ(found, exe);
-  ASSERT_OK(plat_find_executable("cp-fake-tool.exe", extra, found,
-                                 sizeof found));
+  ASSERT_OK(
+      plat_find_executable("cp-fake-tool.exe", extra, found, sizeof found));
   ASSERT_STR_EQ(found, exe);
   ASSERT_EQ(plat_find_executable("cp-fake-tool", NULL, found, sizeof found),
             CM_ENOENT);
@@ -384,8 +384,8 @@ TEST_IMPL(kill_tree_untracked) {
 TEST_IMPL(counter_permission_file) {
   char path[1024];
   plat_counter_perm p;
-  ASSERT_OK(cm_snprintf(path, sizeof path, "%s\\params " UNI_DIR,
-                        cm_test_tmpdir()));
+  ASSERT_OK(
+      cm_snprintf(path, sizeof path, "%s\\params " UNI_DIR, cm_test_tmpdir()));
   ASSERT_EQ(write_text(path, "ResmanDebugLevel: 4294967295\n"
                              "RmProfilingAdminOnly: 1\n"),
             0);
@@ -400,8 +400,8 @@ TEST_IMPL(counter_permission_file) {
   ASSERT_OK(plat_counter_permission(path, 0, &p));
   ASSERT_EQ(p.admin_only, 0);
   ASSERT_EQ(p.allowed, 1);
-  ASSERT_OK(cm_snprintf(path, sizeof path, "%s\\no such file",
-                        cm_test_tmpdir()));
+  ASSERT_OK(
+      cm_snprintf(path, sizeof path, "%s\\no such file", cm_test_tmpdir()));
   ASSERT_OK(plat_counter_permission(path, 0, &p));
   ASSERT_EQ(p.params_found, 0);
   ASSERT_EQ(p.admin_only, -1);

@@ -38,8 +38,7 @@ void rp__seen_free(rp__seenlist *l);
 /* Records problem (printf-style) in res unless one is already there, and
  * clears res->ok. */
 void rp__verify_fail(rp_verify_result *res, const char *fmt, ...)
-    CM_PRINTF_LIKE(2, 3)
-    ;
+    CM_PRINTF_LIKE(2, 3);
 
 /* Judges the manifest text against the seen files (sorted here) and sets
  * res->ok, res->problem, res->status, res->run_id, res->files_checked.

@@ -12,10 +12,14 @@
 
 const char *rp_verdict_name(rp_verdict v) {
   switch (v) {
-  case RP_VERDICT_SAME: return "same";
-  case RP_VERDICT_FASTER: return "faster";
-  case RP_VERDICT_SLOWER: return "slower";
-  default: return "ambiguous";
+  case RP_VERDICT_SAME:
+    return "same";
+  case RP_VERDICT_FASTER:
+    return "faster";
+  case RP_VERDICT_SLOWER:
+    return "slower";
+  default:
+    return "ambiguous";
   }
 }
 
@@ -29,9 +33,8 @@ void rp_compare_opts_init(rp_compare_opts *o) {
   o->min_samples = 5;
 }
 
-rp_verdict rp_verdict_decide(const rp_boot *b, const rp_mw *mw,
-                             size_t nbase, size_t nnew,
-                             const rp_compare_opts *o, char *why,
+rp_verdict rp_verdict_decide(const rp_boot *b, const rp_mw *mw, size_t nbase,
+                             size_t nnew, const rp_compare_opts *o, char *why,
                              size_t size) {
   double t = o->threshold;
   if (nbase < o->min_samples || nnew < o->min_samples) {
@@ -71,8 +74,8 @@ rp_verdict rp_verdict_decide(const rp_boot *b, const rp_mw *mw,
   return RP_VERDICT_AMBIGUOUS;
 }
 
-static void add_reason(char *buf, size_t size, const char *what,
-                       const char *a, const char *b) {
+static void add_reason(char *buf, size_t size, const char *what, const char *a,
+                       const char *b) {
   size_t l = strlen(buf);
   cm_snprintf(buf + l, size - l, "%s%s differ (BASE \"%s\", NEW \"%s\")",
               l ? "; " : "", what, a, b);
@@ -103,10 +106,9 @@ int rp_compare_check(const rp_results *b, const rp_results *n, char *why,
 static void notes_for(const rp_results *b, const rp_results *n, char *buf,
                       size_t size) {
   buf[0] = '\0';
-  if (b->gpu_uuid[0] && n->gpu_uuid[0] &&
-      strcmp(b->gpu_uuid, n->gpu_uuid) != 0)
-    add_reason(buf, size, "GPU UUIDs (same model, another card)",
-               b->gpu_uuid, n->gpu_uuid);
+  if (b->gpu_uuid[0] && n->gpu_uuid[0] && strcmp(b->gpu_uuid, n->gpu_uuid) != 0)
+    add_reason(buf, size, "GPU UUIDs (same model, another card)", b->gpu_uuid,
+               n->gpu_uuid);
   if (strcmp(b->driver, n->driver) != 0)
     add_reason(buf, size, "drivers", b->driver, n->driver);
   if (strcmp(b->git_commit, n->git_commit) != 0)
@@ -139,8 +141,7 @@ static int compare_case(const rp_case *cb, const rp_case *cn,
   r = rp_mann_whitney(cn->samples, cn->n, cb->samples, cb->n, &out->mw);
   if (r == CM_OK)
     r = rp_bootstrap_median_ratio(cb->samples, cb->n, cn->samples, cn->n,
-                                  o->resamples, o->seed, o->level,
-                                  &out->boot);
+                                  o->resamples, o->seed, o->level, &out->boot);
   if (r == CM_EINVAL) {
     out->verdict = RP_VERDICT_AMBIGUOUS;
     cm_strlcpy(out->why, "samples not usable (zero or negative median)",
@@ -162,8 +163,7 @@ int rp_compare(const rp_results *b, const rp_results *n,
   int r = CM_OK;
   memset(out, 0, sizeof *out);
   out->geomean = NAN;
-  if (!rp_compare_check(b, n, out->reasons, sizeof out->reasons) &&
-      !o->force) {
+  if (!rp_compare_check(b, n, out->reasons, sizeof out->reasons) && !o->force) {
     out->refused = 1;
     return CM_OK;
   }
@@ -223,9 +223,8 @@ static json_t *num(double v) {
   return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *rp_compare_json(const rp_compare_result *r,
-                        const rp_compare_opts *o, const char *base_path,
-                        const char *new_path) {
+json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
+                        const char *base_path, const char *new_path) {
   json_t *doc = json_object(), *cases = json_array(), *method = json_object();
   json_t *ob = json_array(), *on = json_array(), *cnt = json_object();
   size_t i;
@@ -244,10 +243,10 @@ json_t *rp_compare_json(const rp_compare_result *r,
   json_object_set_new(doc, "new", json_string(new_path));
   json_object_set_new(doc, "refused", json_boolean(r->refused));
   json_object_set_new(doc, "forced", json_boolean(o->force && r->reasons[0]));
-  json_object_set_new(doc, "reasons", r->reasons[0] ? json_string(r->reasons)
-                                                    : json_null());
-  json_object_set_new(doc, "notes", r->notes[0] ? json_string(r->notes)
-                                                : json_null());
+  json_object_set_new(doc, "reasons",
+                      r->reasons[0] ? json_string(r->reasons) : json_null());
+  json_object_set_new(doc, "notes",
+                      r->notes[0] ? json_string(r->notes) : json_null());
   json_object_set_new(method, "decides",
                       json_string("bootstrap percentile interval of "
                                   "median(NEW)/median(BASE)"));
@@ -271,17 +270,16 @@ json_t *rp_compare_json(const rp_compare_result *r,
     json_object_set_new(e, "n_new", json_integer((json_int_t)c->nnew));
     json_object_set_new(e, "base_median_s", num(c->base_median_s));
     json_object_set_new(e, "new_median_s", num(c->new_median_s));
-    json_object_set_new(e, "ratio", c->stats_ok ? num(c->boot.ratio)
-                                                : json_null());
-    json_object_set_new(e, "ci_lo", c->stats_ok ? num(c->boot.lo)
-                                                : json_null());
-    json_object_set_new(e, "ci_hi", c->stats_ok ? num(c->boot.hi)
-                                                : json_null());
+    json_object_set_new(e, "ratio",
+                        c->stats_ok ? num(c->boot.ratio) : json_null());
+    json_object_set_new(e, "ci_lo",
+                        c->stats_ok ? num(c->boot.lo) : json_null());
+    json_object_set_new(e, "ci_hi",
+                        c->stats_ok ? num(c->boot.hi) : json_null());
     json_object_set_new(e, "u", c->stats_ok ? num(c->mw.u_a) : json_null());
     json_object_set_new(e, "z", c->stats_ok ? num(c->mw.z) : json_null());
     json_object_set_new(e, "p", c->stats_ok ? num(c->mw.p) : json_null());
-    json_object_set_new(e, "verdict",
-                        json_string(rp_verdict_name(c->verdict)));
+    json_object_set_new(e, "verdict", json_string(rp_verdict_name(c->verdict)));
     json_object_set_new(e, "why", json_string(c->why));
     json_array_append_new(cases, e);
   }
@@ -297,14 +295,12 @@ json_t *rp_compare_json(const rp_compare_result *r,
                         json_integer(r->counts[v]));
   json_object_set_new(doc, "counts", cnt);
   json_object_set_new(doc, "geomean_ratio", num(r->geomean));
-  json_object_set_new(doc, "exit_code",
-                      json_integer(rp_compare_exit_code(r)));
+  json_object_set_new(doc, "exit_code", json_integer(rp_compare_exit_code(r)));
   return doc;
 }
 
-char *rp_compare_text(const rp_compare_result *r,
-                      const rp_compare_opts *o, const char *base_path,
-                      const char *new_path) {
+char *rp_compare_text(const rp_compare_result *r, const rp_compare_opts *o,
+                      const char *base_path, const char *new_path) {
   rp__sb b;
   size_t i;
   rp__sb_init(&b);
@@ -326,20 +322,18 @@ char *rp_compare_text(const rp_compare_result *r,
                 "(alpha %.3g) guards; threshold %.1f%%\n\n",
                 100 * o->level, o->resamples, (unsigned long long)o->seed,
                 o->alpha, 100 * o->threshold);
-  rp__sb_printf(&b, "%-48s %12s %12s %8s %19s %9s  %s\n", "case",
-                "base med s", "new med s", "ratio", "95% interval", "U p",
-                "verdict");
+  rp__sb_printf(&b, "%-48s %12s %12s %8s %19s %9s  %s\n", "case", "base med s",
+                "new med s", "ratio", "95% interval", "U p", "verdict");
   for (i = 0; i < r->ncases; i++) {
     const rp_case_cmp *c = &r->cases[i];
     if (c->stats_ok)
-      rp__sb_printf(&b,
-                    "%-48s %12.6g %12.6g %8.4f [%8.4f, %8.4f] %9.2g  %s\n",
+      rp__sb_printf(&b, "%-48s %12.6g %12.6g %8.4f [%8.4f, %8.4f] %9.2g  %s\n",
                     c->key, c->base_median_s, c->new_median_s, c->boot.ratio,
                     c->boot.lo, c->boot.hi, c->mw.p,
                     rp_verdict_name(c->verdict));
     else
-      rp__sb_printf(&b, "%-48s %12.6g %12.6g %8s %19s %9s  %s (%s)\n",
-                    c->key, c->base_median_s, c->new_median_s, "-", "-", "-",
+      rp__sb_printf(&b, "%-48s %12.6g %12.6g %8s %19s %9s  %s (%s)\n", c->key,
+                    c->base_median_s, c->new_median_s, "-", "-", "-",
                     rp_verdict_name(c->verdict), c->why);
   }
   for (i = 0; i < r->nonly_base; i++)
@@ -352,9 +346,10 @@ char *rp_compare_text(const rp_compare_result *r,
                 r->ncases, r->counts[RP_VERDICT_SAME],
                 r->counts[RP_VERDICT_FASTER], r->counts[RP_VERDICT_SLOWER],
                 r->counts[RP_VERDICT_AMBIGUOUS], r->geomean);
-  rp__sb_printf(&b, "%s\n", rp_compare_exit_code(r)
-                                ? "REGRESSION: a case is slower beyond the "
-                                  "threshold"
-                                : "no regression beyond the threshold");
+  rp__sb_printf(&b, "%s\n",
+                rp_compare_exit_code(r)
+                    ? "REGRESSION: a case is slower beyond the "
+                      "threshold"
+                    : "no regression beyond the threshold");
   return rp__sb_take(&b);
 }

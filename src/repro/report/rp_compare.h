@@ -49,30 +49,30 @@ typedef struct {
 void rp_compare_opts_init(rp_compare_opts *o);
 
 typedef struct {
-  char key[256];          /* rp_case_key */
+  char key[256]; /* rp_case_key */
   size_t nbase, nnew;
   double base_median_s, new_median_s;
-  int stats_ok;           /* 0: no samples on a side, nothing computed */
+  int stats_ok; /* 0: no samples on a side, nothing computed */
   rp_boot boot;
-  rp_mw mw;               /* u_a is U of NEW's samples */
+  rp_mw mw; /* u_a is U of NEW's samples */
   rp_verdict verdict;
-  char why[256];          /* the rule that gave the verdict, in words */
+  char why[256]; /* the rule that gave the verdict, in words */
 } rp_case_cmp;
 
 typedef struct {
-  int refused;            /* 1: not comparable and not forced */
-  char reasons[1024];     /* why not comparable ("" when comparable) */
-  char notes[512];        /* facts worth a look (another GPU of the same
-                             model, different commits, ...) */
-  rp_case_cmp *cases;     /* matched cases, in BASE's order; owned */
+  int refused;        /* 1: not comparable and not forced */
+  char reasons[1024]; /* why not comparable ("" when comparable) */
+  char notes[512];    /* facts worth a look (another GPU of the same
+                         model, different commits, ...) */
+  rp_case_cmp *cases; /* matched cases, in BASE's order; owned */
   size_t ncases;
   char (*only_base)[256]; /* keys found only in BASE; owned */
   size_t nonly_base;
-  char (*only_new)[256];  /* keys found only in NEW; owned */
+  char (*only_new)[256]; /* keys found only in NEW; owned */
   size_t nonly_new;
-  double geomean;         /* of the median ratios of matched cases with
-                             stats; NaN when there are none */
-  int counts[4];          /* per rp_verdict */
+  double geomean; /* of the median ratios of matched cases with
+                     stats; NaN when there are none */
+  int counts[4];  /* per rp_verdict */
 } rp_compare_result;
 
 /* The verdict rule alone (pure), for one case with boot and mw computed
@@ -84,15 +84,14 @@ typedef struct {
  *  - hi < 1, ratio < 1 - threshold and p < alpha: faster;
  *  - anything else (the tests disagree, or the interval is too wide to
  *    tell): ambiguous. */
-rp_verdict rp_verdict_decide(const rp_boot *boot, const rp_mw *mw,
-                             size_t nbase, size_t nnew,
-                             const rp_compare_opts *opts, char *why,
-                             size_t size);
+rp_verdict rp_verdict_decide(const rp_boot *boot, const rp_mw *mw, size_t nbase,
+                             size_t nnew, const rp_compare_opts *opts,
+                             char *why, size_t size);
 
 /* Says whether base and next may be compared: writes every reason they may
  * not into why[size] ("" when they may) and returns 1 when comparable. */
-int rp_compare_check(const rp_results *base, const rp_results *next,
-                     char *why, size_t size);
+int rp_compare_check(const rp_results *base, const rp_results *next, char *why,
+                     size_t size);
 
 /* Compares. When refused (and not forced) only refused/reasons are filled
  * and CM_OK is returned: a refusal is a verdict, not an error. Returns

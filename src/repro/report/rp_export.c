@@ -61,8 +61,8 @@ int rp_report_junit(const rp_run *run, char **out) {
       rp__sb_add(&b, "failure type=\"stage\"");
     {
       char m[600];
-      cm_snprintf(m, sizeof m, "%s: %s",
-                  s->status[0] ? s->status : "no status", s->reason);
+      cm_snprintf(m, sizeof m, "%s: %s", s->status[0] ? s->status : "no status",
+                  s->reason);
       attr(&b, "message", m);
     }
     rp__sb_add(&b, "/>\n    </testcase>\n");
@@ -130,14 +130,12 @@ static json_t *result_json(const rp_finding *f) {
   json_t *o = json_object(), *msg = json_object(), *props = json_object();
   char text[800];
   cm_snprintf(text, sizeof text, "%s%s%s%s%s", f->kind,
-              f->kernel[0] ? " in " : "", f->kernel,
-              f->detail[0] ? ": " : "", f->detail);
-  json_object_set_new(o, "ruleId", json_string(f->cls[0] ? f->cls
-                                                         : "other"));
-  json_object_set_new(o, "level",
-                      json_string(strcmp(f->severity, "warning") == 0
-                                      ? "warning"
-                                      : "error"));
+              f->kernel[0] ? " in " : "", f->kernel, f->detail[0] ? ": " : "",
+              f->detail);
+  json_object_set_new(o, "ruleId", json_string(f->cls[0] ? f->cls : "other"));
+  json_object_set_new(
+      o, "level",
+      json_string(strcmp(f->severity, "warning") == 0 ? "warning" : "error"));
   json_object_set_new(msg, "text", json_string(text));
   json_object_set_new(o, "message", msg);
   if (f->location[0]) {
@@ -201,8 +199,7 @@ int rp_report_sarif(const rp_run *run, char **out) {
       target = sarif_run(f->tool);
       json_array_append_new(runs, target);
     }
-    json_array_append_new(json_object_get(target, "results"),
-                          result_json(f));
+    json_array_append_new(json_object_get(target, "results"), result_json(f));
   }
   if (json_array_size(runs) == 0)
     json_array_append_new(runs, sarif_run(""));

@@ -51,7 +51,7 @@ typedef struct {
  * msg[size]. Returns CM_OK, CM_ENOENT (no such run folder), CM_EPARSE,
  * CM_ENOTSUP (manifest present but the archive is not linked: the files
  * are written but not bound), I/O errors. */
-int rp_report_write(const char *run_dir, const rp_report_opts *opts,
-                    char *msg, size_t size);
+int rp_report_write(const char *run_dir, const rp_report_opts *opts, char *msg,
+                    size_t size);
 
 #endif

@@ -203,8 +203,7 @@ int rp_compare_main(int argc, char **argv) {
     code = rp_compare_exit_code(&res);
     if (strcmp(format, "json") == 0) {
       json_t *doc = rp_compare_json(&res, &o, paths[0], paths[1]);
-      char *s = doc ? json_dumps(doc, JSON_INDENT(2) |
-                                          JSON_REAL_PRECISION(10))
+      char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10))
                     : NULL;
       if (s != NULL)
         printf("%s\n", s);

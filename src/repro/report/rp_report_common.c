@@ -28,17 +28,16 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   set(rows, &n, "run time (UTC)", t);
   set(rows, &n, "host", run->host[0] || !r ? run->host : r->host);
   set(rows, &n, "OS environment", run->os[0] || !r ? run->os : r->os);
-  cm_snprintf(t, sizeof t, "%s%s", run->git_commit[0] || !r
-                                       ? run->git_commit
-                                       : r->git_commit,
+  cm_snprintf(t, sizeof t, "%s%s",
+              run->git_commit[0] || !r ? run->git_commit : r->git_commit,
               run->git_dirty == 1 ? " (dirty)" : "");
   set(rows, &n, "git commit", t);
   set(rows, &n, "tools", run->tools);
   if (r == NULL)
     return n;
   set(rows, &n, "OS release", r->os_release);
-  cm_snprintf(t, sizeof t, "%s (compute capability %s, %lld SMs)",
-              r->gpu_name, r->compute_capability, (long long)r->sm_count);
+  cm_snprintf(t, sizeof t, "%s (compute capability %s, %lld SMs)", r->gpu_name,
+              r->compute_capability, (long long)r->sm_count);
   set(rows, &n, "GPU", t);
   set(rows, &n, "GPU UUID", r->gpu_uuid);
   cm_snprintf(t, sizeof t, "SM %.0f MHz, memory %.0f MHz (peak)",
@@ -51,8 +50,7 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   set(rows, &n, "nvcc", r->nvcc);
   set(rows, &n, "binary SHA-256", r->binary_sha256);
   set(rows, &n, "results timestamp", r->timestamp);
-  cm_snprintf(t, sizeof t, "%s GB/s%s%s",
-              isfinite(r->copy_gbps) ? "" : "n/a",
+  cm_snprintf(t, sizeof t, "%s GB/s%s%s", isfinite(r->copy_gbps) ? "" : "n/a",
               r->copy_absent_reason[0] ? ": " : "", r->copy_absent_reason);
   if (isfinite(r->copy_gbps))
     cm_snprintf(t, sizeof t, "%.1f GB/s (device-to-device copy, this run)",

@@ -69,9 +69,8 @@ static void h_binding(rp__sb *b, const rp_run *run) {
                   "bound to an archive.");
   rp__sb_add(b, "</p>\n<ul>\n");
   for (i = 0; i < run->nclean + run->ninstrumented; i++) {
-    const rp_results *r = i < run->nclean ? &run->clean[i]
-                                          : &run->instrumented[i -
-                                                               run->nclean];
+    const rp_results *r =
+        i < run->nclean ? &run->clean[i] : &run->instrumented[i - run->nclean];
     rp__sb_printf(b, "<li>%s results <code>",
                   i < run->nclean ? "clean" : "instrumented");
     rp__sb_xml(b, rp__relpath(run, r->path));
@@ -80,8 +79,7 @@ static void h_binding(rp__sb *b, const rp_run *run) {
   rp__sb_add(b, "</ul>\n");
 }
 
-static void h_items(rp__sb *b, const char *what, const rp_item *it,
-                    size_t n) {
+static void h_items(rp__sb *b, const char *what, const rp_item *it, size_t n) {
   size_t j;
   for (j = 0; j < n; j++) {
     rp__sb_printf(b, "<tr><td>%s</td>", what);
@@ -141,8 +139,9 @@ static void h_stages(rp__sb *b, const rp_run *run, int *ncharts) {
     const rp_stage *s = &run->stages[i];
     if (s->nchecks == 0 && s->nsteps == 0)
       continue;
-    rp__sb_printf(b, "<details><summary>stage %s: %zu checks, %zu steps"
-                     "</summary>\n<table>",
+    rp__sb_printf(b,
+                  "<details><summary>stage %s: %zu checks, %zu steps"
+                  "</summary>\n<table>",
                   s->name, s->nchecks, s->nsteps);
     h_items(b, "check", s->checks, s->nchecks);
     h_items(b, "step", s->steps, s->nsteps);
@@ -154,10 +153,13 @@ static void h_sanitizer(rp__sb *b, const rp_run *run) {
   char nc[600];
   size_t i;
   int caught = rp__negative_control(run, nc, sizeof nc);
-  rp__sb_printf(b, "<h2>Sanitizer results</h2>\n<p>Negative control "
-                   "(memcheck on a kernel that writes out of bounds on "
-                   "purpose): <span class=\"%s\">",
-                caught == 1 ? "caught" : caught == 0 ? "notcaught" : "warn");
+  rp__sb_printf(b,
+                "<h2>Sanitizer results</h2>\n<p>Negative control "
+                "(memcheck on a kernel that writes out of bounds on "
+                "purpose): <span class=\"%s\">",
+                caught == 1   ? "caught"
+                : caught == 0 ? "notcaught"
+                              : "warn");
   rp__sb_xml(b, nc);
   rp__sb_add(b, "</span></p>\n");
   if (run->nfindings == 0) {
@@ -170,8 +172,9 @@ static void h_sanitizer(rp__sb *b, const rp_run *run) {
     const rp_finding *f = &run->findings[i];
     size_t more = rp__findings_elided(run, i);
     if (more > 0) {
-      rp__sb_printf(b, "<tr><td>%s</td><td colspan=\"5\">... and %zu more "
-                       "findings of this step (all in its log)</td></tr>\n",
+      rp__sb_printf(b,
+                    "<tr><td>%s</td><td colspan=\"5\">... and %zu more "
+                    "findings of this step (all in its log)</td></tr>\n",
                     f->tool, more);
       i += more - 1;
       continue;
@@ -195,8 +198,8 @@ static void h_limitations(rp__sb *b, const rp_run *run) {
   for (i = 0; i < run->nstages; i++) {
     const rp_stage *s = &run->stages[i];
     if (rp__is_limitation(s->status)) {
-      rp__sb_printf(b, "<li>stage %s <span class=\"%s\">%s</span>: ",
-                    s->name, s->status, s->status);
+      rp__sb_printf(b, "<li>stage %s <span class=\"%s\">%s</span>: ", s->name,
+                    s->status, s->status);
       rp__sb_xml(b, s->reason[0] ? s->reason : "no reason recorded");
       rp__sb_add(b, "</li>\n");
       n++;
@@ -205,8 +208,8 @@ static void h_limitations(rp__sb *b, const rp_run *run) {
       if (rp__is_limitation(s->checks[j].status)) {
         rp__sb_printf(b, "<li>%s check ", s->name);
         rp__sb_xml(b, s->checks[j].name);
-        rp__sb_printf(b, " <span class=\"warn\">%s</span>: ",
-                      s->checks[j].status);
+        rp__sb_printf(b,
+                      " <span class=\"warn\">%s</span>: ", s->checks[j].status);
         rp__sb_xml(b, s->checks[j].detail);
         rp__sb_add(b, "</li>\n");
         n++;
@@ -237,10 +240,11 @@ static void h_resources(rp__sb *b, const rp_run *run) {
     rp__sb_add(b, "<tr>");
     td(b, k->spills ? "failed" : NULL, k->kernel);
     td(b, NULL, k->arch);
-    rp__sb_printf(b, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
-                     "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
-                     "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
-                     "</tr>\n",
+    rp__sb_printf(b,
+                  "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
+                  "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
+                  "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
+                  "</tr>\n",
                   (long long)k->registers, (long long)k->stack,
                   (long long)k->spill_stores, (long long)k->spill_loads,
                   (long long)k->shared, (long long)k->local);
@@ -253,8 +257,7 @@ static void h_resources(rp__sb *b, const rp_run *run) {
 static void h_charts(rp__sb *b, const rp_results *r, int *ncharts) {
   size_t n = r->ncases, i, nm = 0, nc = 0, nb = 0;
   char(*lab)[256] = calloc(n + 1, sizeof *lab);
-  const char **ml = calloc(n + 1, sizeof *ml), **cl = calloc(n + 1,
-                                                             sizeof *cl);
+  const char **ml = calloc(n + 1, sizeof *ml), **cl = calloc(n + 1, sizeof *cl);
   const char **bl = calloc(n + 1, sizeof *bl);
   double *mv = calloc(n + 1, sizeof *mv), *ca = calloc(n + 1, sizeof *ca);
   double *cr = calloc(n + 1, sizeof *cr);
@@ -335,7 +338,9 @@ static void h_timing(rp__sb *b, const rp_run *run, int *ncharts) {
     rp__sb_add(b, "<tr>");
     td(b, NULL, l);
     td(b, c->passed == 1 ? "pass" : "fail",
-       c->passed == 1 ? "yes" : c->passed == 0 ? "NO" : "?");
+       c->passed == 1   ? "yes"
+       : c->passed == 0 ? "NO"
+                        : "?");
     rp__sb_printf(b, "<td class=\"n\">%zu</td>", c->n);
     td(b, "n", rp__fmt(t, sizeof t, 3, f.min * 1e6));
     td(b, "n", rp__fmt(t, sizeof t, 3, f.q1 * 1e6));

@@ -24,8 +24,7 @@ static void md_binding(rp__sb *b, const rp_run *run) {
                   "not bound to an archive.\n\n");
   for (i = 0; i < run->nclean; i++)
     rp__sb_printf(b, "- clean results `%s`: SHA-256 `%s`\n",
-                  rp__relpath(run, run->clean[i].path),
-                  run->clean[i].sha256);
+                  rp__relpath(run, run->clean[i].path), run->clean[i].sha256);
   for (i = 0; i < run->ninstrumented; i++)
     rp__sb_printf(b, "- instrumented results `%s`: SHA-256 `%s`\n",
                   rp__relpath(run, run->instrumented[i].path),
@@ -84,8 +83,7 @@ static void md_stages(rp__sb *b, const rp_run *run) {
       rp__sb_add(b, "\n");
     }
     for (j = 0; j < s->nsteps; j++) {
-      rp__sb_printf(b, "- step %s: %s", s->steps[j].name,
-                    s->steps[j].status);
+      rp__sb_printf(b, "- step %s: %s", s->steps[j].name, s->steps[j].status);
       if (s->steps[j].detail[0]) {
         rp__sb_add(b, " (");
         rp__sb_md(b, s->steps[j].detail);
@@ -102,10 +100,12 @@ static void md_sanitizer(rp__sb *b, const rp_run *run) {
   size_t i;
   int caught = rp__negative_control(run, nc, sizeof nc);
   rp__sb_add(b, "## Sanitizer results\n\n");
-  rp__sb_printf(b, "Negative control (memcheck on a kernel that writes out "
-                   "of bounds on purpose): **%s**. %s\n\n",
-                caught == 1 ? "caught" : caught == 0 ? "NOT caught"
-                                                     : "not recorded",
+  rp__sb_printf(b,
+                "Negative control (memcheck on a kernel that writes out "
+                "of bounds on purpose): **%s**. %s\n\n",
+                caught == 1   ? "caught"
+                : caught == 0 ? "NOT caught"
+                              : "not recorded",
                 nc);
   if (run->nfindings == 0) {
     rp__sb_add(b, "No sanitizer finding is recorded.\n\n");
@@ -117,8 +117,9 @@ static void md_sanitizer(rp__sb *b, const rp_run *run) {
     const rp_finding *f = &run->findings[i];
     size_t more = rp__findings_elided(run, i);
     if (more > 0) {
-      rp__sb_printf(b, "| %s | | | ... and %zu more findings of this step "
-                       "(all in its log) | | |\n",
+      rp__sb_printf(b,
+                    "| %s | | | ... and %zu more findings of this step "
+                    "(all in its log) | | |\n",
                     f->tool, more);
       i += more - 1;
       continue;
@@ -209,19 +210,20 @@ static void md_timing(rp__sb *b, const rp_run *run) {
     if (c->n > 0)
       rp_five_number(c->samples, c->n, &f);
     rp__case_label(c, l, sizeof l);
-    rp__sb_printf(b,
-                  "| %s | %s | %zu | %s | %s | %s | %s | %s | %s | %s | %s "
-                  "| %s |\n",
-                  l, c->passed == 1 ? "yes" : c->passed == 0 ? "**NO**" : "?",
-                  c->n, rp__fmt(t[0], 32, 3, f.median * 1e6),
-                  rp__fmt(t[1], 32, 3, f.q1 * 1e6),
-                  rp__fmt(t[2], 32, 3, f.q3 * 1e6),
-                  rp__fmt(t[3], 32, 4, c->cv),
-                  rp__fmt(t[4], 32, 1, c->gbps),
-                  rp__fmt(t[5], 32, 3, c->fraction_of_copy_bw),
-                  rp__fmt(t[6], 32, 2, c->tflops),
-                  c->peer_name[0] ? c->peer_name : "",
-                  rp__fmt(t[7], 32, 2, rp__peer_tflops(c)));
+    rp__sb_printf(
+        b,
+        "| %s | %s | %zu | %s | %s | %s | %s | %s | %s | %s | %s "
+        "| %s |\n",
+        l,
+        c->passed == 1   ? "yes"
+        : c->passed == 0 ? "**NO**"
+                         : "?",
+        c->n, rp__fmt(t[0], 32, 3, f.median * 1e6),
+        rp__fmt(t[1], 32, 3, f.q1 * 1e6), rp__fmt(t[2], 32, 3, f.q3 * 1e6),
+        rp__fmt(t[3], 32, 4, c->cv), rp__fmt(t[4], 32, 1, c->gbps),
+        rp__fmt(t[5], 32, 3, c->fraction_of_copy_bw),
+        rp__fmt(t[6], 32, 2, c->tflops), c->peer_name[0] ? c->peer_name : "",
+        rp__fmt(t[7], 32, 2, rp__peer_tflops(c)));
   }
   rp__sb_add(b, "\nCharts (in report.html): achieved bandwidth of each "
                 "memory-bound case against the copy ceiling measured in the "
@@ -235,8 +237,9 @@ int rp_report_markdown(const rp_run *run, char **out) {
   rp__sb_init(&b);
   rp__sb_printf(&b, "# Audit report: run %s\n\n",
                 run->run_id[0] ? run->run_id : "(no run id)");
-  rp__sb_printf(&b, "Run status: **%s**. Written by `repro report`; "
-                    "docs/REPORT.md says how to read it.\n\n",
+  rp__sb_printf(&b,
+                "Run status: **%s**. Written by `repro report`; "
+                "docs/REPORT.md says how to read it.\n\n",
                 run->status[0] ? run->status : "unknown");
   md_binding(&b, run);
   md_env(&b, run);

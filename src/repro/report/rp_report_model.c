@@ -20,8 +20,7 @@ static const json_t *get(const json_t *o, const char *key) {
   return json_is_object(o) ? json_object_get(o, key) : NULL;
 }
 
-static void get_str(const json_t *o, const char *key, char *dst,
-                    size_t size) {
+static void get_str(const json_t *o, const char *key, char *dst, size_t size) {
   const json_t *v = get(o, key);
   dst[0] = '\0';
   if (json_is_string(v))
@@ -104,8 +103,7 @@ static int parse_case(const json_t *c, rp_case *k) {
   k->logical_bytes = get_num(c, "logical_bytes");
   k->flops = get_num(c, "flops");
   get_str(c, "bound", bound, sizeof bound);
-  k->memory_bound = bound[0] ? strcmp(bound, "memory") == 0
-                             : !(k->flops > 0);
+  k->memory_bound = bound[0] ? strcmp(bound, "memory") == 0 : !(k->flops > 0);
   k->passed = get_bool(cor, "passed");
   k->max_abs_err = get_num(cor, "max_abs_err");
   k->max_rel_err = get_num(cor, "max_rel_err");
@@ -239,8 +237,7 @@ static json_t *load_json(const char *path, int *err) {
   doc = json_loadb(buf, len, 0, &je);
   free(buf);
   if (doc == NULL) {
-    fprintf(stderr, "repro: %s:%d:%d: %s\n", path, je.line, je.column,
-            je.text);
+    fprintf(stderr, "repro: %s:%d:%d: %s\n", path, je.line, je.column, je.text);
     *err = CM_EPARSE;
   }
   return doc;
@@ -255,8 +252,7 @@ int rp_results_load(const char *path, rp_results *out) {
   r = rp_results_from_json(doc, out);
   json_decref(doc);
   if (r == CM_EPARSE)
-    fprintf(stderr, "repro: %s: not a results document (no cases[])\n",
-            path);
+    fprintf(stderr, "repro: %s: not a results document (no cases[])\n", path);
   if (r != CM_OK)
     return r;
   cm_strlcpy(out->path, path, sizeof out->path);
@@ -318,8 +314,7 @@ static void free_names(char **names, size_t count) {
   free(names);
 }
 
-static int load_results_dir(const char *dir, rp_results **out,
-                            size_t *count) {
+static int load_results_dir(const char *dir, rp_results **out, size_t *count) {
   char **names, path[2048];
   size_t n, i;
   int r = list_files(dir, ".json", &names, &n);
@@ -427,8 +422,7 @@ static int parse_items(const json_t *arr, rp_item **out, size_t *count) {
     if (!it->status[0] && ok >= 0)
       cm_strlcpy(it->status, ok ? "pass" : "fail", sizeof it->status);
     if (!it->status[0] && get(o, "exit_code") != NULL)
-      cm_snprintf(it->status, sizeof it->status, "exit %lld",
-                  (long long)ec);
+      cm_snprintf(it->status, sizeof it->status, "exit %lld", (long long)ec);
     get_str(o, "detail", it->detail, sizeof it->detail);
     if (!it->detail[0])
       get_str(o, "reason", it->detail, sizeof it->detail);
@@ -502,8 +496,7 @@ static void parse_tools(const json_t *tools, char *dst, size_t size) {
 
 static int add_finding(rp_run *run, const json_t *f, const char *tool,
                        int negative) {
-  rp_finding *p = realloc(run->findings,
-                          (run->nfindings + 1) * sizeof *p);
+  rp_finding *p = realloc(run->findings, (run->nfindings + 1) * sizeof *p);
   rp_finding *d;
   if (p == NULL)
     return CM_ENOMEM;
@@ -524,8 +517,7 @@ static int add_finding(rp_run *run, const json_t *f, const char *tool,
 }
 
 static int add_res_row(rp_run *run, const json_t *o) {
-  rp_res_row *p = realloc(run->resources,
-                          (run->nresources + 1) * sizeof *p);
+  rp_res_row *p = realloc(run->resources, (run->nresources + 1) * sizeof *p);
   rp_res_row *d;
   if (p == NULL)
     return CM_ENOMEM;
@@ -547,14 +539,14 @@ static int add_res_row(rp_run *run, const json_t *o) {
 }
 
 static int is_negative_name(const char *s) {
-  return s != NULL && (strstr(s, "negative") != NULL ||
-                       strstr(s, "control") != NULL);
+  return s != NULL &&
+         (strstr(s, "negative") != NULL || strstr(s, "control") != NULL);
 }
 
 /* Walks v (depth-limited). tool/negative come from the nearest enclosing
  * object that names itself. */
-static int walk(rp_run *run, const json_t *v, const char *tool,
-                int negative, int depth, const char *key_name) {
+static int walk(rp_run *run, const json_t *v, const char *tool, int negative,
+                int depth, const char *key_name) {
   size_t i;
   int r = CM_OK;
   if (depth > 8)
@@ -601,8 +593,8 @@ static int walk(rp_run *run, const json_t *v, const char *tool,
     json_object_foreach((json_t *)v, key, x) {
       if (strcmp(key, "findings") == 0 && json_is_array(x)) {
         for (i = 0; i < json_array_size(x) && r == CM_OK; i++)
-          r = add_finding(run, json_array_get(x, i),
-                          name ? name : tool, negative);
+          r = add_finding(run, json_array_get(x, i), name ? name : tool,
+                          negative);
       } else if (json_is_array(x) && json_array_size(x) > 0 &&
                  get(json_array_get(x, 0), "registers") != NULL) {
         for (i = 0; i < json_array_size(x) && r == CM_OK; i++)
@@ -674,8 +666,7 @@ int rp_run_load(const char *dir, rp_run *out) {
     get_str(m, "ended", out->ended, sizeof out->ended);
     get_str(m, "host", out->host, sizeof out->host);
     get_str(m, "os", out->os, sizeof out->os);
-    get_str(get(m, "git"), "commit", out->git_commit,
-            sizeof out->git_commit);
+    get_str(get(m, "git"), "commit", out->git_commit, sizeof out->git_commit);
     out->git_dirty = get_bool(get(m, "git"), "dirty");
     parse_tools(get(m, "tools"), out->tools, sizeof out->tools);
     if (r == CM_OK)

@@ -24,43 +24,43 @@ typedef struct {
   char op[32], variant[48], dtype[16], shape[64];
   int64_t stride;
   double logical_bytes, flops;
-  int memory_bound;      /* 1: "bound": "memory" (or no flops) */
-  int passed;            /* correctness.passed; -1 unknown */
+  int memory_bound; /* 1: "bound": "memory" (or no flops) */
+  int passed;       /* correctness.passed; -1 unknown */
   double max_abs_err, max_rel_err, rtol, atol;
-  double *samples;       /* timing.samples_s, seconds; owned */
+  double *samples; /* timing.samples_s, seconds; owned */
   size_t n;
   double median_s, min_s, max_s, mean_s, stddev_s, cv;
   int throttled;
   double gbps, tflops, fraction_of_copy_bw;
   int suspicious;
-  char peer_name[64];    /* "" when no peer */
+  char peer_name[64]; /* "" when no peer */
   int peer_present;
-  double peer_median_s;  /* seconds; NaN when absent */
-  double peer_ratio;     /* peer median / our median (> 1: ours faster) */
+  double peer_median_s; /* seconds; NaN when absent */
+  double peer_ratio;    /* peer median / our median (> 1: ours faster) */
 } rp_case;
 
 typedef struct {
-  char path[1024];       /* where it was read from */
-  char sha256[65];       /* of the file's bytes */
-  int instrumented;      /* 1, 0, or -1 when the flag is missing */
-  char markers[256];     /* instrumentation markers, comma-separated */
+  char path[1024];   /* where it was read from */
+  char sha256[65];   /* of the file's bytes */
+  int instrumented;  /* 1, 0, or -1 when the flag is missing */
+  char markers[256]; /* instrumentation markers, comma-separated */
   char gpu_name[128], gpu_uuid[96], compute_capability[16];
   int64_t sm_count;
   double sm_clock_mhz, mem_clock_mhz; /* peak clocks */
   char driver[64];
   int64_t cuda_runtime, cuda_driver; /* CUDA's integer versions, -1 unknown */
   char nvcc[128], host[128];
-  char os[16];           /* "linux", "wsl", "windows", "other", "" unknown */
+  char os[16]; /* "linux", "wsl", "windows", "other", "" unknown */
   char os_release[256];
   char git_commit[64];
-  int git_dirty;         /* 1, 0, -1 unknown */
+  int git_dirty; /* 1, 0, -1 unknown */
   char binary_sha256[65];
   char timestamp[40];
-  double copy_gbps;      /* ceilings.copy_bandwidth_gbps; NaN if absent */
+  double copy_gbps; /* ceilings.copy_bandwidth_gbps; NaN if absent */
   char copy_absent_reason[192];
-  rp_case *cases;        /* owned */
+  rp_case *cases; /* owned */
   size_t ncases;
-  char **warnings;       /* owned */
+  char **warnings; /* owned */
   size_t nwarnings;
 } rp_results;
 
@@ -78,28 +78,28 @@ void rp_case_key(const rp_case *c, char *buf, size_t size);
 
 typedef struct {
   char name[96];
-  char status[24];       /* as written: "passed", "failed", ... or "" */
+  char status[24]; /* as written: "passed", "failed", ... or "" */
   char detail[512];
 } rp_item;
 
 typedef struct {
   char name[32];
-  char status[16];       /* passed | failed | skipped | limited | "" */
+  char status[16]; /* passed | failed | skipped | limited | "" */
   char reason[512];
-  int64_t exit_code;     /* -1 unknown */
-  double start_s;        /* seconds from the run's start; NaN unknown */
-  double duration_s;     /* NaN unknown */
-  rp_item *checks;       /* owned */
+  int64_t exit_code; /* -1 unknown */
+  double start_s;    /* seconds from the run's start; NaN unknown */
+  double duration_s; /* NaN unknown */
+  rp_item *checks;   /* owned */
   size_t nchecks;
-  rp_item *steps;        /* owned */
+  rp_item *steps; /* owned */
   size_t nsteps;
 } rp_stage;
 
 /* A sanitizer finding, as shown in the report and exported to SARIF. */
 typedef struct {
-  char tool[24];         /* "memcheck", ...; "" unknown */
-  int negative_control;  /* 1 if it came from the negative control */
-  char cls[16];          /* "access", "hazard", ... */
+  char tool[24];        /* "memcheck", ...; "" unknown */
+  int negative_control; /* 1 if it came from the negative control */
+  char cls[16];         /* "access", "hazard", ... */
   char kind[256], severity[16], kernel[256], location[256], detail[256];
 } rp_finding;
 
@@ -111,22 +111,22 @@ typedef struct {
 } rp_res_row;
 
 typedef struct {
-  char dir[1024];        /* the run folder */
+  char dir[1024];           /* the run folder */
   char manifest_sha256[65]; /* of manifest.json as read ("" if absent) */
   int have_manifest;
   char run_id[128], status[24], started[40], ended[40];
   char host[128], os[16], git_commit[64];
   int git_dirty;
-  char tools[1024];      /* "name version; ..." from the manifest's tools */
-  rp_stage *stages;      /* owned, in run order */
+  char tools[1024]; /* "name version; ..." from the manifest's tools */
+  rp_stage *stages; /* owned, in run order */
   size_t nstages;
-  rp_finding *findings;  /* owned */
+  rp_finding *findings; /* owned */
   size_t nfindings;
   int negative_control_caught; /* 1 caught, 0 not caught, -1 not run */
   char negative_control_detail[512];
   rp_res_row *resources; /* owned */
   size_t nresources;
-  rp_results *clean;     /* results/clean/NAME.json, sorted by name; owned */
+  rp_results *clean; /* results/clean/NAME.json, sorted by name; owned */
   size_t nclean;
   rp_results *instrumented; /* results/instrumented/NAME.json; owned */
   size_t ninstrumented;

@@ -89,11 +89,21 @@ void rp__sb_xml(rp__sb *b, const char *s) {
     return;
   for (p = s; *p; p++) {
     switch (*p) {
-    case '&': rp__sb_add(b, "&amp;"); break;
-    case '<': rp__sb_add(b, "&lt;"); break;
-    case '>': rp__sb_add(b, "&gt;"); break;
-    case '"': rp__sb_add(b, "&quot;"); break;
-    case '\'': rp__sb_add(b, "&#39;"); break;
+    case '&':
+      rp__sb_add(b, "&amp;");
+      break;
+    case '<':
+      rp__sb_add(b, "&lt;");
+      break;
+    case '>':
+      rp__sb_add(b, "&gt;");
+      break;
+    case '"':
+      rp__sb_add(b, "&quot;");
+      break;
+    case '\'':
+      rp__sb_add(b, "&#39;");
+      break;
     default:
       /* XML 1.0 forbids most control characters even when escaped. */
       if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r')

@@ -20,7 +20,7 @@ typedef struct {
   char *data; /* NUL-terminated when len > 0 or after the first append */
   size_t len;
   size_t cap;
-  int err;    /* 0, or CM_ENOMEM once an append failed */
+  int err; /* 0, or CM_ENOMEM once an append failed */
 } rp__sb;
 
 void rp__sb_init(rp__sb *b);
@@ -32,9 +32,7 @@ const char *rp__sb_str(const rp__sb *b);
 
 void rp__sb_add(rp__sb *b, const char *s);
 void rp__sb_addn(rp__sb *b, const char *s, size_t n);
-void rp__sb_printf(rp__sb *b, const char *fmt, ...)
-    CM_PRINTF_LIKE(2, 3)
-    ;
+void rp__sb_printf(rp__sb *b, const char *fmt, ...) CM_PRINTF_LIKE(2, 3);
 void rp__sb_vprintf(rp__sb *b, const char *fmt, va_list ap);
 
 /* Appends s escaped for XML/HTML text and attribute values (& < > " '). */

@@ -145,9 +145,8 @@ static double resample_median(const double *x, size_t n, double *scratch,
 }
 
 int rp_bootstrap_median_ratio(const double *base, size_t nbase,
-                              const double *next, size_t nnext,
-                              int resamples, uint64_t seed, double level,
-                              rp_boot *out) {
+                              const double *next, size_t nnext, int resamples,
+                              uint64_t seed, double level, rp_boot *out) {
   double mb, mn, *ratios, *sb, *sn;
   uint64_t state = seed;
   int i, r = CM_OK;

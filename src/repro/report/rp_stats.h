@@ -26,11 +26,11 @@ double rp_median(const double *x, size_t n);
 
 /* Mann-Whitney U test of a against b. */
 typedef struct {
-  double u_a;     /* U of a: pairs with a > b, plus half the ties */
-  double u_b;     /* na * nb - u_a */
-  double z;       /* normal approximation, continuity-corrected, signed:
-                     > 0 when a tends to be larger than b */
-  double p;       /* two-sided p-value from z; 1 when every value ties */
+  double u_a;      /* U of a: pairs with a > b, plus half the ties */
+  double u_b;      /* na * nb - u_a */
+  double z;        /* normal approximation, continuity-corrected, signed:
+                      > 0 when a tends to be larger than b */
+  double p;        /* two-sided p-value from z; 1 when every value ties */
   double tie_term; /* sum over tie groups of t^3 - t (0 without ties) */
 } rp_mw;
 
@@ -55,9 +55,8 @@ typedef struct {
  * 0.95. Returns CM_OK, CM_EINVAL (an empty set, resamples < 10, level not
  * in (0,1), a median <= 0), CM_ENOMEM. */
 int rp_bootstrap_median_ratio(const double *base, size_t nbase,
-                              const double *next, size_t nnext,
-                              int resamples, uint64_t seed, double level,
-                              rp_boot *out);
+                              const double *next, size_t nnext, int resamples,
+                              uint64_t seed, double level, rp_boot *out);
 
 /* Geometric mean of x[0..n) (all > 0); NaN when n == 0 or any x <= 0. */
 double rp_geomean(const double *x, size_t n);

@@ -99,9 +99,8 @@ void rp__svg_bars(rp__sb *b, const char *name, const char *unit,
 }
 
 void rp__svg_pairs(rp__sb *b, const char *name, const char *unit,
-                   const char *const *labels, const double *a,
-                   const double *r, size_t n, const char *a_name,
-                   const char *r_name) {
+                   const char *const *labels, const double *a, const double *r,
+                   size_t n, const char *a_name, const char *r_name) {
   int row = 2 * ROW_H - 8;
   int h = TOP + (int)n * row + BOTTOM, w = LABEL_W + PLOT_W + RIGHT_W;
   double vmax = finite_max(r, n, finite_max(a, n, 0)) * 1.05;
@@ -142,9 +141,8 @@ void rp__svg_pairs(rp__sb *b, const char *name, const char *unit,
   rp__sb_add(b, "</svg>\n");
 }
 
-void rp__svg_boxes(rp__sb *b, const char *name, const char *unit,
-                   double scale, const char *const *labels,
-                   const rp_five *boxes, size_t n) {
+void rp__svg_boxes(rp__sb *b, const char *name, const char *unit, double scale,
+                   const char *const *labels, const rp_five *boxes, size_t n) {
   int row = ROW_H + 4;
   int h = TOP + (int)n * row + 10, w = LABEL_W + PLOT_W + 2 * RIGHT_W;
   size_t i;
@@ -159,7 +157,7 @@ void rp__svg_boxes(rp__sb *b, const char *name, const char *unit,
     /* A row whose samples all tie still gets a visible box. */
     if (!(span > 0))
       span = fabs(lo) > 0 ? fabs(lo) * 1e-3 : 1e-9;
-#define X(v) (LABEL_W + 10 + ((v) - lo) / span * (PLOT_W - 20))
+#define X(v) (LABEL_W + 10 + ((v)-lo) / span * (PLOT_W - 20))
     label(b, LABEL_W - 6, mid + 5, "end", labels[i]);
     rp__sb_printf(b,
                   "<line class=\"mark\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
@@ -178,8 +176,8 @@ void rp__svg_boxes(rp__sb *b, const char *name, const char *unit,
                   "stroke-width=\"2\"/>\n",
                   X(f->median), y + 3, X(f->median), y + row - 3);
 #undef X
-    cm_snprintf(t, sizeof t, "%.4g .. %.4g %s", f->min * scale,
-                f->max * scale, unit);
+    cm_snprintf(t, sizeof t, "%.4g .. %.4g %s", f->min * scale, f->max * scale,
+                unit);
     label(b, LABEL_W + PLOT_W + 6, mid + 5, "start", t);
   }
   rp__sb_add(b, "</svg>\n");
@@ -225,8 +223,7 @@ void rp__svg_gantt(rp__sb *b, const char *name, const char *const *labels,
                   fmax(duration[i] / end * PLOT_W, 2.0), ROW_H - 6,
                   rp__status_colour(statuses[i]));
     rp__sb_xml(b, labels[i]);
-    rp__sb_printf(b, ": %s, %.2f s</title></rect>\n", statuses[i],
-                  duration[i]);
+    rp__sb_printf(b, ": %s, %.2f s</title></rect>\n", statuses[i], duration[i]);
     cm_snprintf(t, sizeof t, "%s %.1f s", statuses[i], duration[i]);
     label(b, LABEL_W + (start[i] + duration[i]) / end * PLOT_W + 4, y + 15,
           "start", t);

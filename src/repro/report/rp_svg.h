@@ -26,16 +26,14 @@ void rp__svg_bars(rp__sb *b, const char *name, const char *unit,
 /* Pairs of horizontal bars per label: ours (a) and a reference (r), named
  * a_name and r_name in the legend. */
 void rp__svg_pairs(rp__sb *b, const char *name, const char *unit,
-                   const char *const *labels, const double *a,
-                   const double *r, size_t n, const char *a_name,
-                   const char *r_name);
+                   const char *const *labels, const double *a, const double *r,
+                   size_t n, const char *a_name, const char *r_name);
 
 /* One box plot per label (whiskers min..max, box q1..q3, median line),
  * each row on its own axis (its min and max printed at the ends), values
  * multiplied by scale for display in unit (e.g. 1e6 and "us"). */
-void rp__svg_boxes(rp__sb *b, const char *name, const char *unit,
-                   double scale, const char *const *labels,
-                   const rp_five *boxes, size_t n);
+void rp__svg_boxes(rp__sb *b, const char *name, const char *unit, double scale,
+                   const char *const *labels, const rp_five *boxes, size_t n);
 
 /* A Gantt chart: one bar per stage from start to start + duration
  * (seconds), coloured by status (passed, failed, skipped, limited). */
