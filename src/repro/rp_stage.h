@@ -129,6 +129,12 @@ int rp_step_ok(const rp_step_result *res);
 /* Path of a binary of the build folder: <build_dir>/bin/<name>. */
 int rp_build_bin(const rp_ctx *ctx, const char *name, char *buf, size_t size);
 
+/* Reads the gzip log <run_dir>/<rel> whole, decompressed and NUL-terminated
+ * (e.g. a step's stderr, which the runner keeps only in its log); *len gets
+ * its length. Returns NULL (and *len 0) when rel is empty or the log cannot
+ * be read. The caller frees the result. */
+char *rp_run_read_log(const rp_ctx *ctx, const char *rel, size_t *len);
+
 /* The stage table (rp_stages.c), in `all` order, NULL-terminated; selftest
  * is not in `all` and is found with rp_stage_find. */
 extern const rp_stage_desc *const rp_all_stages[];

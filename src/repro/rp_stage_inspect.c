@@ -16,7 +16,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define RP__INSP_MAX_ARGS 128
 
@@ -48,39 +47,6 @@ static int rp__split(char *buf, char **words, int max) {
     *o = '\0';
   }
   return n;
-}
-
-/* Reads a gzip log of the run folder whole (ptxas reports on stderr, which
- * the runner keeps only in its log). Caller frees. */
-static char *rp__read_gz(const rp_ctx *ctx, const char *rel, size_t *len) {
-  char path[1800];
-  gzFile g;
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  if (cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel))
-    return NULL;
-  g = gzopen(path, "rb");
-  if (g == NULL)
-    return NULL;
-  for (;;) {
-    int got;
-    if (cap - n < 65536) {
-      char *nb = realloc(buf, cap + 131072);
-      if (nb == NULL)
-        break;
-      buf = nb;
-      cap += 131072;
-    }
-    got = gzread(g, buf + n, (unsigned)(cap - n - 1));
-    if (got <= 0)
-      break;
-    n += (size_t)got;
-  }
-  gzclose(g);
-  if (buf != NULL)
-    buf[n] = '\0';
-  *len = n;
-  return buf;
 }
 
 static const char *rp__base(const char *path) {
@@ -197,7 +163,7 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
     rp_stage_set(st, RP_ST_FAILED, "%s: nvcc -cubin exited %lld", base,
                  (long long)res.exit_code);
   } else {
-    char *text = rp__read_gz(ctx, res.err_log, &len);
+    char *text = rp_run_read_log(ctx, res.err_log, &len);
     if (text != NULL) {
       rp_res_parse_ptxas(text, len, t);
       free(text);

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
-#include <zlib.h>
 
 /* argv slots for the ncu and nsys commands, --select words included. */
 #define RP__PROF_ARGV 48
@@ -44,47 +43,11 @@
 /* Where nsys was found (preflight hook -> steps; one stage at a time). */
 static char rp__nsys_path[1024];
 
-/* Reads a gzip log of the run folder whole (ncu and nsys write their
- * diagnostics to stderr, which the runner keeps only in its log). Caller
- * frees; NULL when absent. */
-static char *rp__prof_read_gz(const rp_ctx *ctx, const char *rel, size_t *len) {
-  char path[1800];
-  gzFile g;
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  *len = 0;
-  if (rel[0] == '\0' ||
-      cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel))
-    return NULL;
-  g = gzopen(path, "rb");
-  if (g == NULL)
-    return NULL;
-  for (;;) {
-    int got;
-    if (cap - n < 65536) {
-      char *nb = realloc(buf, cap + 131072);
-      if (nb == NULL)
-        break;
-      buf = nb;
-      cap += 131072;
-    }
-    got = gzread(g, buf + n, (unsigned)(cap - n - 1));
-    if (got <= 0)
-      break;
-    n += (size_t)got;
-  }
-  gzclose(g);
-  if (buf != NULL)
-    buf[n] = '\0';
-  *len = n;
-  return buf;
-}
-
 /* A step's stdout and stderr as one text (either may be missing). */
 static char *rp__prof_console(const rp_ctx *ctx, const rp_step_result *res,
                               size_t *len) {
   size_t el = 0, ol = res->out != NULL ? res->out_len : 0;
-  char *err = rp__prof_read_gz(ctx, res->err_log, &el);
+  char *err = rp_run_read_log(ctx, res->err_log, &el);
   char *all = malloc(ol + el + 2);
   if (all == NULL) {
     free(err);
