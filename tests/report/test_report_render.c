@@ -184,8 +184,16 @@ TEST_IMPL(report_without_manifest) {
   {
     char *bad[] = {"report", "/nonexistent/run", NULL};
     char *usage[] = {"report", "--bogus", NULL};
+    char empty[600], *not_run[] = {"report", empty, NULL};
     ASSERT_EQ(rp_report_main(2, bad), 1);
     ASSERT_EQ(rp_report_main(2, usage), 2);
+    /* A folder with neither a manifest nor results is not a run: refused,
+     * and nothing is written into it. */
+    ASSERT_OK(cm_snprintf(empty, sizeof empty, "%s/not-a-run", d));
+    ASSERT_OK(plat_mkdir_p(empty));
+    ASSERT_EQ(rp_report_main(2, not_run), 1);
+    ASSERT_OK(cm_snprintf(p, sizeof p, "%s/report.html", empty));
+    ASSERT_EQ(plat_path_exists(p), 0);
   }
   return 0;
 }

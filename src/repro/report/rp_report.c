@@ -75,6 +75,17 @@ int rp_report_write(const char *dir, const rp_report_opts *o, char *msg,
     rp_run_free(&run);
     return r;
   }
+  /* Nothing to report: not a run folder. Say so instead of writing a
+   * report of nothing into an arbitrary folder. */
+  if (!run.have_manifest && run.nclean == 0 && run.ninstrumented == 0) {
+    cm_snprintf(msg, size,
+                "%s is not a run folder: it has no manifest.json and no "
+                "results/clean or results/instrumented JSON (give a "
+                "logs/<run-id> folder)",
+                dir);
+    rp_run_free(&run);
+    return CM_ENOENT;
+  }
   r = rp_report_markdown(&run, &md);
   if (r == CM_OK)
     r = rp_report_html(&run, &html, &charts);
