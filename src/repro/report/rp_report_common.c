@@ -28,9 +28,16 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   set(rows, &n, "run time (UTC)", t);
   set(rows, &n, "host", run->host[0] || !r ? run->host : r->host);
   set(rows, &n, "OS environment", run->os[0] || !r ? run->os : r->os);
-  cm_snprintf(t, sizeof t, "%s%s",
-              run->git_commit[0] || !r ? run->git_commit : r->git_commit,
-              run->git_dirty == 1 ? " (dirty)" : "");
+  if ((run->git_commit[0] == '\0' || strcmp(run->git_commit, "unknown") == 0) &&
+      r != NULL && r->git_commit[0] != '\0')
+    /* The run's folder had no git (a tree copied to the GPU machine): the
+     * binary still says what it was built from. */
+    cm_snprintf(t, sizeof t, "%s in the run's folder; binary built from %s%s",
+                run->git_commit[0] ? run->git_commit : "unknown", r->git_commit,
+                r->git_dirty == 1 ? " (dirty tree)" : "");
+  else
+    cm_snprintf(t, sizeof t, "%s%s", run->git_commit,
+                run->git_dirty == 1 ? " (dirty)" : "");
   set(rows, &n, "git commit", t);
   set(rows, &n, "tools", run->tools);
   if (r == NULL)
