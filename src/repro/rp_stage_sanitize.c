@@ -20,6 +20,7 @@
  * "retried_after_timeout" too. The retry decides the step; a second
  * timeout fails the stage. The rule is the same on every OS.
  */
+#include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
 #include "rp_banner.h"
@@ -119,7 +120,7 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
   }
   /* The log file holds the sanitizer's reports; if the tool ignored
    * --log-file they are in stdout with the target's output. */
-  if (rp__read_file(log_abs, &text, &len) == CM_OK && len > 0) {
+  if (cm_read_file(log_abs, &text, &len) == CM_OK && len > 0) {
     if (rp_san_parse(text, len, rep) != CM_OK)
       rp_stage_set(st, RP_ST_FAILED, "%s: out of memory parsing", step);
   } else if (rp_san_parse(res.out ? res.out : "", res.out_len, rep) != CM_OK) {

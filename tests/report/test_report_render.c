@@ -1,5 +1,6 @@
 /* test_report_render.c: `repro report` on a fabricated run folder, the CI
  * exports, and the page rendered in headless Chromium. */
+#include "cm_file.h"
 #include "cm_test.h"
 
 #include "cm_error.h"
@@ -24,7 +25,7 @@ static char *slurp(const char *dir, const char *name) {
   char p[1024], *buf = NULL;
   size_t len;
   if (cm_snprintf(p, sizeof p, "%s/%s", dir, name) != CM_OK ||
-      rp__report_read_file(p, &buf, &len) != CM_OK)
+      cm_read_file(p, &buf, &len) != CM_OK)
     return NULL;
   return buf;
 }
@@ -233,12 +234,12 @@ static int render_and_check(const char *exe, const char *d, int min_charts,
                         "'file://%s/report.html' > '%s' 2> '%s'",
                         exe, prof, d, dom, log));
   ASSERT_EQ(system(cmd), 0);
-  ASSERT_OK(rp__report_read_file(dom, &text, &len));
+  ASSERT_OK(cm_read_file(dom, &text, &len));
   t = strstr(text, "<title>charts-ok:");
   ASSERT_TRUE(t != NULL);
   ASSERT_GE(strtol(t + strlen("<title>charts-ok:"), NULL, 10), min_charts);
   free(text);
-  ASSERT_OK(rp__report_read_file(log, &err, &len));
+  ASSERT_OK(cm_read_file(log, &err, &len));
   ASSERT_TRUE(strstr(err, "Uncaught") == NULL);
   ASSERT_TRUE(strstr(err, ":CONSOLE(") == NULL);
   free(err);
@@ -249,7 +250,7 @@ static int render_and_check(const char *exe, const char *d, int min_charts,
                         ">> '%s' 2>&1",
                         exe, prof, keep_png ? keep_png : png, d, log));
   ASSERT_EQ(system(cmd), 0);
-  ASSERT_OK(rp__report_read_file(keep_png ? keep_png : png, &text, &len));
+  ASSERT_OK(cm_read_file(keep_png ? keep_png : png, &text, &len));
   ASSERT_TRUE(len > 10000);
   ASSERT_TRUE(memcmp(text, "\x89PNG", 4) == 0);
   free(text);

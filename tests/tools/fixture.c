@@ -1,4 +1,5 @@
 /* fixture.c: see fixture.h. */
+#include "cm_file.h"
 #include "fixture.h"
 
 #include "cm_str.h"
@@ -13,7 +14,7 @@ int fx_load_probe(const char *name, char **text, size_t *len) {
   if (cm_snprintf(path, sizeof path, "%s/tests/fixtures/h200-probe/%s",
                   CM_SOURCE_DIR, name) != 0)
     return 1;
-  if (rp__read_file(path, text, len) != 0) {
+  if (cm_read_file(path, text, len) != 0) {
     fprintf(stderr, "cannot read capture %s\n", path);
     return 1;
   }
@@ -27,7 +28,7 @@ int fx_load(const char *name, char **text, size_t *len) {
   if (cm_snprintf(path, sizeof path, "%s/tests/fixtures/tools/%s",
                   CM_SOURCE_DIR, name) != 0)
     return 1;
-  if (rp__read_file(path, text, len) != 0) {
+  if (cm_read_file(path, text, len) != 0) {
     fprintf(stderr, "cannot read fixture %s\n", path);
     return 1;
   }

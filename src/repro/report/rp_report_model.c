@@ -4,6 +4,7 @@
 
 #include "cm_error.h"
 #include "cm_sha256.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "platform.h"
 
@@ -45,45 +46,6 @@ static int64_t get_int(const json_t *o, const char *key) {
 static int get_bool(const json_t *o, const char *key) {
   const json_t *v = get(o, key);
   return json_is_boolean(v) ? json_is_true(v) : -1;
-}
-
-int rp__report_read_file(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  if (f == NULL)
-    return CM_ENOENT;
-  for (;;) {
-    size_t got;
-    if (cap - n < 65536) {
-      char *p = realloc(buf, cap + 65537);
-      if (p == NULL) {
-        free(buf);
-        fclose(f);
-        return CM_ENOMEM;
-      }
-      buf = p;
-      cap += 65536;
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0)
-      break;
-  }
-  if (ferror(f)) {
-    free(buf);
-    fclose(f);
-    return CM_EIO;
-  }
-  fclose(f);
-  buf[n] = '\0';
-  *out = buf;
-  *len = n;
-  return CM_OK;
-}
-
-int rp__report_sha256_file(const char *path, char hex[65]) {
-  return cm_sha256_file(path, hex, NULL);
 }
 
 /* ---- results ---- */
@@ -231,7 +193,7 @@ static json_t *load_json(const char *path, int *err) {
   char *buf;
   size_t len;
   json_t *doc;
-  *err = rp__report_read_file(path, &buf, &len);
+  *err = cm_read_file(path, &buf, &len);
   if (*err != CM_OK)
     return NULL;
   doc = json_loadb(buf, len, 0, &je);
@@ -256,7 +218,7 @@ int rp_results_load(const char *path, rp_results *out) {
   if (r != CM_OK)
     return r;
   cm_strlcpy(out->path, path, sizeof out->path);
-  return rp__report_sha256_file(path, out->sha256);
+  return cm_sha256_file(path, out->sha256, NULL);
 }
 
 void rp_case_key(const rp_case *c, char *buf, size_t size) {
@@ -659,7 +621,7 @@ int rp_run_load(const char *dir, rp_run *out) {
     if (m == NULL)
       return r;
     out->have_manifest = 1;
-    r = rp__report_sha256_file(path, out->manifest_sha256);
+    r = cm_sha256_file(path, out->manifest_sha256, NULL);
     get_str(m, "run_id", out->run_id, sizeof out->run_id);
     get_str(m, "status", out->status, sizeof out->status);
     get_str(m, "started", out->started, sizeof out->started);

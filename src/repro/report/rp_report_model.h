@@ -148,11 +148,4 @@ void rp_run_free(rp_run *r);
  * folder holds no results. */
 int rp_results_load_any(const char *path, rp_results *out);
 
-/* Reads a whole file into a malloc'd NUL-terminated buffer. CM_OK,
- * CM_ENOENT, CM_EIO, CM_ENOMEM. Caller frees *out. */
-int rp__report_read_file(const char *path, char **out, size_t *len);
-
-/* SHA-256 of a file as 64 lower-case hex digits into hex[65]. */
-int rp__report_sha256_file(const char *path, char hex[65]);
-
 #endif

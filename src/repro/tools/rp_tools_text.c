@@ -3,9 +3,6 @@
 
 #include "cm_error.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 void rp__lines_init(rp__lines *it, const char *text, size_t len) {
@@ -110,40 +107,4 @@ void rp__copy_n(char *dst, size_t size, const char *src, size_t n) {
     n = size - 1;
   memcpy(dst, src, n);
   dst[n] = '\0';
-}
-
-int rp__read_file(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  if (f == NULL)
-    return errno == ENOENT ? CM_ENOENT : cm_error_from_errno(errno);
-  for (;;) {
-    size_t got;
-    if (cap - n < 4096) {
-      size_t ncap = cap ? cap * 2 : 65536;
-      char *nb = realloc(buf, ncap + 1);
-      if (nb == NULL) {
-        free(buf);
-        fclose(f);
-        return CM_ENOMEM;
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0)
-      break;
-  }
-  if (ferror(f)) {
-    free(buf);
-    fclose(f);
-    return CM_EIO;
-  }
-  fclose(f);
-  buf[n] = '\0';
-  *out = buf;
-  *len = n;
-  return CM_OK;
 }

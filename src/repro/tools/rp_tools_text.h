@@ -51,8 +51,4 @@ const char *rp__after(const char *s, const char *needle);
 /* Copies src[0..n) into dst[size] NUL-terminated, cut to fit. */
 void rp__copy_n(char *dst, size_t size, const char *src, size_t n);
 
-/* Reads a whole file into a malloc'd, NUL-terminated buffer (*out, *len).
- * The caller frees *out. Returns CM_OK, CM_ENOENT, CM_EIO or CM_ENOMEM. */
-int rp__read_file(const char *path, char **out, size_t *len);
-
 #endif
