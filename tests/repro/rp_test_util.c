@@ -14,14 +14,17 @@
 
 int rt_fresh_dir(const char *name, char *out, size_t size) {
   uv_fs_t req;
-  int r;
-  if (cm_snprintf(out, size, "%s/%s-%ld", cm_test_tmpdir(), name,
-                  (long)uv_os_getpid()) != CM_OK)
-    return -1;
+  int r = UV_EEXIST, k;
   /* A plain mkdir, not plat_mkdir_p: an existing folder is a leftover of an
-   * earlier run with the same pid, and a test must not read its files. */
-  r = uv_fs_mkdir(NULL, &req, out, 0777, NULL);
-  uv_fs_req_cleanup(&req);
+   * earlier run with the same pid (Wine reuses small pids run after run),
+   * and a test must not read its files, so take the next free name. */
+  for (k = 0; k < 1000 && r == UV_EEXIST; k++) {
+    if (cm_snprintf(out, size, "%s/%s-%ld-%d", cm_test_tmpdir(), name,
+                    (long)uv_os_getpid(), k) != CM_OK)
+      return -1;
+    r = uv_fs_mkdir(NULL, &req, out, 0777, NULL);
+    uv_fs_req_cleanup(&req);
+  }
   if (r != 0)
     return -1;
   /* The OS's own spelling of the folder: under Wine the build tree's
