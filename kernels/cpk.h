@@ -14,7 +14,10 @@
  *    (nothing is launched then), or the error cudaGetLastError() reported
  *    right after the launch. Launchers never synchronise, allocate, or print.
  *  - Variants that need scratch memory take (ws, ws_bytes); size it with
- *    cpk_workspace_bytes. Passing too little returns cudaErrorInvalidValue.
+ *    cpk_workspace_bytes (row ops) or cpk_matmul_workspace_bytes (matmul).
+ *    Passing too little returns cudaErrorInvalidValue. The workspace is in
+ *    use until the launch's work on `stream` has finished; it must not
+ *    overlap any tensor of the call.
  */
 #ifndef CPK_H
 #define CPK_H
@@ -48,11 +51,20 @@ typedef enum {
   CPK_V_WARP,       /* one warp per row: short rows */
   CPK_V_BLOCK,      /* one block per row, looping over the row */
   CPK_V_ONLINE,     /* softmax: one pass, running max and sum */
-  CPK_V_SPLIT,     /* few very wide rows: partials across blocks, then finish */
-  CPK_V_NAIVE,     /* matmul: one thread per output element */
-  CPK_V_TILED,     /* matmul: shared-memory tiles (fp32) */
-  CPK_V_TENSORCORE /* matmul: tensor cores, fp16/bf16 in, fp32 accumulate */
+  CPK_V_SPLIT, /* few very wide rows: partials across blocks, then finish */
+  CPK_V_NAIVE, /* matmul: one thread per output element */
+  CPK_V_TILED, /* matmul: shared-memory tiles (fp32) */
+  CPK_V_TENSORCORE, /* matmul: tensor cores (WMMA), fp16/bf16, fp32 accumulate
+                     */
+  CPK_V_FUSED,      /* row ops: one pass, the row held on chip (registers,
+                       shared memory, and a thread-block cluster for wide
+                       rows); only where the row fits: cpk_variant_fits */
+  CPK_V_HOPPER      /* matmul fp16/bf16: TMA + wgmma (sm_90a); compute
+                       capability 9.0 only: cpk_variant_available */
 } cpk_variant;
+
+/* Last value of cpk_variant (for loops over every variant). */
+#define CPK_V_LAST CPK_V_HOPPER
 
 typedef struct {
   int64_t rows;   /* >= 1 */
@@ -61,9 +73,23 @@ typedef struct {
 } cpk_rows;
 
 /* Bytes of device scratch the (op, variant) needs for this shape; 0 if none.
- * Matmul and elementwise never need any. */
+ * Elementwise ops never need any. CPK_OP_MATMUL always gives 0 here: matmul
+ * sizes its (optional) scratch with cpk_matmul_workspace_bytes, which needs
+ * the whole cpk_gemm. */
 size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
                            cpk_rows shape);
+
+/* 1 when variant v of op can run on the current device (CUDA runtime's
+ * current device), 0 when it cannot (CPK_V_HOPPER needs compute capability
+ * 9.0 and a build with sm_90a; CPK_V_FUSED needs thread-block clusters,
+ * compute capability >= 9.0), negative on a CUDA error (as -cudaError_t). */
+int cpk_variant_available(cpk_op op, cpk_variant v, cpk_dtype dt);
+
+/* 1 when CPK_V_FUSED of op can hold a row of this shape on chip (the only
+ * shapes it accepts; otherwise the launcher returns cudaErrorInvalidValue and
+ * the plan chooser takes another variant), else 0. Pure: depends on op, dtype
+ * and cols only. */
+int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols);
 
 /* ---- elementwise (contiguous, n >= 1 elements; variant CPK_V_VECTOR) ---- */
 
@@ -82,8 +108,9 @@ cudaError_t cpk_copy_unmasked(cpk_dtype dt, const void *x, void *y, int64_t n,
                               cudaStream_t stream);
 
 /* ---- row reductions and normalisations ----
- * Variants: row_sum: WARP, BLOCK, SPLIT. softmax: SERIAL, WARP, BLOCK, ONLINE,
- * SPLIT. softmax_bwd, rmsnorm, rmsnorm_bwd: WARP, BLOCK, SPLIT. */
+ * Variants: row_sum: WARP, BLOCK, SPLIT, FUSED. softmax: SERIAL, WARP, BLOCK,
+ * ONLINE, SPLIT, FUSED. softmax_bwd, rmsnorm, rmsnorm_bwd: WARP, BLOCK, SPLIT,
+ * FUSED. */
 
 /* y[r] = sum_c x[r, c]; y is contiguous, rows elements of dt. */
 cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x, void *y,
@@ -128,7 +155,9 @@ cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt, const void *dy,
  * ldb >= N) or N x K (trans_b = 1, ldb >= K). C is M x N, ldc >= N.
  * Backward products: dA = dC x B^T is (dC, B, trans_b = 1); dB = A^T x dC is
  * (A, dC, trans_a = 1).
- * Variants: NAIVE (all dtypes), TILED (CPK_F32 only), TENSORCORE (F16, BF16).
+ * Variants: NAIVE (all dtypes), TILED (CPK_F32 only), TENSORCORE (F16, BF16),
+ * HOPPER (F16, BF16; compute capability 9.0; cudaErrorNotSupported where
+ * cpk_variant_available says 0).
  */
 typedef struct {
   int64_t m, n, k;
@@ -136,8 +165,37 @@ typedef struct {
   int trans_a, trans_b;
 } cpk_gemm;
 
+/* Bytes of device scratch cpk_matmul(v, dt, ..., g, ws, ws_bytes, ...) can
+ * use to run at full speed. 0 for every variant but CPK_V_HOPPER with
+ * CPK_F16 or CPK_BF16, and 0 there too when lda and ldb are both multiples
+ * of 8 elements (16-byte row strides: TMA reads the operands in place).
+ * Otherwise, for each operand whose ld is not a multiple of 8, room for a
+ * copy of it as stored (A: K x M when trans_a, else M x K; B: N x K when
+ * trans_b, else K x N) with the leading dimension rounded up to a multiple
+ * of 64 elements, each section rounded up to 256 bytes: A's section first,
+ * then B's. 0 for an invalid g (cpk_matmul rejects it); no section for an
+ * operand with an extent of 2^31 - 1 or more (HOPPER rejects such shapes
+ * anyway). Pure function of (v, dt, g): no device query, callable with no
+ * GPU present. */
+size_t cpk_matmul_workspace_bytes(cpk_variant v, cpk_dtype dt, cpk_gemm g);
+
+/* ws / ws_bytes: scratch, used by CPK_V_HOPPER only (every other variant
+ * ignores them). ws_bytes == 0 (ws may be NULL): no scratch; an operand that
+ * TMA cannot read in place (ld not a multiple of 8 elements, or base address
+ * not 16-byte aligned) is loaded by the kernel's slower manual loader.
+ * ws_bytes != 0: ws must be a 16-byte aligned device pointer (cudaMalloc's
+ * are) and ws_bytes >= cpk_matmul_workspace_bytes(v, dt, g), else
+ * cudaErrorInvalidValue (nothing is launched). Each operand whose ld TMA
+ * cannot take is then first copied into ws with a padded leading
+ * dimension, asynchronously on `stream`, and the matmul reads the copy; an
+ * operand whose ld is fine but whose base address is not 16-byte aligned is
+ * copied too when ws_bytes leaves room for it beyond the sized sections,
+ * else it takes the manual loader. a, b, c and g are never modified, and
+ * C's values are the same with or without the workspace (same products,
+ * same fp32 accumulation order). */
 cudaError_t cpk_matmul(cpk_variant v, cpk_dtype dt, const void *a,
-                       const void *b, void *c, cpk_gemm g, cudaStream_t stream);
+                       const void *b, void *c, cpk_gemm g, void *ws,
+                       size_t ws_bytes, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
  * ulps, not k*u.
  */
 #include "common.cuh"
+#include "rowfused.cuh"
 
 namespace {
 
@@ -362,7 +363,8 @@ cudaError_t run_bwd(cpk_variant v, const void *dy, const void *x, const void *w,
 }
 
 bool variant_ok(cpk_variant v) {
-  return v == CPK_V_WARP || v == CPK_V_BLOCK || v == CPK_V_SPLIT;
+  return v == CPK_V_WARP || v == CPK_V_BLOCK || v == CPK_V_SPLIT ||
+         v == CPK_V_FUSED;
 }
 
 } /* namespace */
@@ -374,6 +376,9 @@ extern "C" cudaError_t cpk_rmsnorm(cpk_variant v, cpk_dtype dt, const void *x,
   CPK__REQUIRE(x && w && y && shape_ok(shape) && dt_ok(dt) && variant_ok(v));
   const size_t need = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
+  if (v == CPK_V_FUSED)
+    return fused_run(CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr, nullptr, 0,
+                     eps, shape, ws, stream);
   switch (dt) {
   case CPK_F32:
     return run_fwd<float>(v, x, w, y, eps, shape, ws, stream);
@@ -394,6 +399,9 @@ extern "C" cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt,
                variant_ok(v));
   const size_t need = cpk_workspace_bytes(CPK_OP_RMSNORM_BWD, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && ws != nullptr);
+  if (v == CPK_V_FUSED)
+    return fused_run(CPK_OP_RMSNORM_BWD, dt, dy, x, w, dx, dw, nullptr, 0, eps,
+                     shape, ws, stream);
   switch (dt) {
   case CPK_F32:
     return run_bwd<float>(v, dy, x, w, dx, dw, eps, shape, ws, stream);

@@ -7,6 +7,7 @@
  * row's partials in chunk order. All orders are fixed per shape.
  */
 #include "common.cuh"
+#include "rowfused.cuh"
 
 namespace {
 
@@ -111,9 +112,13 @@ extern "C" cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x,
                                    void *y, cpk_rows shape, void *ws,
                                    size_t ws_bytes, cudaStream_t stream) {
   CPK__REQUIRE(x && y && shape_ok(shape) && dt_ok(dt));
-  CPK__REQUIRE(v == CPK_V_WARP || v == CPK_V_BLOCK || v == CPK_V_SPLIT);
+  CPK__REQUIRE(v == CPK_V_WARP || v == CPK_V_BLOCK || v == CPK_V_SPLIT ||
+               v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
+  if (v == CPK_V_FUSED)
+    return fused_run(CPK_OP_ROW_SUM, dt, x, nullptr, nullptr, y, nullptr,
+                     nullptr, 0, 0.f, shape, ws, stream);
   switch (dt) {
   case CPK_F32:
     return run<float>(v, x, y, shape, ws, stream);

@@ -19,6 +19,7 @@
  * in log-depth trees.
  */
 #include "common.cuh"
+#include "rowfused.cuh"
 
 namespace {
 
@@ -416,9 +417,12 @@ extern "C" cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x,
   CPK__REQUIRE(x && y && shape_ok(shape) && dt_ok(dt));
   CPK__REQUIRE(mask == nullptr || mask_stride >= shape.cols);
   CPK__REQUIRE(v == CPK_V_SERIAL || v == CPK_V_WARP || v == CPK_V_BLOCK ||
-               v == CPK_V_ONLINE || v == CPK_V_SPLIT);
+               v == CPK_V_ONLINE || v == CPK_V_SPLIT || v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
+  if (v == CPK_V_FUSED)
+    return fused_run(CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, nullptr, mask,
+                     mask_stride, 0.f, shape, ws, stream);
   const args a{x, y, mask, mask_stride, shape, ws};
   switch (dt) {
   case CPK_F32:

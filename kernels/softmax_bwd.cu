@@ -7,6 +7,7 @@
  * (csum in common.cuh) so wide rows keep fp32-ulp accuracy.
  */
 #include "common.cuh"
+#include "rowfused.cuh"
 
 namespace {
 
@@ -145,9 +146,13 @@ extern "C" cudaError_t cpk_softmax_bwd(cpk_variant v, cpk_dtype dt,
                                        cpk_rows shape, void *ws,
                                        size_t ws_bytes, cudaStream_t stream) {
   CPK__REQUIRE(dy && y && dx && shape_ok(shape) && dt_ok(dt));
-  CPK__REQUIRE(v == CPK_V_WARP || v == CPK_V_BLOCK || v == CPK_V_SPLIT);
+  CPK__REQUIRE(v == CPK_V_WARP || v == CPK_V_BLOCK || v == CPK_V_SPLIT ||
+               v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
+  if (v == CPK_V_FUSED)
+    return fused_run(CPK_OP_SOFTMAX_BWD, dt, dy, y, nullptr, dx, nullptr,
+                     nullptr, 0, 0.f, shape, ws, stream);
   switch (dt) {
   case CPK_F32:
     return run<float>(v, dy, y, dx, shape, ws, stream);

@@ -1,4 +1,7 @@
-/* workspace.cu: cpk_workspace_bytes, the one place that sizes scratch.
+/* workspace.cu: cpk_workspace_bytes, the one place that sizes the row ops'
+ * scratch. (Matmul's optional scratch depends on the whole cpk_gemm: it is
+ * sized by cpk_matmul_workspace_bytes in matmul.cu, from the plan in
+ * mm_sm90.cuh; here CPK_OP_MATMUL gives 0.)
  *
  * Layouts (each section rounded up to 256 bytes, in this order):
  *  - row_sum, softmax_bwd, rmsnorm SPLIT: fp32 partial[rows][chunks].
@@ -6,10 +9,12 @@
  *  - rmsnorm_bwd (every variant): fp32 rstd[rows], fp32 dw partial
  *    [groups][cols]; SPLIT adds float2 (sum x^2, sum dy*w*x)
  *    partial[rows][chunks].
+ *  - FUSED: rmsnorm_bwd only: fp32 dw partial [groups][cols] (rowfused.cu).
  * The plans come from common.cuh and depend only on the shape, so the size
  * returned here is exactly what the launchers use.
  */
 #include "common.cuh"
+#include "rowfused.cuh"
 
 using namespace cpk__;
 
@@ -18,6 +23,8 @@ extern "C" size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
   (void)dt;
   if (!shape_ok(shape))
     return 0;
+  if (v == CPK_V_FUSED)
+    return fused_ws_bytes(op, dt, shape);
   const split_plan sp = plan_split(shape.rows, shape.cols);
   const size_t cells = (size_t)shape.rows * (size_t)sp.chunks;
   switch (op) {

@@ -255,6 +255,10 @@ const char *vname(cpk_variant v) {
     return "tiled";
   case CPK_V_TENSORCORE:
     return "tensorcore";
+  case CPK_V_FUSED:
+    return "fused";
+  case CPK_V_HOPPER:
+    return "hopper";
   }
   return "?";
 }
@@ -285,6 +289,13 @@ bool run2(Tally &t, const char *shape, const Buf &out, F launch,
 }
 
 } /* namespace */
+
+/* FUSED runs only where the row fits on chip and the device has clusters:
+ * elsewhere the launcher refuses it by contract, nothing to test. */
+bool skip_fused(cpk_op op, cpk_variant v, cpk_dtype dt, cpk_rows s) {
+  return v == CPK_V_FUSED && (!cpk_fused_fits(op, dt, s.cols) ||
+                              cpk_variant_available(op, v, dt) != 1);
+}
 
 #include "selftest_ops.cuh"
 #include "selftest_extreme.cuh"

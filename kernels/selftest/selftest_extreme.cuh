@@ -113,7 +113,9 @@ void ext_row_sum(const RowShape &s, cpk_dtype dt, const char *sh) {
     }
   const cpk_rows shape = {s.rows, s.cols, s.stride};
   const Tol tol = {rtol_of(dt, 1.3e-6), 1e-5, kGamma};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+    if (skip_fused(CPK_OP_ROW_SUM, v, dt, shape))
+      continue;
     const size_t wb = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
     void *ws = dev_ws(wb);
     Tally &t = tally("extreme_row_sum", v, dt);
@@ -156,7 +158,10 @@ void ext_softmax(const RowShape &s, cpk_dtype dt, const char *sh) {
   upload(x, h);
   const double sm_atol[3] = {1e-9, 1e-7, 1e-9};
   const Tol tsm = {rtol_of(dt, 1e-5), sm_atol[dt_index(dt)], 0.0};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE, CPK_V_SPLIT}) {
+  for (cpk_variant v :
+       {CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE, CPK_V_SPLIT, CPK_V_FUSED}) {
+    if (skip_fused(CPK_OP_SOFTMAX, v, dt, shape))
+      continue;
     const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
     void *ws = dev_ws(wb);
     Tally &t = tally("extreme_softmax", v, dt);
@@ -193,7 +198,9 @@ void ext_softmax(const RowShape &s, cpk_dtype dt, const char *sh) {
     }
   }
   const Tol tbw = {rtol_of(dt, 1.3e-6), sm_atol[dt_index(dt)], kGamma};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+    if (skip_fused(CPK_OP_SOFTMAX_BWD, v, dt, shape))
+      continue;
     const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, v, dt, shape);
     void *ws = dev_ws(wb);
     Tally &t = tally("extreme_softmax_bwd", v, dt);
@@ -254,7 +261,9 @@ void ext_rmsnorm(const RowShape &s, cpk_dtype dt, const char *sh) {
   const cpk_rows shape = {s.rows, s.cols, s.stride};
   const Tol tf = {rtol_of(dt, 1e-5), 1e-5, 0.0};
   const Tol tb = {rtol_of(dt, 1e-5), 1e-5, kGamma};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+    if (skip_fused(CPK_OP_RMSNORM, v, dt, shape))
+      continue;
     size_t wb = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
     void *ws = dev_ws(wb);
     Tally &t = tally("extreme_rmsnorm", v, dt);
@@ -270,6 +279,8 @@ void ext_rmsnorm(const RowShape &s, cpk_dtype dt, const char *sh) {
                 r2, sh);
     if (ws)
       CK(cudaFree(ws));
+    if (skip_fused(CPK_OP_RMSNORM_BWD, v, dt, shape))
+      continue; /* the forward fits on chip, the backward (two rows) not */
     wb = cpk_workspace_bytes(CPK_OP_RMSNORM_BWD, v, dt, shape);
     ws = dev_ws(wb);
     Tally &tb2 = tally("extreme_rmsnorm_bwd", v, dt);

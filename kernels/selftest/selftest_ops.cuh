@@ -60,17 +60,34 @@ void test_args() {
       cpk_rmsnorm_bwd(CPK_V_WARP, CPK_F32, p, p, p, p, p, 1e-5f, ok, 0, 0, 0));
   cpk_gemm g = {4, 4, 4, 4, 4, 4, 0, 0};
   expect_inval(t, "matmul tiled f16",
-               cpk_matmul(CPK_V_TILED, CPK_F16, p, p, p, g, 0));
-  expect_inval(t, "matmul tensorcore f32",
-               cpk_matmul(CPK_V_TENSORCORE, CPK_F32, p, p, p, g, 0));
+               cpk_matmul(CPK_V_TILED, CPK_F16, p, p, p, g, nullptr, 0, 0));
+  expect_inval(
+      t, "matmul tensorcore f32",
+      cpk_matmul(CPK_V_TENSORCORE, CPK_F32, p, p, p, g, nullptr, 0, 0));
   expect_inval(t, "matmul split",
-               cpk_matmul(CPK_V_SPLIT, CPK_F32, p, p, p, g, 0));
+               cpk_matmul(CPK_V_SPLIT, CPK_F32, p, p, p, g, nullptr, 0, 0));
   g.lda = 3;
   expect_inval(t, "matmul lda<k",
-               cpk_matmul(CPK_V_NAIVE, CPK_F32, p, p, p, g, 0));
+               cpk_matmul(CPK_V_NAIVE, CPK_F32, p, p, p, g, nullptr, 0, 0));
   const cpk_gemm gb = {4, 5, 6, 6, 5, 5, 0, 1}; /* trans_b: ldb >= k */
   expect_inval(t, "matmul ldb<k (trans_b)",
-               cpk_matmul(CPK_V_NAIVE, CPK_F32, p, p, p, gb, 0));
+               cpk_matmul(CPK_V_NAIVE, CPK_F32, p, p, p, gb, nullptr, 0, 0));
+  {
+    /* HOPPER's workspace: short, NULL or misaligned -> invalid (checked
+     * before the device is asked whether it runs HOPPER at all). */
+    const cpk_gemm go = {4, 5, 7, 7, 5, 5, 0, 0}; /* odd lds: repack */
+    const size_t mw = cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, go);
+    if (mw == 0)
+      fail(t, "matmul_workspace_bytes: 0 for odd lds");
+    expect_inval(t, "matmul hopper ws short",
+                 cpk_matmul(CPK_V_HOPPER, CPK_F16, p, p, p, go, p, mw - 1, 0));
+    expect_inval(
+        t, "matmul hopper ws null",
+        cpk_matmul(CPK_V_HOPPER, CPK_F16, p, p, p, go, nullptr, mw, 0));
+    expect_inval(
+        t, "matmul hopper ws misaligned",
+        cpk_matmul(CPK_V_HOPPER, CPK_F16, p, p, p, go, (char *)p + 2, mw, 0));
+  }
   expect_inval(t, "copy n 0", cpk_copy(CPK_F32, p, p, 0, 0));
   expect_inval(t, "add null b", cpk_add(CPK_F32, p, nullptr, p, 4, 0));
   release(b);
@@ -187,7 +204,9 @@ void test_row_sum(const RowShape &s) {
         scale[r] += std::fabs(x.h[r * s.stride + c]);
       }
     const cpk_rows shape = {s.rows, s.cols, s.stride};
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+      if (skip_fused(CPK_OP_ROW_SUM, v, dt, shape))
+        continue;
       const size_t wb = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
       void *ws = dev_ws(wb);
       Tally &t = tally("row_sum", v, dt);
@@ -289,10 +308,12 @@ void test_softmax(const RowShape &s) {
           ref[r * s.cols + c] = o;
         }
       }
-      for (cpk_variant v :
-           {CPK_V_SERIAL, CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE, CPK_V_SPLIT}) {
+      for (cpk_variant v : {CPK_V_SERIAL, CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE,
+                            CPK_V_SPLIT, CPK_V_FUSED}) {
         if (v == CPK_V_SERIAL && s.cols > 131072)
           continue; /* one thread walking 10^6 columns: seconds per run */
+        if (skip_fused(CPK_OP_SOFTMAX, v, dt, shape))
+          continue;
         const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
         void *ws = dev_ws(wb);
         Tally &t = tally("softmax", v, dt);
@@ -338,7 +359,9 @@ void test_softmax_bwd(const RowShape &s) {
         scale[r * s.cols + c] = std::fabs(y.h[i]) * (std::fabs(dy.h[i]) + adot);
       }
     }
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+      if (skip_fused(CPK_OP_SOFTMAX_BWD, v, dt, shape))
+        continue;
       const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, v, dt, shape);
       void *ws = dev_ws(wb);
       Tally &t = tally("softmax_bwd", v, dt);
@@ -383,7 +406,9 @@ void test_rmsnorm(const RowShape &s) {
         scale[r * s.cols + c] = std::fabs(ref[r * s.cols + c]);
       }
     }
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+      if (skip_fused(CPK_OP_RMSNORM, v, dt, shape))
+        continue;
       const size_t wb = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
       void *ws = dev_ws(wb);
       Tally &t = tally("rmsnorm", v, dt);
@@ -436,7 +461,9 @@ void test_rmsnorm_bwd(const RowShape &s) {
         dws[c] += std::fabs((double)gr[c] * xr[c] * rstd);
       }
     }
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT}) {
+    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
+      if (skip_fused(CPK_OP_RMSNORM_BWD, v, dt, shape))
+        continue;
       const size_t wb = cpk_workspace_bytes(CPK_OP_RMSNORM_BWD, v, dt, shape);
       void *ws = dev_ws(wb);
       Tally &t = tally("rmsnorm_bwd", v, dt);
@@ -462,6 +489,12 @@ void test_rmsnorm_bwd(const RowShape &s) {
   }
 }
 
+/* Mode 0: every variant, odd leading dimensions (HOPPER repacks both
+ * operands into its workspace, or, without one, loads them by hand). Mode 1:
+ * HOPPER only, leading dimensions that are multiples of 8 but A and B one
+ * element off a 16-byte boundary: no sized workspace (0 bytes), but given
+ * room for both copies HOPPER repacks them for their base address. Either
+ * way the results with and without the workspace must agree bit for bit. */
 void test_matmul() {
   struct MS {
     int64_t m, n, k;
@@ -470,58 +503,110 @@ void test_matmul() {
                        {65, 63, 129}, {128, 96, 40},  {3, 200, 257},
                        {100, 1, 300}, {257, 255, 513}};
   char sh[96];
-  for (const MS &ms : shapes) {
-    for (int ta = 0; ta < 2; ++ta) {
-      for (int tb = 0; tb < 2; ++tb) {
-        cpk_gemm g;
-        g.m = ms.m;
-        g.n = ms.n;
-        g.k = ms.k;
-        g.trans_a = ta;
-        g.trans_b = tb;
-        g.lda = (ta ? ms.m : ms.k) + 3;
-        g.ldb = (tb ? ms.k : ms.n) + 1;
-        g.ldc = ms.n + 2;
-        const int64_t arows = ta ? ms.k : ms.m, brows = tb ? ms.n : ms.k;
-        std::snprintf(sh, sizeof sh, "[%lldx%lldx%lld t%d%d]", (long long)ms.m,
-                      (long long)ms.n, (long long)ms.k, ta, tb);
-        for (cpk_dtype dt : kDts) {
-          std::vector<float> a = rand_vec(dt, (size_t)(arows * g.lda), -1, 1);
-          std::vector<float> b = rand_vec(dt, (size_t)(brows * g.ldb), -1, 1);
-          Buf ba = alloc(dt, a.size(), 0), bb = alloc(dt, b.size(), 0),
-              bc = alloc(dt, (size_t)(ms.m * g.ldc), 0);
-          upload(ba, a);
-          upload(bb, b);
-          std::vector<double> ref((size_t)(ms.m * ms.n)), scale(ref.size());
-          for (int64_t i = 0; i < ms.m; ++i)
-            for (int64_t j = 0; j < ms.n; ++j) {
-              double acc = 0, aacc = 0;
-              for (int64_t k = 0; k < ms.k; ++k) {
-                const double p = (double)a[ta ? k * g.lda + i : i * g.lda + k] *
-                                 b[tb ? j * g.ldb + k : k * g.ldb + j];
-                acc += p;
-                aacc += std::fabs(p);
+  for (int mode = 0; mode < 2; ++mode) {
+    for (const MS &ms : shapes) {
+      for (int ta = 0; ta < 2; ++ta) {
+        for (int tb = 0; tb < 2; ++tb) {
+          cpk_gemm g;
+          g.m = ms.m;
+          g.n = ms.n;
+          g.k = ms.k;
+          g.trans_a = ta;
+          g.trans_b = tb;
+          const int64_t ac = ta ? ms.m : ms.k, bc = tb ? ms.k : ms.n;
+          g.lda = mode ? (ac + 7) / 8 * 8 : ac + 3;
+          g.ldb = mode ? (bc + 7) / 8 * 8 : bc + 1;
+          g.ldc = ms.n + 2;
+          const size_t off = (size_t)mode;
+          const int64_t arows = ta ? ms.k : ms.m, brows = tb ? ms.n : ms.k;
+          std::snprintf(sh, sizeof sh, "[%lldx%lldx%lld t%d%d%s]",
+                        (long long)ms.m, (long long)ms.n, (long long)ms.k, ta,
+                        tb, mode ? " base+2B" : "");
+          for (cpk_dtype dt : kDts) {
+            if (mode && dt == CPK_F32)
+              continue;
+            std::vector<float> a = rand_vec(dt, (size_t)(arows * g.lda), -1, 1);
+            std::vector<float> b = rand_vec(dt, (size_t)(brows * g.ldb), -1, 1);
+            Buf ba = alloc(dt, a.size(), off), bb = alloc(dt, b.size(), off),
+                bc_ = alloc(dt, (size_t)(ms.m * g.ldc), 0);
+            upload(ba, a);
+            upload(bb, b);
+            std::vector<double> ref((size_t)(ms.m * ms.n)), scale(ref.size());
+            for (int64_t i = 0; i < ms.m; ++i)
+              for (int64_t j = 0; j < ms.n; ++j) {
+                double acc = 0, aacc = 0;
+                for (int64_t k = 0; k < ms.k; ++k) {
+                  const double p =
+                      (double)a[ta ? k * g.lda + i : i * g.lda + k] *
+                      b[tb ? j * g.ldb + k : k * g.ldb + j];
+                  acc += p;
+                  aacc += std::fabs(p);
+                }
+                ref[i * ms.n + j] = acc;
+                scale[i * ms.n + j] = aacc;
               }
-              ref[i * ms.n + j] = acc;
-              scale[i * ms.n + j] = aacc;
+            const cpk_variant fast =
+                dt == CPK_F32 ? CPK_V_TILED : CPK_V_TENSORCORE;
+            for (cpk_variant v : {CPK_V_NAIVE, fast, CPK_V_HOPPER}) {
+              if (mode && v != CPK_V_HOPPER)
+                continue;
+              if (v == CPK_V_HOPPER &&
+                  (dt == CPK_F32 ||
+                   cpk_variant_available(CPK_OP_MATMUL, v, dt) != 1))
+                continue;
+              size_t wb = cpk_matmul_workspace_bytes(v, dt, g);
+              if (v == CPK_V_HOPPER) {
+                const bool odd = g.lda % 8 != 0 || g.ldb % 8 != 0;
+                if (odd != (wb != 0))
+                  fail(tally("matmul", v, dt),
+                       "%s workspace_bytes %zu for lda %lld ldb %lld", sh, wb,
+                       (long long)g.lda, (long long)g.ldb);
+                if (mode) /* room for both copies (cpk.h: padded ld 64) */
+                  wb = (size_t)(arows * ((ac + 63) / 64 * 64) * 2 + 255) / 256 *
+                           256 +
+                       (size_t)(brows * ((bc + 63) / 64 * 64) * 2 + 255) / 256 *
+                           256;
+              }
+              void *ws = dev_ws(wb);
+              Tally &t = mode ? g_tally["matmul/hopper_base_repack/" +
+                                        std::string(dt_name(dt))]
+                              : tally("matmul", v, dt);
+              std::vector<char> r1, r2;
+              const bool ok = run2(
+                  t, sh, bc_,
+                  [&] {
+                    return cpk_matmul(v, dt, ba.p(), bb.p(), bc_.p(), g, ws, wb,
+                                      0);
+                  },
+                  r1, r2);
+              if (ok)
+                check_out(t, "C", {&bc_, ms.m, ms.n, g.ldc, &ref, &scale}, r1,
+                          r2, sh);
+              if (v == CPK_V_HOPPER) {
+                /* The manual loader (no workspace) must give the same bits. */
+                std::vector<char> m1, m2;
+                Tally &tm =
+                    g_tally["matmul/hopper_no_ws/" + std::string(dt_name(dt))];
+                if (run2(
+                        tm, sh, bc_,
+                        [&] {
+                          return cpk_matmul(v, dt, ba.p(), bb.p(), bc_.p(), g,
+                                            nullptr, 0, 0);
+                        },
+                        m1, m2)) {
+                  check_out(tm, "C", {&bc_, ms.m, ms.n, g.ldc, &ref, &scale},
+                            m1, m2, sh);
+                  if (ok && m1 != r1)
+                    fail(tm, "%s C differs with and without the workspace", sh);
+                }
+              }
+              if (ws)
+                CK(cudaFree(ws));
             }
-          const cpk_variant fast =
-              dt == CPK_F32 ? CPK_V_TILED : CPK_V_TENSORCORE;
-          for (cpk_variant v : {CPK_V_NAIVE, fast}) {
-            Tally &t = tally("matmul", v, dt);
-            std::vector<char> r1, r2;
-            if (run2(
-                    t, sh, bc,
-                    [&] {
-                      return cpk_matmul(v, dt, ba.p(), bb.p(), bc.p(), g, 0);
-                    },
-                    r1, r2))
-              check_out(t, "C", {&bc, ms.m, ms.n, g.ldc, &ref, &scale}, r1, r2,
-                        sh);
+            release(ba);
+            release(bb);
+            release(bc_);
           }
-          release(ba);
-          release(bb);
-          release(bc);
         }
       }
     }

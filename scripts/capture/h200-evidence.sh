@@ -7,10 +7,11 @@
 #      cuobjdump --dump-resource-usage of cuda_portfolio (a test fixture);
 #   2. ./repro --prebuilt all (every stage, archived and bundled), with
 #      KERNEL_REQUIRE_GPU=1 and --select SELECT for the time/profile stages;
-#   3. three back-to-back timed runs of one case set (softmax bf16);
+#   3. the full benchmark set, cuda_portfolio --bench --json bench-all.json;
 #   4. the GPU ctest entries with KERNEL_REQUIRE_GPU=1 (--test-only itself
 #      already ran in the test stage of step 2);
-#   5. PyTorch's figures side by side (.carry/torch_baseline.py), if present.
+#   5. two back-to-back timed runs of one case set (softmax bf16);
+#   6. PyTorch's figures side by side (.carry/torch_baseline.py), if present.
 # Each later step gets only the time that is left. Everything lands in
 # OUTDIR; COMMANDS.txt records every command, its exit code and duration.
 set -u
@@ -18,29 +19,20 @@ out=${1:?usage: h200-evidence.sh OUTDIR [SECONDS] [SELECT]}
 budget=${2:-560}
 select=${3:---dtype bf16}
 mkdir -p "$out"
-t0=$(date +%s)
-left() { echo $((budget - ($(date +%s) - t0))); }
-log="$out/COMMANDS.txt"
-: >"$log"
-run() { # run NAME TIMEOUT CMD...: stdout+stderr -> OUTDIR/NAME
-  local name=$1 lim=$2; shift 2
-  local s=$(date +%s)
-  if [ "$lim" -le 5 ]; then
-    printf '%s\tnot run: no time left\t%s\n' "$name" "$*" >>"$log"; return
-  fi
-  timeout -s INT -k 10 "$lim" "$@" >"$out/$name" 2>&1
-  printf '%s\trc=%d\t%ds\t%s\n' "$name" "$?" "$(($(date +%s) - s))" "$*" >>"$log"
-}
+. "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 run nvidia-smi-q-before.txt 20 nvidia-smi -q
 run gpu-before.csv 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw,power.limit,persistence_mode,clocks_event_reasons.active --format=csv
 run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
 run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
-run repro-all.txt $(($(left) - 200)) ./repro --prebuilt all --out "$out/runs" --keep-going --select "$select"
-for i in 1 2 3; do
-  run b2b-$i.txt $(( $(left) > 150 ? 45 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"
+run repro-all.txt $(($(left) - 230)) ./repro --prebuilt all --out "$out/runs" --keep-going --select "$select"
+# The full benchmark set, uninstrumented (the repro run above timed only
+# SELECT): the clean JSON of the final run.
+run bench-all.txt $(($(left) - 60)) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
+run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
+for i in 1 2; do
+  run b2b-$i.txt $(( $(left) > 70 ? 30 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"
 done
-run ctest-gpu.txt $(($(left) - 60)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
 if [ -f .carry/torch_baseline.py ]; then
   run torch_baseline.txt $(($(left) - 15)) env PYTHONUNBUFFERED=1 python3 .carry/torch_baseline.py
 fi

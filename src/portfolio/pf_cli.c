@@ -239,6 +239,11 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     if (!pf_op_supports(op, o->variant, (cpk_dtype)o->dtype))
       FAIL("%s has no variant %s in %s (see --list)", op->name,
            pf_variant_name(o->variant), pf_dtype_name((cpk_dtype)o->dtype));
+    if (o->variant == CPK_V_FUSED && o->have_shape &&
+        !cpk_fused_fits(op->kop, (cpk_dtype)o->dtype, o->dims[1]))
+      FAIL("%s --variant fused cannot hold a row of %lld %s elements on "
+           "chip; use --variant auto (or split/block)",
+           op->name, (long long)o->dims[1], pf_dtype_name((cpk_dtype)o->dtype));
   }
   if (o->mode == PF_MODE_NEGATIVE && (o->op >= 0 || o->json_path))
     FAIL("--negative-control runs alone: drop --op and --json");

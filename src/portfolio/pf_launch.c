@@ -36,7 +36,8 @@ cudaError_t pf_launch(const pf_case *c, int set, cudaStream_t stream) {
     return cpk_rmsnorm_bwd(c->variant, c->dt, d0, d1, d2, d3, d4, c->eps, shape,
                            ws, c->ws_bytes, stream);
   case CPK_OP_MATMUL:
-    return cpk_matmul(c->variant, c->dt, d0, d1, d2, c->g, stream);
+    return cpk_matmul(c->variant, c->dt, d0, d1, d2, c->g, ws, c->ws_bytes,
+                      stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -33,7 +33,7 @@ static void list_text(void) {
   const pf_op *ops = pf_ops(&n);
   for (i = 0; i < n; i++) {
     printf("%-18s variants: auto", ops[i].name);
-    for (v = 0; v <= CPK_V_TENSORCORE; v++)
+    for (v = 0; v <= CPK_V_LAST; v++)
       if (ops[i].variants & (1u << v))
         printf(",%s", pf_variant_name(v));
     printf("  dtypes:");
@@ -53,7 +53,7 @@ static int list_json(void) {
   for (i = 0; i < n; i++) {
     json_t *o = json_object(), *vs = json_array(), *ds = json_array();
     json_array_append_new(vs, json_string("auto"));
-    for (v = 0; v <= CPK_V_TENSORCORE; v++)
+    for (v = 0; v <= CPK_V_LAST; v++)
       if (ops[i].variants & (1u << v))
         json_array_append_new(vs, json_string(pf_variant_name(v)));
     for (d = 0; d < 3; d++)
@@ -190,6 +190,8 @@ int main(int argc, char **argv, char **envp) {
   rc = open_device(o.gpu, &r.sm_count);
   if (rc != PF_EXIT_OK)
     return rc;
+  r.fused_ok = cpk_variant_available(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32) > 0;
+  r.hopper_ok = cpk_variant_available(CPK_OP_MATMUL, CPK_V_HOPPER, CPK_F16) > 0;
   if (o.mode == PF_MODE_NEGATIVE) {
     int e = pf_run_negative_control(&r, PF_NEGATIVE_N);
     return e ? exit_for(e) : PF_EXIT_OK;

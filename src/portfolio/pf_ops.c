@@ -11,11 +11,11 @@
 
 #define V(x) (1u << (x))
 #define ALL_DT (V(CPK_F32) | V(CPK_F16) | V(CPK_BF16))
-#define ROW_V (V(CPK_V_WARP) | V(CPK_V_BLOCK) | V(CPK_V_SPLIT))
+#define ROW_V (V(CPK_V_WARP) | V(CPK_V_BLOCK) | V(CPK_V_SPLIT) | V(CPK_V_FUSED))
 
-static const char *const variant_names[] = {"vector", "serial", "warp",
-                                            "block",  "online", "split",
-                                            "naive",  "tiled",  "tensorcore"};
+static const char *const variant_names[] = {
+    "vector", "serial", "warp",       "block", "online", "split",
+    "naive",  "tiled",  "tensorcore", "fused", "hopper"};
 
 /* ---- layouts ---- */
 
@@ -178,8 +178,9 @@ static const pf_op op_table[] = {
      layout_rmsnorm_bwd, pf_fill_rmsnorm, ref_rmsnorm_bwd, bytes_all,
      flops_none},
     {"matmul", CPK_OP_MATMUL, PF_KIND_MATMUL,
-     V(CPK_V_NAIVE) | V(CPK_V_TILED) | V(CPK_V_TENSORCORE), ALL_DT,
-     layout_matmul, pf_fill_matmul, ref_matmul, bytes_all, flops_matmul},
+     V(CPK_V_NAIVE) | V(CPK_V_TILED) | V(CPK_V_TENSORCORE) | V(CPK_V_HOPPER),
+     ALL_DT, layout_matmul, pf_fill_matmul, ref_matmul, bytes_all,
+     flops_matmul},
 };
 
 static const pf_op negative_control = {
@@ -240,7 +241,8 @@ int pf_op_supports(const pf_op *op, int v, cpk_dtype dt) {
    * only the 2-byte types. */
   if (op->kop == CPK_OP_MATMUL && v == CPK_V_TILED && dt != CPK_F32)
     return 0;
-  if (op->kop == CPK_OP_MATMUL && v == CPK_V_TENSORCORE && dt == CPK_F32)
+  if (op->kop == CPK_OP_MATMUL &&
+      (v == CPK_V_TENSORCORE || v == CPK_V_HOPPER) && dt == CPK_F32)
     return 0;
   return 1;
 }

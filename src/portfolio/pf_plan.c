@@ -1,21 +1,31 @@
 /* pf_plan.c: see pf_plan.h. The thresholds follow from the kernels' shapes:
  * a warp covers 32 lanes x a few 16-byte loads, so short rows waste a block;
  * a block per row needs about one row per SM to fill the GPU, and below that
- * only a split across blocks uses the whole memory system. */
+ * only a split across blocks uses the whole memory system. Where the device
+ * has thread-block clusters and the row fits on chip, the one-pass FUSED
+ * variant moves the fewest bytes and comes first (docs/PERFORMANCE.md). */
 #include "pf_plan.h"
 
 cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
-                           int sm_count) {
+                           const pf_plan_dev *dev) {
+  int sm_count = dev->sm_count;
   switch (op) {
   case CPK_OP_COPY:
   case CPK_OP_ADD:
   case CPK_OP_COPY_UNMASKED:
     return CPK_V_VECTOR;
   case CPK_OP_MATMUL:
-    return dt == CPK_F32 ? CPK_V_TILED : CPK_V_TENSORCORE;
+    if (dt == CPK_F32)
+      return CPK_V_TILED;
+    return dev->hopper ? CPK_V_HOPPER : CPK_V_TENSORCORE;
   default:
     break;
   }
+  if (dev->fused &&
+      cols <= (op == CPK_OP_RMSNORM_BWD ? PF_PLAN_FUSED_MAX_COLS_RMSBWD
+                                        : PF_PLAN_FUSED_MAX_COLS) &&
+      cpk_fused_fits(op, dt, cols))
+    return CPK_V_FUSED;
   if (sm_count < 1)
     sm_count = 1;
   if (cols <= PF_PLAN_WARP_MAX_COLS)

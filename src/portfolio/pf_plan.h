@@ -11,6 +11,14 @@
 
 #include "cpk.h"
 
+/* FUSED is the pick up to this row width. Past it a row spans a 16-block
+ * cluster with one block per SM, and on the H200 the two-kernel SPLIT was as
+ * fast or faster on 2^20-wide rows (docs/PERFORMANCE.md, 2026-11-29 runs). */
+#define PF_PLAN_FUSED_MAX_COLS 262144
+/* rmsnorm_backward: its FUSED dw partials (one fp32 row per row group) cost
+ * more than they save past this width: 256 x 262144 bf16 ran at 0.20 of the
+ * copy ceiling FUSED against 0.36 BLOCK. */
+#define PF_PLAN_FUSED_MAX_COLS_RMSBWD 65536
 /* Rows no longer than this go one warp per row. */
 #define PF_PLAN_WARP_MAX_COLS 1024
 /* Rows at least this wide may be split across blocks... */
@@ -18,9 +26,18 @@
 /* ...when there are fewer rows than this many per SM (the GPU would idle). */
 #define PF_PLAN_SPLIT_ROWS_PER_SM 1
 
+/* What the device offers the chooser (queried by the caller). */
+typedef struct {
+  int sm_count; /* >= 1 */
+  int fused;    /* 1: CPK_V_FUSED can run here (cpk_variant_available) */
+  int hopper;   /* 1: CPK_V_HOPPER can run here */
+} pf_plan_dev;
+
 /* The variant `auto` runs for (op, dt) on rows x cols (matmul: cols and rows
- * are ignored). sm_count >= 1. Never fails: every op has a default. */
+ * are ignored). Never fails: every op has a default. Row ops take FUSED
+ * wherever the device has it and the row fits on chip (cpk_fused_fits); fp16
+ * and bf16 matmul take HOPPER where the device has it. */
 cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
-                           int sm_count);
+                           const pf_plan_dev *dev);
 
 #endif

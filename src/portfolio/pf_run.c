@@ -437,11 +437,15 @@ static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
                                                     : &pf_ops(&n)[s->op];
   cpk_variant v;
   cpk_rows shape;
+  pf_plan_dev dev;
   c->spec = *s;
+  dev.sm_count = r->sm_count;
+  dev.fused = r->fused_ok;
+  dev.hopper = r->hopper_ok;
   v = s->variant == PF_VARIANT_AUTO
           ? pf_plan_choose(op->kop, s->dt,
                            op->kind == PF_KIND_ROWS ? s->dims[0] : 1,
-                           s->dims[1], r->sm_count)
+                           s->dims[1], &dev)
           : (cpk_variant)s->variant;
   if ((err = pf_case_setup(c, op, v)) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: %s: cannot set up the case: %s\n",
@@ -453,7 +457,10 @@ static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
   shape.rows = c->rows;
   shape.cols = c->cols;
   shape.stride = c->stride;
-  c->ws_bytes = cpk_workspace_bytes(c->kop, v, c->dt, shape);
+  /* Matmul's scratch depends on the whole cpk_gemm (cpk.h). */
+  c->ws_bytes = c->kop == CPK_OP_MATMUL
+                    ? cpk_matmul_workspace_bytes(v, c->dt, c->g)
+                    : cpk_workspace_bytes(c->kop, v, c->dt, shape);
   c->nsets = r->nsets < 1 ? 1 : r->nsets > PF_MAX_SETS ? PF_MAX_SETS : r->nsets;
   c->seed = pf_case_seed(r->seed, s);
   return CM_OK;
@@ -490,6 +497,18 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
   mem.arena = NULL;
   if ((err = setup(r, &c, s)) != CM_OK)
     goto out;
+  if ((c.variant == CPK_V_FUSED && !r->fused_ok) ||
+      (c.variant == CPK_V_HOPPER && !r->hopper_ok)) {
+    /* Said, counted, never silent: the device lacks what the variant needs
+     * (cpk.h, cpk_variant_available). */
+    fprintf(r->out, "SKIP op=%s variant=%s dtype=%s reason=%s\n", c.op->name,
+            pf_variant_name((int)c.variant), pf_dtype_name(c.dt),
+            c.variant == CPK_V_FUSED
+                ? "needs-thread-block-clusters(compute-capability>=9.0)"
+                : "needs-sm_90a(compute-capability-9.0-and-a-build-with-90)");
+    r->skipped++;
+    goto out;
+  }
   if ((err = check_fits(&c)) != CM_OK)
     goto out;
   pf_rng_seed(&rng, c.seed);

@@ -23,6 +23,8 @@ typedef struct {
   pf_alloc_mode alloc;
   uint64_t seed;        /* run seed; each case derives its own from it */
   int sm_count;         /* for the plan chooser */
+  int fused_ok;         /* cpk_variant_available(FUSED) on this device */
+  int hopper_ok;        /* cpk_variant_available(HOPPER) on this device */
   int nsets;            /* buffer sets per case (>= 1; > 1 when timing) */
   const char *dump_dir; /* NULL: no dumps */
   FILE *out;            /* result lines (stdout) */

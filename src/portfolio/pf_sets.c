@@ -15,10 +15,10 @@ typedef struct {
 } row_shape;
 
 static const row_shape test_rows[] = {
-    {1, 1, 0, 0, 0},       {7, 33, 0, 0, 0},       {128, 2, 0, 0, 0},
-    {64, 1000, 0, 1, 1},   {33, 4097, 0, 1, 1},    {1024, 4096, 0, 0, 0},
-    {4, 1048577, 0, 1, 1}, {2, 300001, 0, 0, 0},   {17, 1000, 1024, 1, 0},
-    {9, 5000, 5003, 0, 1}, {3, 70001, 70017, 1, 0}};
+    {1, 1, 0, 0, 0},       {7, 33, 0, 0, 0},        {128, 2, 0, 0, 0},
+    {64, 1000, 0, 1, 1},   {33, 4097, 0, 1, 1},     {1024, 4096, 0, 0, 0},
+    {4, 1048577, 0, 1, 1}, {2, 300001, 0, 0, 0},    {17, 1000, 1024, 1, 0},
+    {9, 5000, 5003, 0, 1}, {3, 70001, 70017, 1, 0}, {3, 1000000, 0, 1, 1}};
 static const row_shape smoke_rows[] = {
     {5, 33, 0, 1, 1}, {6, 1500, 1537, 1, 1}, {2, 70001, 0, 1, 0}};
 static const int64_t test_elem[][2] = {{1, 1}, {1, 1000003}, {1, 4194307}};
@@ -35,7 +35,11 @@ static const mm_shape test_mm[] = {
     {128, 128, 128, 0, 0, 0},    {257, 511, 129, 0, 0, 0},
     {257, 511, 129, 0, 1, 3},    {257, 511, 129, 1, 0, 5},
     {1024, 1024, 1024, 0, 1, 0}, {1024, 1024, 1024, 1, 0, 0},
-    {4095, 4097, 4093, 0, 0, 0}};
+    {4095, 4097, 4093, 0, 0, 0},
+    /* ragged tiles with 16-byte strides (the TMA path of HOPPER), both
+     * transposes, and one operand strided oddly (one TMA, one manual) */
+    {200, 304, 104, 0, 0, 0},    {200, 304, 104, 1, 1, 0},
+    {200, 304, 103, 0, 0, 0}};
 static const mm_shape smoke_mm[] = {
     {33, 65, 17, 0, 0, 0}, {33, 65, 17, 0, 1, 1}, {33, 65, 17, 1, 0, 2}};
 
@@ -70,11 +74,14 @@ static int add_variants(const pf_opts *o, pf_set *s, pf_spec sp, int explicit) {
     if (o->dtype >= 0 && o->dtype != d)
       continue;
     sp.dt = (cpk_dtype)d;
-    for (v = PF_VARIANT_AUTO; v <= CPK_V_TENSORCORE; v++) {
+    for (v = PF_VARIANT_AUTO; v <= CPK_V_LAST; v++) {
       if (o->variant != -2 ? o->variant != v
                            : (v != PF_VARIANT_AUTO && !explicit))
         continue;
       if (!pf_op_supports(op, v, sp.dt))
+        continue;
+      /* FUSED holds a row on chip: only rows that fit (a pure rule). */
+      if (v == CPK_V_FUSED && !cpk_fused_fits(op->kop, sp.dt, sp.dims[1]))
         continue;
       sp.variant = v;
       if ((err = push(s, &sp)) != CM_OK)

@@ -20,7 +20,11 @@
 #include "platform.h"
 
 TEST_IMPL(plan_chooser) {
-  int sms = 132;
+  /* A device without clusters or sm_90a: the multi-pass variants. */
+  pf_plan_dev old = {132, 0, 0}, few = {16, 0, 0};
+  /* An H200: FUSED wherever the row fits on chip, HOPPER for fp16/bf16. */
+  pf_plan_dev h = {132, 1, 1};
+  const pf_plan_dev *sms = &old;
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 4096, 33, sms), CPK_V_WARP);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_BF16, 8, 1024, sms), CPK_V_WARP);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 4096, 4097, sms),
@@ -36,14 +40,45 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 2, 5000, sms),
             CPK_V_BLOCK);
   /* the threshold follows the SM count, not a table */
-  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 100, 70000, 132),
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 100, 70000, &old),
             CPK_V_SPLIT);
-  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 100, 70000, 16),
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 100, 70000, &few),
             CPK_V_BLOCK);
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_F32, 1, 1, sms), CPK_V_TILED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, sms),
             CPK_V_TENSORCORE);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ADD, CPK_F16, 1, 9, sms), CPK_V_VECTOR);
+  /* With clusters: FUSED up to 2^18-wide rows (2^16 for rmsnorm_backward)
+   * where the row can be held (rowfused.cu's list); past that the measured
+   * faster SPLIT / BLOCK (pf_plan.h). */
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 65536, 1024, &h),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 256, 262144, &h),
+            CPK_V_FUSED);
+  /* 2^20-wide rows fit (one 16-block cluster) but SPLIT measured as fast */
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX_BWD, CPK_BF16, 1048576), 1);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 32, 1048576, &h),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_BF16, 32, 1048576, &h),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_F32, 32, 1048576, &h),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_BF16, 2048, 32768, &h),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 32, 1048576, &h),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_BF16, 256, 262144, &h),
+            CPK_V_BLOCK);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F16, 3, 5, &h), CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, &h), CPK_V_HOPPER);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_F32, 1, 1, &h), CPK_V_TILED);
+  /* the fit rule itself: a pure function of op, dtype and cols */
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048576), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048577), 0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 262144), 0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262144), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262145), 0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_MATMUL, CPK_F32, 16), 0);
   return 0;
 }
 
@@ -173,6 +208,7 @@ TEST_IMPL(sets_cover) {
   char err[256];
   int n, i, j, v, d, seen[16][16][3];
   const pf_op *ops = pf_ops(&n);
+  const pf_plan_dev nodev = {132, 0, 0};
   unsigned plans = 0;
   memset(seen, 0, sizeof seen);
   ASSERT_OK(parse(&o, err, "--smoke", NULL, NULL, NULL));
@@ -184,10 +220,10 @@ TEST_IMPL(sets_cover) {
       seen[sp->op][sp->variant][sp->dt] = 1;
     else if (ops[sp->op].kind == PF_KIND_ROWS)
       plans |= 1u << pf_plan_choose(ops[sp->op].kop, sp->dt, sp->dims[0],
-                                    sp->dims[1], 132);
+                                    sp->dims[1], &nodev);
   }
   for (j = 0; j < n; j++)
-    for (v = 0; v <= CPK_V_TENSORCORE; v++)
+    for (v = 0; v <= CPK_V_LAST; v++)
       for (d = 0; d < 3; d++)
         if (pf_op_supports(&ops[j], v, (cpk_dtype)d) && !seen[j][v][d])
           CM_TEST_FAIL_("smoke misses %s/%s/%s", ops[j].name,
@@ -298,6 +334,73 @@ TEST_IMPL(matmul_sample) {
     ASSERT_TRUE(c.sample[i] > c.sample[i - 1]); /* sorted, unique */
   ASSERT_EQ(c.sample[c.nsample - 1], 1500 * 1400 - 1);
   pf_case_free(&c);
+  return 0;
+}
+
+/* cpk_matmul_workspace_bytes (pure, no GPU): HOPPER's repack scratch only
+ * for fp16/bf16 operands whose ld TMA cannot take; sections of rows x ld
+ * rounded up to 64 elements, 2 bytes each, 256-byte rounded. */
+TEST_IMPL(matmul_workspace) {
+  /* The benchmark shape: NN, odd lds everywhere. */
+  cpk_gemm g = {4095, 4097, 4093, 4093, 4097, 4097, 0, 0};
+  cpk_gemm al = {4096, 4096, 4096, 4096, 4096, 4096, 0, 0};
+  cpk_gemm h = g, bad = g;
+  size_t need, a_only, b_only;
+  int v, d;
+  /* A: 4095 rows x 4096 (4093 padded); B: 4093 rows x 4160 (4097 padded) */
+  const size_t sa = (size_t)4095 * 4096 * 2,
+               sb = ((size_t)4093 * 4160 * 2 + 255) / 256 * 256;
+  need = cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, g);
+  ASSERT_EQ(need, sa + sb);
+  ASSERT_EQ(need, 67600128);
+  ASSERT_TRUE(need >= (size_t)(4095 * 4093 + 4093 * 4097) * 2);
+  ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_BF16, g), need);
+  ASSERT_EQ(need % 256, 0);
+  /* Aligned lds: TMA reads in place, nothing to size. */
+  ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, al), 0);
+  ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_BF16, al), 0);
+  /* One operand odd: only its section. */
+  h.ldb = 4104; /* multiple of 8 */
+  a_only = cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, h);
+  ASSERT_EQ(a_only, sa);
+  h = g;
+  h.lda = 4096;
+  b_only = cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, h);
+  ASSERT_EQ(b_only, sb);
+  /* Transposed operands keep their stored orientation: A^T is K x M. */
+  h = g;
+  h.trans_a = 1;
+  h.lda = 4095; /* >= M */
+  h.trans_b = 1;
+  h.ldb = 4093; /* >= K */
+  ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, h),
+            ((size_t)4093 * 4096 * 2 + 255) / 256 * 256 +
+                ((size_t)4097 * 4096 * 2 + 255) / 256 * 256);
+  /* The smallest case: one element each, 64-element padded rows. */
+  {
+    cpk_gemm one = {1, 1, 1, 1, 1, 1, 0, 0};
+    ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, one), 512);
+  }
+  /* Every other variant and fp32: 0, odd lds or not. */
+  for (v = 0; v <= CPK_V_LAST; v++)
+    for (d = 0; d < 3; d++) {
+      size_t w = cpk_matmul_workspace_bytes((cpk_variant)v, (cpk_dtype)d, g);
+      if (v != CPK_V_HOPPER || d == CPK_F32)
+        ASSERT_EQ(w, 0);
+      else
+        ASSERT_EQ(w, need);
+    }
+  /* An invalid shape sizes nothing (cpk_matmul rejects it). */
+  bad.lda = 4092; /* < K */
+  ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, bad), 0);
+  bad = g;
+  bad.m = 0;
+  ASSERT_EQ(cpk_matmul_workspace_bytes(CPK_V_HOPPER, CPK_F16, bad), 0);
+  /* and the row-op sizing stays 0 for matmul */
+  {
+    cpk_rows r = {4095, 4097, 4097};
+    ASSERT_EQ(cpk_workspace_bytes(CPK_OP_MATMUL, CPK_V_HOPPER, CPK_F16, r), 0);
+  }
   return 0;
 }
 

@@ -1,0 +1,923 @@
+/* rowfused.cu: the FUSED variant of every row op (row_sum, softmax,
+ * softmax_bwd, rmsnorm, rmsnorm_bwd): one pass over device memory.
+ *
+ * Each row is read once into on-chip storage, reduced, and written from
+ * there, so an op moves exactly its fewest bytes (inputs read once, outputs
+ * written once). A row is held by a group of threads:
+ *  - a warp (GT = 32) for short rows, several rows per block;
+ *  - a whole block (GT = NT) for medium rows;
+ *  - a thread-block cluster of CL blocks for wide rows: each block holds a
+ *    contiguous chunk of the row and the blocks combine their partial
+ *    statistics through distributed shared memory (sm_90 and later).
+ * Every thread holds S = NR + NS 16-byte slots per input: NR in registers,
+ * NS in its own cells of dynamic shared memory (filled with cp.async). Slot j
+ * of group thread t covers elements c0 + (j*GT + t)*VEC .. +VEC, so each load
+ * of a warp is 512 contiguous bytes. Elements past the row end read as the
+ * op's neutral value (0, or -inf for softmax) and are never written.
+ *
+ * The configuration (NT, GT, NR, NS, CL) is the smallest of a fixed list that
+ * holds the row (fused_plan): a pure function of (op, dtype, cols), so the
+ * reduction order, hence the bits, never depends on the device. Reductions:
+ * per-thread compensated sums (csum, common.cuh), a warp butterfly, the warps
+ * of a block in warp order, the blocks of a cluster in rank order; every
+ * thread of a row group ends with the same bits.
+ *
+ * rmsnorm_bwd's dw (a column sum over rows) is accumulated in registers by
+ * persistent row groups: each cluster walks rows g, g + G, ... and writes one
+ * fp32 partial row of dw into the workspace; a second kernel adds the G
+ * partials in order. G is a pure function of the shape (fused_groups).
+ *
+ * softmax takes exp as ex2.approx(d * log2 e) of the exactly-subtracted
+ * d = x - M (one MUFU op per element; relative error ~|d| * 2^-24, far
+ * inside the fp32 tolerance for every value that is not negligible).
+ */
+#include <cooperative_groups.h>
+
+#include "common.cuh"
+
+namespace cg = cooperative_groups;
+
+/* Clusters and distributed shared memory exist from sm_90 on; the portable
+ * PTX (compute_80) keeps the CL == 1 configurations and traps in the others,
+ * which cpk_variant_available never offers below compute capability 9.0. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define CPK_CLUSTERS 1
+#else
+#define CPK_CLUSTERS 0
+#endif
+
+namespace {
+
+using namespace cpk__;
+
+enum { F_ROWSUM = 0, F_SOFTMAX, F_SMBWD, F_RMS, F_RMSBWD };
+
+__host__ __device__ constexpr int op_inputs(int op) {
+  return (op == F_SMBWD || op == F_RMSBWD) ? 2 : 1;
+}
+
+struct fparams {
+  const void *in0; /* x (row_sum, softmax, rmsnorm) or dy (the backwards) */
+  const void *in1; /* y (softmax_bwd) or x (rmsnorm_bwd); else null */
+  const void *w;   /* rmsnorm weight */
+  void *out;       /* y, dx; row_sum: y[rows] */
+  void *dw;        /* rmsnorm_bwd: dw[cols] */
+  const uint8_t *mask;
+  int64_t mstride;
+  float *dwpart; /* rmsnorm_bwd: [groups][cols] */
+  float eps;
+  int64_t rows, cols, stride;
+  int64_t chunk; /* columns per cluster rank, multiple of 8 */
+  int vec;       /* rows and w 16-byte aligned: vector loads and stores */
+};
+
+/* ---- raw 16-byte slots ---- */
+
+template <typename T>
+__device__ __forceinline__ void unpack(const uint4 &q, float (&v)[4]) {
+  v[0] = __uint_as_float(q.x);
+  v[1] = __uint_as_float(q.y);
+  v[2] = __uint_as_float(q.z);
+  v[3] = __uint_as_float(q.w);
+}
+template <typename T>
+__device__ __forceinline__ void unpack(const uint4 &q, float (&v)[8]) {
+  v[0] = ty<T>::lo(q.x);
+  v[1] = ty<T>::hi(q.x);
+  v[2] = ty<T>::lo(q.y);
+  v[3] = ty<T>::hi(q.y);
+  v[4] = ty<T>::lo(q.z);
+  v[5] = ty<T>::hi(q.z);
+  v[6] = ty<T>::lo(q.w);
+  v[7] = ty<T>::hi(q.w);
+}
+__device__ __forceinline__ uint4 pack(const float (&v)[4]) {
+  return make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
+                    __float_as_uint(v[2]), __float_as_uint(v[3]));
+}
+template <typename T>
+__device__ __forceinline__ uint4 pack(const float (&v)[8]) {
+  return make_uint4(ty<T>::pack(v[0], v[1]), ty<T>::pack(v[2], v[3]),
+                    ty<T>::pack(v[4], v[5]), ty<T>::pack(v[6], v[7]));
+}
+template <typename T, int N>
+__device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
+  if constexpr (N == 4)
+    return pack(v);
+  else
+    return pack<T>(v);
+}
+
+/* Streaming 16-byte load (read once: evict first from L1 and L2). */
+__device__ __forceinline__ uint4 ld_cs(const void *p) {
+  return __ldcs(reinterpret_cast<const uint4 *>(p));
+}
+
+/* Slot load with bounds: elements [e, c1) of the row, the rest set to
+ * `fill`; masked positions (softmax) read as -inf. */
+template <typename T>
+__device__ __forceinline__ uint4 load_slot(const T *row, int e, int c1,
+                                           bool vec, const uint8_t *mrow,
+                                           float fill) {
+  constexpr int VEC = ty<T>::vec;
+  const int n = c1 - e;
+  if (n >= VEC && vec && mrow == nullptr)
+    return ld_cs(row + e);
+  float v[VEC];
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) {
+    v[k] = k < n ? ld1(row + e + k) : fill;
+    if (mrow != nullptr && k < n && mrow[e + k] != 0)
+      v[k] = -CUDART_INF_F;
+  }
+  return pack_t<T>(v);
+}
+
+/* Writes the valid elements of a slot. */
+template <typename T>
+__device__ __forceinline__ void store_slot(T *row, int e, int c1, bool vec,
+                                           const float (&v)[ty<T>::vec]) {
+  constexpr int VEC = ty<T>::vec;
+  const int n = c1 - e;
+  if (n >= VEC && vec) {
+    __stcs(reinterpret_cast<uint4 *>(row + e), pack_t<T>(v));
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    if (k < n)
+      st1(row + e + k, v[k]);
+}
+
+/* w[e .. e+VEC) as fp32 (zero past c1). */
+template <typename T>
+__device__ __forceinline__ void load_w(const T *w, int e, int c1, bool vec,
+                                       float (&v)[ty<T>::vec]) {
+  constexpr int VEC = ty<T>::vec;
+  const int n = c1 - e;
+  if (n >= VEC && vec) {
+    ldv(w + e, v);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    v[k] = k < n ? ld1(w + e + k) : 0.f;
+}
+
+/* max that propagates NaN (PTX max.NaN, sm_80+). */
+__device__ __forceinline__ float fmax_nan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+/* The same on two packed 16-bit values. */
+template <typename T>
+__device__ __forceinline__ uint32_t hmax2_nan(uint32_t a, uint32_t b);
+template <>
+__device__ __forceinline__ uint32_t hmax2_nan<__half>(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+template <>
+__device__ __forceinline__ uint32_t hmax2_nan<__nv_bfloat16>(uint32_t a,
+                                                             uint32_t b) {
+  uint32_t r;
+  asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+/* Two packed -inf. */
+template <typename T> __device__ __forceinline__ uint32_t ninf2();
+template <> __device__ __forceinline__ uint32_t ninf2<__half>() {
+  return 0xfc00fc00u;
+}
+template <> __device__ __forceinline__ uint32_t ninf2<__nv_bfloat16>() {
+  return 0xff80ff80u;
+}
+
+__device__ __forceinline__ float fexp(float d) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(d * 1.44269504088896341f));
+  return y;
+}
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+/* ---- reductions over a row group ----
+ * K values per thread, merged either as compensated sums (pairs (s, c)) or
+ * as maxima. Stage 1: warp butterfly. Stage 2 (GT > 32): the block's warps
+ * in warp order through shared memory. Stage 3 (CL > 1): the cluster's blocks
+ * in rank order through distributed shared memory. Double-buffered scratch:
+ * one barrier per stage per reduction. */
+
+struct redscratch {
+  float blk[2][4][32];
+  float clu[2][4];
+};
+
+template <bool MAX>
+__device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
+  if constexpr (MAX) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      a[q] = fmaxf(a[q], b[q]);
+  } else {
+#pragma unroll
+    for (int q = 0; q < 4; q += 2) {
+      csum t;
+      t.s = a[q];
+      t.c = a[q + 1];
+      t.merge(b[q], b[q + 1]);
+      a[q] = t.s;
+      a[q + 1] = t.c;
+    }
+  }
+}
+
+template <bool MAX, int NQ, int NT, int GT, int CL>
+__device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
+                                             int &rb) {
+  /* Groups narrower than a warp (GT 16) butterfly inside their lanes only. */
+#pragma unroll
+  for (int o = (GT < 32 ? GT : 32) / 2; o > 0; o >>= 1) {
+    float b[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      b[q] = q < NQ ? __shfl_xor_sync(0xffffffffu, v[q], o) : 0.f;
+    merge<MAX>(v, b);
+  }
+  const int buf = rb & 1;
+  ++rb;
+  if constexpr (GT > 32) {
+    constexpr int NW = NT / 32;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (lane == 0) {
+#pragma unroll
+      for (int q = 0; q < NQ; ++q)
+        rs.blk[buf][q][w] = v[q];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      v[q] = (q < NQ && lane < NW) ? rs.blk[buf][q][lane]
+                                   : (MAX ? -CUDART_INF_F : 0.f);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      float b[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        b[q] = q < NQ ? __shfl_xor_sync(0xffffffffu, v[q], o) : 0.f;
+      merge<MAX>(v, b);
+    }
+  }
+  if constexpr (CL > 1) {
+#if CPK_CLUSTERS
+    cg::cluster_group cl = cg::this_cluster();
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int q = 0; q < NQ; ++q)
+        rs.clu[buf][q] = v[q];
+    }
+    cl.sync();
+    float a[4];
+    {
+      const float *r0 = cl.map_shared_rank(&rs.clu[buf][0], 0);
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        a[q] = q < NQ ? r0[q] : 0.f;
+    }
+    /* Not unrolled: 16 remote addresses live at once would spill. */
+#pragma unroll 1
+    for (int k = 1; k < CL; ++k) {
+      const float *rk = cl.map_shared_rank(&rs.clu[buf][0], k);
+      float b[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        b[q] = q < NQ ? rk[q] : 0.f;
+      merge<MAX>(a, b);
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      v[q] = a[q];
+#else
+    __trap();
+#endif
+  }
+}
+
+__device__ __forceinline__ float csv(const float (&v)[4], int q) {
+  csum t;
+  t.s = v[q];
+  t.c = v[q + 1];
+  return t.value();
+}
+
+/* ---- the kernel ---- */
+
+template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
+__global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
+  constexpr int VEC = ty<T>::vec;
+  constexpr int NI = op_inputs(OP);
+  constexpr int S = NR + NS;
+  constexpr int GPC = NT / GT;
+  extern __shared__ uint4 dsm[]; /* [NI][NS][NT] slots, then dw (warp mode) */
+  __shared__ redscratch rs;
+
+  const int tid = threadIdx.x;
+  const int gt = GT == NT ? tid : (tid & (GT - 1));
+  const int gi = GT == NT ? 0 : tid / GT;
+  int rank = 0;
+  if constexpr (CL > 1) {
+#if CPK_CLUSTERS
+    rank = (int)cg::this_cluster().block_rank();
+#else
+    __trap();
+#endif
+  }
+  const int64_t clus = (int64_t)blockIdx.x / CL;
+  const int64_t ngrp = (int64_t)(gridDim.x / CL) * GPC;
+  /* Column offsets inside a row fit in int: FUSED rows are at most a few
+   * million elements (fused_plan), and 32-bit index math keeps registers for
+   * the data. */
+  const int c0 = (int)((int64_t)rank * p.chunk);
+  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
+  const bool vec = p.vec != 0;
+  const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
+  const T *in0 = static_cast<const T *>(p.in0);
+  const T *in1 = static_cast<const T *>(p.in1);
+  const T *w = static_cast<const T *>(p.w);
+  T *out = static_cast<T *>(p.out);
+  int rb = 0;
+
+  uint4 q[NI][NR];
+  float dwacc[OP == F_RMSBWD ? S * VEC : 1];
+  if constexpr (OP == F_RMSBWD) {
+#pragma unroll
+    for (int k = 0; k < S * VEC; ++k)
+      dwacc[k] = 0.f;
+  }
+
+#define SLOT_E(j) (c0 + ((j)*GT + gt) * VEC)
+#define SLOT(i, j)                                                             \
+  ((j) < NR ? q[i][(j) < NR ? (j) : 0] : dsm[((i)*NS + ((j)-NR)) * NT + tid])
+
+  /* The groups of one warp take consecutive rows and leave the loop
+   * together (their shuffles need every lane); a group past the last row
+   * runs on empty columns (ce = c0): it loads and stores nothing. */
+  constexpr int HW = GT < 32 ? 32 / GT : 1;
+  for (int64_t rw = clus * GPC + (gi / HW) * HW; rw < p.rows; rw += ngrp) {
+    const int64_t r = rw + gi % HW;
+    const int ce = r < p.rows ? c1 : c0;
+    const int64_t ro = r * p.stride;
+    const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
+                              ? p.mask + r * p.mstride
+                              : nullptr;
+    /* Load: shared-memory slots by cp.async first (no registers), then the
+     * register slots; every load is in flight before the first use. */
+#pragma unroll
+    for (int i = 0; i < NI; ++i) {
+      const T *src = (i == 0 ? in0 : in1) + ro;
+#pragma unroll
+      for (int j = NR; j < S; ++j) {
+        const int e = SLOT_E(j);
+        uint4 *dst = &dsm[(i * NS + (j - NR)) * NT + tid];
+        if (ce - e >= VEC && vec && mrow == nullptr)
+          cp_async16(dst, src + e);
+        else
+          *dst = load_slot<T>(src, e, ce, vec, i == 0 ? mrow : nullptr, fill);
+      }
+#pragma unroll
+      for (int j = 0; j < NR; ++j)
+        q[i][j] = load_slot<T>(src, SLOT_E(j), ce, vec, i == 0 ? mrow : nullptr,
+                               fill);
+    }
+    if constexpr (NS > 0)
+      cp_async_wait_all();
+
+    if constexpr (OP == F_ROWSUM) {
+      csum a;
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float v[VEC];
+        unpack<T>(SLOT(0, j), v);
+        a.add(pair_sum(v));
+      }
+      float red[4] = {a.s, a.c, 0.f, 0.f};
+      group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
+      if (gt == 0 && rank == 0 && r < p.rows)
+        st1(out + r, csv(red, 0));
+    } else if constexpr (OP == F_SOFTMAX) {
+      /* Max with NaN propagation (max.NaN): one instruction per element
+       * (per pair in 16-bit), and a NaN or +inf anywhere poisons the row. */
+      float m;
+      if constexpr (VEC == 4) {
+        m = -CUDART_INF_F;
+#pragma unroll
+        for (int j = 0; j < S; ++j) {
+          const uint4 w4 = SLOT(0, j);
+          m = fmax_nan(
+              m,
+              fmax_nan(fmax_nan(__uint_as_float(w4.x), __uint_as_float(w4.y)),
+                       fmax_nan(__uint_as_float(w4.z), __uint_as_float(w4.w))));
+        }
+      } else {
+        uint32_t acc = ninf2<T>();
+#pragma unroll
+        for (int j = 0; j < S; ++j) {
+          const uint4 w4 = SLOT(0, j);
+          acc = hmax2_nan<T>(acc, hmax2_nan<T>(hmax2_nan<T>(w4.x, w4.y),
+                                               hmax2_nan<T>(w4.z, w4.w)));
+        }
+        m = fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
+      }
+      const float bad0 = (m != m || m == CUDART_INF_F) ? 1.f : 0.f;
+      float red[4] = {bad0 != 0.f ? -CUDART_INF_F : m, bad0, 0.f, 0.f};
+      group_reduce<true, 2, NT, GT, CL>(red, rs, rb);
+      /* mode: 0 normal, 1 all -inf (zeros), 2 poisoned (NaN) */
+      const int mode = red[1] != 0.f ? 2 : (red[0] == -CUDART_INF_F ? 1 : 0);
+      const float M = red[0];
+      /* exp is computed once per element: fp32 slots take it in place;
+       * 16-bit register slots (the first KE) keep it in fp32 registers, the
+       * raw values being dead by then; the rest recompute it. */
+      constexpr int KE = VEC == 8 ? (NR < 4 ? NR : 4) : 0;
+      float ek[KE > 0 ? KE * VEC : 1];
+      float inv = 0.f;
+      {
+        csum a;
+        if (mode == 0) {
+#pragma unroll
+          for (int j = 0; j < S; ++j) {
+            float v[VEC];
+            unpack<T>(SLOT(0, j), v);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] = fexp(v[k] - M);
+            a.add(pair_sum(v));
+            if constexpr (VEC == 4) {
+              SLOT(0, j) = pack(v);
+            } else if (j < KE) {
+#pragma unroll
+              for (int k = 0; k < VEC; ++k)
+                ek[(j < KE ? j : 0) * VEC + k] = v[k];
+            }
+          }
+        }
+        /* Every row takes both reductions, so the group stays in step. */
+        float sred[4] = {a.s, a.c, 0.f, 0.f};
+        group_reduce<false, 2, NT, GT, CL>(sred, rs, rb);
+        inv = 1.f / csv(sred, 0);
+      }
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float v[VEC];
+        if (VEC == 8 && j < KE) {
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            v[k] = ek[(j < KE ? j : 0) * VEC + k];
+        } else {
+          unpack<T>(SLOT(0, j), v);
+          if constexpr (VEC == 8) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] = fexp(v[k] - M);
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+          v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
+        store_slot<T>(out + ro, SLOT_E(j), ce, vec, v);
+      }
+    } else if constexpr (OP == F_SMBWD) {
+      csum a;
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float g[VEC], y[VEC];
+        unpack<T>(SLOT(0, j), g);
+        unpack<T>(SLOT(1, j), y);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+          g[k] *= y[k];
+        a.add(pair_sum(g));
+      }
+      float red[4] = {a.s, a.c, 0.f, 0.f};
+      group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
+      const float dot = csv(red, 0);
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float g[VEC], y[VEC];
+        unpack<T>(SLOT(0, j), g);
+        unpack<T>(SLOT(1, j), y);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+          g[k] = y[k] * (g[k] - dot);
+        store_slot<T>(out + ro, SLOT_E(j), ce, vec, g);
+      }
+    } else if constexpr (OP == F_RMS) {
+      csum a;
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float v[VEC];
+        unpack<T>(SLOT(0, j), v);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+          v[k] *= v[k];
+        a.add(pair_sum(v));
+      }
+      float red[4] = {a.s, a.c, 0.f, 0.f};
+      group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
+      const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float v[VEC], ww[VEC];
+        unpack<T>(SLOT(0, j), v);
+        load_w<T>(w, SLOT_E(j), ce, vec, ww);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+          v[k] = v[k] * rstd * ww[k];
+        store_slot<T>(out + ro, SLOT_E(j), ce, vec, v);
+      }
+    } else { /* F_RMSBWD: in0 = dy, in1 = x */
+      csum a, b;
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float g[VEC], x[VEC], ww[VEC], t[VEC];
+        unpack<T>(SLOT(0, j), g);
+        unpack<T>(SLOT(1, j), x);
+        load_w<T>(w, SLOT_E(j), ce, vec, ww);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+          t[k] = x[k] * x[k];
+          g[k] = g[k] * ww[k] * x[k];
+        }
+        a.add(pair_sum(t));
+        b.add(pair_sum(g));
+      }
+      float red[4] = {a.s, a.c, b.s, b.c};
+      group_reduce<false, 4, NT, GT, CL>(red, rs, rb);
+      const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
+      const float coef = rstd * rstd * rstd * csv(red, 2) / (float)p.cols;
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        float g[VEC], x[VEC], ww[VEC], o[VEC];
+        unpack<T>(SLOT(0, j), g);
+        unpack<T>(SLOT(1, j), x);
+        load_w<T>(w, SLOT_E(j), ce, vec, ww);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+          o[k] = rstd * g[k] * ww[k] - x[k] * coef;
+          dwacc[j * VEC + k] += g[k] * x[k] * rstd;
+        }
+        store_slot<T>(out + ro, SLOT_E(j), ce, vec, o);
+      }
+    }
+  }
+
+  if constexpr (OP == F_RMSBWD) {
+    /* One fp32 partial row of dw per cluster: in warp mode the block's warps
+     * are added in warp order through shared memory first. */
+    float *dst = p.dwpart + clus * p.cols;
+    if constexpr (GPC > 1) {
+      float *acc = reinterpret_cast<float *>(dsm + NI * NS * NT);
+      for (int g = 0; g < GPC; ++g) {
+        if (gi == g) {
+#pragma unroll
+          for (int j = 0; j < S; ++j)
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+              const int c = SLOT_E(j) + k;
+              if (c < c1)
+                acc[c] =
+                    g == 0 ? dwacc[j * VEC + k] : acc[c] + dwacc[j * VEC + k];
+            }
+        }
+        __syncthreads();
+      }
+      for (int64_t c = tid; c < p.cols; c += NT)
+        dst[c] = acc[c];
+    } else {
+#pragma unroll
+      for (int j = 0; j < S; ++j)
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+          const int c = SLOT_E(j) + k;
+          if (c < c1)
+            dst[c] = dwacc[j * VEC + k];
+        }
+    }
+  }
+#undef SLOT
+#undef SLOT_E
+  if constexpr (CL > 1) {
+#if CPK_CLUSTERS
+    cg::this_cluster().sync(); /* no block leaves while others read it */
+#endif
+  }
+}
+
+/* dw[c] = sum over g of part[g][c], g in order, compensated. */
+template <typename T>
+__global__ void __launch_bounds__(256)
+    fused_dw_k(const float *__restrict__ part, T *__restrict__ dw, int64_t cols,
+               int64_t groups) {
+  const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cols)
+    return;
+  csum a;
+  int64_t g = 0;
+  /* Four independent loads in flight per step; added in order. */
+  for (; g + 4 <= groups; g += 4) {
+    const float v0 = part[(g + 0) * cols + c], v1 = part[(g + 1) * cols + c];
+    const float v2 = part[(g + 2) * cols + c], v3 = part[(g + 3) * cols + c];
+    a.add(v0);
+    a.add(v1);
+    a.add(v2);
+    a.add(v3);
+  }
+  for (; g < groups; ++g)
+    a.add(part[g * cols + c]);
+  st1(dw + c, a.value());
+}
+
+/* ---- plans ---- */
+
+/* The fixed list, smallest capacity first. Every config holds
+ * cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use it
+ * (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
+ * registers, so it takes register-only configs; configs with many
+ * shared-memory slots take one input only. Where two configs of one capacity
+ * exist, the H200 runs of docs/PERFORMANCE.md chose between them per op:
+ * softmax, with its exp kept in registers, wants more bytes in flight per
+ * thread (16-lane groups of 8 slots for 1024-wide 16-bit rows: 0.84 of the
+ * copy ceiling against 0.73 with 32 lanes of 4; 256 threads of 8+8 slots
+ * for 4096 slots: 0.81 against 0.65 on 512 threads of 4+4), rmsnorm does not
+ * (0.835 against 0.86 with 16 lanes), row_sum is indifferent (+-1.5%). */
+#define FCFGS(X)                                                               \
+  X(0, 256, 16, 8, 0, 1, 1, 0x03)                                              \
+  X(1, 256, 32, 4, 0, 1, 1, 0x1f)                                              \
+  X(2, 256, 32, 8, 0, 1, 1, 0x1f)                                              \
+  X(3, 128, 128, 4, 0, 1, 4, 0x1f)                                             \
+  X(4, 128, 128, 8, 0, 1, 4, 0x02)                                             \
+  X(5, 256, 256, 4, 0, 1, 2, 0x1f)                                             \
+  X(6, 512, 512, 4, 0, 1, 1, 0x1f)                                             \
+  X(7, 512, 512, 4, 4, 1, 1, 0x09)                                             \
+  X(8, 256, 256, 8, 8, 1, 2, 0x02)                                             \
+  X(9, 256, 256, 4, 12, 1, 2, 0x04)                                            \
+  X(10, 512, 512, 4, 12, 1, 1, 0x0b)                                           \
+  X(11, 256, 256, 4, 12, 2, 2, 0x04)                                           \
+  X(12, 512, 512, 4, 12, 2, 1, 0x0b)                                           \
+  X(13, 256, 256, 4, 12, 4, 2, 0x04)                                           \
+  X(14, 512, 512, 4, 12, 4, 1, 0x0b)                                           \
+  X(15, 256, 256, 4, 12, 8, 2, 0x04)                                           \
+  X(16, 512, 512, 4, 12, 8, 1, 0x0b)                                           \
+  X(17, 256, 256, 4, 12, 16, 2, 0x04)                                          \
+  X(18, 512, 512, 4, 12, 16, 1, 0x0f)                                          \
+  X(19, 512, 512, 4, 28, 16, 1, 0x0b)                                          \
+  X(20, 512, 512, 4, 0, 2, 1, 0x10)                                            \
+  X(21, 512, 512, 4, 0, 4, 1, 0x10)                                            \
+  X(22, 512, 512, 4, 0, 8, 1, 0x10)                                            \
+  X(23, 512, 512, 4, 0, 16, 1, 0x10)
+
+struct fcfg {
+  int nt, gt, nr, ns, cl, mb, ops;
+};
+
+#define FCFG_ROW(i, a, b, c, d, e, m, f) {a, b, c, d, e, m, f},
+constexpr fcfg kCfg[] = {FCFGS(FCFG_ROW)};
+#undef FCFG_ROW
+constexpr int kNCfg = (int)(sizeof(kCfg) / sizeof(kCfg[0]));
+
+/* fused_plan returns a position in kCfg and launch_op switches on the first
+ * column: they must be the same numbers. */
+#define FCFG_IDX(i, a, b, c, d, e, m, f) i,
+constexpr int kCfgIdx[] = {FCFGS(FCFG_IDX)};
+#undef FCFG_IDX
+constexpr bool cfg_idx_ok() {
+  for (int i = 0; i < kNCfg; ++i)
+    if (kCfgIdx[i] != i)
+      return false;
+  return true;
+}
+static_assert(cfg_idx_ok(), "FCFGS labels must be 0, 1, 2, ... in order");
+
+int fop_of(cpk_op op) {
+  switch (op) {
+  case CPK_OP_ROW_SUM:
+    return F_ROWSUM;
+  case CPK_OP_SOFTMAX:
+    return F_SOFTMAX;
+  case CPK_OP_SOFTMAX_BWD:
+    return F_SMBWD;
+  case CPK_OP_RMSNORM:
+    return F_RMS;
+  case CPK_OP_RMSNORM_BWD:
+    return F_RMSBWD;
+  default:
+    return -1;
+  }
+}
+
+/* Index into kCfg of the config for (op, dtype, cols), or -1 when no config
+ * holds the row. */
+int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
+  if (fop < 0 || !dt_ok(dt) || cols < 1)
+    return -1;
+  const int vecw = dt == CPK_F32 ? 4 : 8;
+  const int64_t nvec = (cols + vecw - 1) / vecw;
+  for (int i = 0; i < kNCfg; ++i) {
+    const fcfg &c = kCfg[i];
+    if ((c.ops >> fop & 1) && (int64_t)c.cl * c.gt * (c.nr + c.ns) >= nvec)
+      return i;
+  }
+  return -1;
+}
+
+/* Columns per cluster rank: an equal share, rounded up to whole vectors of
+ * 8 elements so every rank's chunk starts 16-byte aligned. */
+int64_t fused_chunk(int64_t cols, int cl) {
+  int64_t c = (cols + cl - 1) / cl;
+  return (c + 7) / 8 * 8;
+}
+
+/* Row groups (clusters) of the persistent rmsnorm_bwd grid, a constant per
+ * configuration (so the dw bits depend on the shape only) and no more than
+ * there are row groups: 264 blocks (two per SM of a 132-SM H200), or more
+ * small blocks, about 512 threads per SM, for blocks under 256 threads. Fewer
+ * groups mean fewer dw partial rows (G x cols x 4 bytes written and read
+ * again), more mean more loads in flight (docs/PERFORMANCE.md has the runs
+ * behind the choice). */
+int64_t fused_groups(const fcfg &c, int64_t rows) {
+  const int64_t gpc = c.nt / c.gt;
+  const int64_t need = (rows + gpc - 1) / gpc;
+  int64_t g = (int64_t)132 * 512 / c.nt;
+  if (g < 264)
+    g = 264;
+  g /= c.cl;
+  if (g < 1)
+    g = 1;
+  return need < g ? need : g;
+}
+
+size_t fused_smem(const fcfg &c, int fop, int64_t cols) {
+  size_t b = (size_t)op_inputs(fop) * c.ns * c.nt * 16u;
+  if (fop == F_RMSBWD && c.nt / c.gt > 1)
+    b += (size_t)cols * sizeof(float);
+  return b;
+}
+
+template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
+cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
+                       cudaStream_t st) {
+  auto k = fused_k<T, OP, NT, GT, NR, NS, CL, MB>;
+  CPK__TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem));
+  if (CL > 8)
+    CPK__TRY(cudaFuncSetAttribute(
+        k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  cudaLaunchConfig_t lc = {};
+  cudaLaunchAttribute at[1];
+  lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
+  lc.blockDim = dim3(NT, 1, 1);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = st;
+  if (CL > 1) {
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = CL;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    lc.attrs = at;
+    lc.numAttrs = 1;
+  }
+  CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
+  return cudaGetLastError();
+}
+
+template <typename T, int OP>
+cudaError_t launch_op(int ci, const fparams &p, int64_t ngroups, size_t smem,
+                      cudaStream_t st) {
+#define FCFG_CASE(i, a, b, c, d, e, m, f)                                      \
+  case i:                                                                      \
+    if constexpr ((f) >> OP & 1)                                               \
+      return launch_cfg<T, OP, a, b, c, d, e, m>(p, ngroups, smem, st);        \
+    return cudaErrorInvalidValue;
+  switch (ci) {
+    FCFGS(FCFG_CASE)
+  default:
+    return cudaErrorInvalidValue;
+  }
+#undef FCFG_CASE
+}
+
+template <int OP>
+cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
+                      size_t smem, cudaStream_t st) {
+  switch (dt) {
+  case CPK_F32:
+    return launch_op<float, OP>(ci, p, ngroups, smem, st);
+  case CPK_F16:
+    return launch_op<__half, OP>(ci, p, ngroups, smem, st);
+  case CPK_BF16:
+    return launch_op<__nv_bfloat16, OP>(ci, p, ngroups, smem, st);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t run_fused(int fop, cpk_dtype dt, fparams p, cudaStream_t st) {
+  const int ci = fused_plan(fop, dt, p.cols);
+  if (ci < 0)
+    return cudaErrorInvalidValue;
+  const fcfg &c = kCfg[ci];
+  p.chunk = fused_chunk(p.cols, c.cl);
+  const int64_t gpc = c.nt / c.gt;
+  int64_t ngroups = (p.rows + gpc - 1) / gpc;
+  if (fop == F_RMSBWD)
+    ngroups = fused_groups(c, p.rows);
+  else if (ngroups * c.cl > 0x7fffffffLL)
+    ngroups = 0x7fffffffLL / c.cl;
+  const size_t smem = fused_smem(c, fop, p.cols);
+  switch (fop) {
+  case F_ROWSUM:
+    return launch_dt<F_ROWSUM>(dt, ci, p, ngroups, smem, st);
+  case F_SOFTMAX:
+    return launch_dt<F_SOFTMAX>(dt, ci, p, ngroups, smem, st);
+  case F_SMBWD:
+    return launch_dt<F_SMBWD>(dt, ci, p, ngroups, smem, st);
+  case F_RMS:
+    return launch_dt<F_RMS>(dt, ci, p, ngroups, smem, st);
+  default: {
+    CPK__TRY(launch_dt<F_RMSBWD>(dt, ci, p, ngroups, smem, st));
+    const unsigned g = (unsigned)((p.cols + 255) / 256);
+    switch (dt) {
+    case CPK_F32:
+      fused_dw_k<float>
+          <<<g, 256, 0, st>>>(p.dwpart, (float *)p.dw, p.cols, ngroups);
+      break;
+    case CPK_F16:
+      fused_dw_k<__half>
+          <<<g, 256, 0, st>>>(p.dwpart, (__half *)p.dw, p.cols, ngroups);
+      break;
+    case CPK_BF16:
+      fused_dw_k<__nv_bfloat16>
+          <<<g, 256, 0, st>>>(p.dwpart, (__nv_bfloat16 *)p.dw, p.cols, ngroups);
+      break;
+    }
+    return cudaGetLastError();
+  }
+  }
+}
+
+} /* namespace */
+
+namespace cpk__ {
+
+size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
+  const int fop = fop_of(op);
+  if (fop != F_RMSBWD)
+    return 0;
+  const int ci = fused_plan(fop, dt, s.cols);
+  if (ci < 0)
+    return 0;
+  return ws_round((size_t)fused_groups(kCfg[ci], s.rows) * (size_t)s.cols *
+                  sizeof(float));
+}
+
+cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
+                      const void *w, void *out, void *dw, const uint8_t *mask,
+                      int64_t mstride, float eps, cpk_rows s, void *ws,
+                      cudaStream_t st) {
+  const int fop = fop_of(op);
+  if (fop < 0 || fused_plan(fop, dt, s.cols) < 0)
+    return cudaErrorInvalidValue;
+  const size_t es = dt_size(dt);
+  fparams p = {};
+  p.in0 = in0;
+  p.in1 = in1;
+  p.w = w;
+  p.out = out;
+  p.dw = dw;
+  p.mask = mask;
+  p.mstride = mstride;
+  p.dwpart = (float *)ws;
+  p.eps = eps;
+  p.rows = s.rows;
+  p.cols = s.cols;
+  p.stride = s.stride;
+  /* row_sum writes one element per row: only 2-D outputs need alignment. */
+  const bool out_rows = op != CPK_OP_ROW_SUM;
+  p.vec = rows_vec_ok(in0, s.stride, es) && rows_vec_ok(in1, s.stride, es) &&
+          (!out_rows || rows_vec_ok(out, s.stride, es)) &&
+          (w == nullptr || aligned16(w));
+  return run_fused(fop, dt, p, st);
+}
+
+} /* namespace cpk__ */
+
+extern "C" int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols) {
+  return fused_plan(fop_of(op), dt, cols) >= 0 ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+/* rowfused.cuh: the FUSED row-op path (rowfused.cu), internal to kernels/.
+ * Each op's launcher hands CPK_V_FUSED here. */
+#ifndef CPK_ROWFUSED_CUH
+#define CPK_ROWFUSED_CUH
+
+#include <cuda_runtime.h>
+
+#include "cpk.h"
+
+namespace cpk__ {
+
+/* Workspace of FUSED for this shape (rmsnorm_bwd's dw partials; else 0). */
+size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s);
+
+/* One launch (two for rmsnorm_bwd) of the fused kernel. in0/in1: the op's
+ * inputs in the order of rowfused.cu's fparams; w: rmsnorm weight or null;
+ * out: the 2-D output (row_sum: y[rows]); dw: rmsnorm_bwd's dw or null; mask:
+ * softmax mask or null. cudaErrorInvalidValue when the row does not fit
+ * (cpk_fused_fits). */
+cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
+                      const void *w, void *out, void *dw, const uint8_t *mask,
+                      int64_t mstride, float eps, cpk_rows s, void *ws,
+                      cudaStream_t st);
+
+} /* namespace cpk__ */
+
+#endif
