@@ -4,7 +4,8 @@
  * Each row is read once into on-chip storage, reduced, and written from
  * there, so an op moves exactly its fewest bytes (inputs read once, outputs
  * written once). A row is held by a group of threads:
- *  - a warp (GT = 32) for short rows, several rows per block;
+ *  - a half-warp or a warp (GT = 16 or 32) for short rows, several rows per
+ *    block (the groups of one warp leave the row loop together);
  *  - a whole block (GT = NT) for medium rows;
  *  - a thread-block cluster of CL blocks for wide rows: each block holds a
  *    contiguous chunk of the row and the blocks combine their partial
@@ -12,13 +13,14 @@
  * Every thread holds S = NR + NS 16-byte slots per input: NR in registers,
  * NS in its own cells of dynamic shared memory (filled with cp.async). Slot j
  * of group thread t covers elements c0 + (j*GT + t)*VEC .. +VEC, so each load
- * of a warp is 512 contiguous bytes. Elements past the row end read as the
+ * of a group is GT * 16 contiguous bytes. Elements past the row end read as the
  * op's neutral value (0, or -inf for softmax) and are never written.
  *
  * The configuration (NT, GT, NR, NS, CL) is the smallest of a fixed list that
  * holds the row (fused_plan): a pure function of (op, dtype, cols), so the
  * reduction order, hence the bits, never depends on the device. Reductions:
- * per-thread compensated sums (csum, common.cuh), a warp butterfly, the warps
+ * per-thread compensated sums (csum, common.cuh), a butterfly over the
+ * group's lanes, the warps
  * of a block in warp order, the blocks of a cluster in rank order; every
  * thread of a row group ends with the same bits.
  *
@@ -29,7 +31,10 @@
  *
  * softmax takes exp as ex2.approx(d * log2 e) of the exactly-subtracted
  * d = x - M (one MUFU op per element; relative error ~|d| * 2^-24, far
- * inside the fp32 tolerance for every value that is not negligible).
+ * inside the fp32 tolerance for every value that is not negligible), once
+ * per element, and the row max with max.NaN (a NaN or +inf poisons the row).
+ * docs/PERFORMANCE.md has the H200 runs behind the configuration list and
+ * what bounds the shapes that miss the copy ceiling.
  */
 #include <cooperative_groups.h>
 

@@ -250,6 +250,16 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   return CM_OK;
 }
 
+int pf_exit_for_counts(int rc, int passed, int failed, int skipped) {
+  if (rc != PF_EXIT_OK)
+    return rc;
+  if (failed > 0)
+    return PF_EXIT_FAIL;
+  if (passed == 0 && skipped > 0)
+    return PF_EXIT_NODEV;
+  return PF_EXIT_OK;
+}
+
 int pf_alloc_resolve(int flag, const char *env, pf_alloc_mode *out, char *err,
                      size_t errsize) {
   if (flag >= 0) {

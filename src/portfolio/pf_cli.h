@@ -70,6 +70,13 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize);
 int pf_alloc_resolve(int flag, const char *env, pf_alloc_mode *out, char *err,
                      size_t errsize);
 
+/* The exit code of a run from its status so far (rc, a PF_EXIT_ code) and
+ * its counts: a failure makes PF_EXIT_FAIL; a run in which every selected
+ * case was skipped (the device cannot run what was asked, e.g. --variant
+ * hopper off compute capability 9.0) verified nothing and exits
+ * PF_EXIT_NODEV, ctest's skip, never 0. */
+int pf_exit_for_counts(int rc, int passed, int failed, int skipped);
+
 /* "exact" or "pooled". */
 const char *pf_alloc_name(pf_alloc_mode m);
 

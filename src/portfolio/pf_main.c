@@ -207,7 +207,10 @@ int main(int argc, char **argv, char **envp) {
   printf("%d passed, %d failed\n", r.passed, r.failed);
   if (r.skipped)
     printf("%d skipped\n", r.skipped);
-  if (rc == PF_EXIT_OK && r.failed)
-    rc = PF_EXIT_FAIL;
-  return rc;
+  if (rc == PF_EXIT_OK && r.passed == 0 && r.failed == 0 && r.skipped > 0)
+    fprintf(stderr,
+            "cuda_portfolio: every selected case was skipped: this device "
+            "cannot run the variant asked for (see the SKIP lines); "
+            "--variant auto picks what it can run\n");
+  return pf_exit_for_counts(rc, r.passed, r.failed, r.skipped);
 }

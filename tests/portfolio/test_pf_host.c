@@ -82,6 +82,19 @@ TEST_IMPL(plan_chooser) {
   return 0;
 }
 
+/* A run that verified nothing because every case was skipped must not
+ * exit 0; failures and earlier errors win. */
+TEST_IMPL(exit_for_counts) {
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_OK, 5, 0, 0), PF_EXIT_OK);
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_OK, 5, 0, 2), PF_EXIT_OK);
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_OK, 0, 0, 2), PF_EXIT_NODEV);
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_OK, 0, 1, 2), PF_EXIT_FAIL);
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_OK, 3, 1, 0), PF_EXIT_FAIL);
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_CUDA, 0, 0, 2), PF_EXIT_CUDA);
+  ASSERT_EQ(pf_exit_for_counts(PF_EXIT_OK, 0, 0, 0), PF_EXIT_OK);
+  return 0;
+}
+
 static int parse(pf_opts *o, char *err, const char *a1, const char *a2,
                  const char *a3, const char *a4) {
   char *argv[6] = {"cuda_portfolio", (char *)a1, (char *)a2,
