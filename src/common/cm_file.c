@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cm_read_file(const char *path, char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -38,5 +40,23 @@ int cm_read_file(const char *path, char **out, size_t *len) {
   buf[n] = '\0';
   *out = buf;
   *len = n;
+  return CM_OK;
+}
+
+int cm_grow(void *items, size_t *cap, size_t count, size_t elem_size,
+            size_t first) {
+  void *p, *np;
+  size_t ncap;
+  if (count < *cap)
+    return CM_OK;
+  ncap = *cap ? *cap * 2 : first;
+  if (ncap < *cap || elem_size == 0 || ncap > SIZE_MAX / elem_size)
+    return CM_ENOMEM;
+  memcpy(&p, items, sizeof p);
+  np = realloc(p, ncap * elem_size);
+  if (np == NULL)
+    return CM_ENOMEM;
+  memcpy(items, &np, sizeof np);
+  *cap = ncap;
   return CM_OK;
 }

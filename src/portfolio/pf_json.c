@@ -376,19 +376,14 @@ json_t *pf_json_document(const pf_results *r) {
 }
 
 int pf_json_write_file(const json_t *doc, const char *path) {
-  char tmp[4096];
+  char *text;
   int r;
   if (doc == NULL || path == NULL)
     return CM_EINVAL;
-  r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (r != CM_OK)
-    return r;
-  if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0) {
-    remove(tmp);
-    return CM_EIO;
-  }
-  r = plat_rename(tmp, path);
-  if (r != CM_OK)
-    remove(tmp);
+  text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+  if (text == NULL)
+    return CM_ENOMEM;
+  r = plat_write_file_atomic(path, text, strlen(text));
+  free(text);
   return r;
 }

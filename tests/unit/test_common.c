@@ -2,10 +2,14 @@
  * conversions, and the error table. */
 #include "cm_test.h"
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_sha256.h"
 #include "cm_str.h"
+#include "platform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 TEST_IMPL(sha256_vectors) {
   char hex[CM_SHA256_HEX_LEN];
@@ -102,5 +106,45 @@ TEST_IMPL(error_table) {
   ASSERT_STR_EQ(cm_strerror(12345), "unknown error");
   ASSERT_TRUE(CM_EINVAL < 0);
   ASSERT_EQ(cm_error_from_errno(0), CM_OK);
+  return 0;
+}
+
+/* cm_grow: first capacity, doubling, contents kept, no realloc while there
+ * is room. */
+TEST_IMPL(grow_array) {
+  long *v = NULL, *before;
+  size_t cap = 0, n;
+  for (n = 0; n < 100; n++) {
+    ASSERT_OK(cm_grow(&v, &cap, n, sizeof *v, 4));
+    ASSERT_TRUE(cap > n);
+    v[n] = (long)n * 7;
+  }
+  ASSERT_EQ(cap, 128);
+  for (n = 0; n < 100; n++)
+    ASSERT_EQ(v[n], (long)n * 7);
+  before = v;
+  ASSERT_OK(cm_grow(&v, &cap, 100, sizeof *v, 4));
+  ASSERT_TRUE(v == before);
+  ASSERT_EQ(cap, 128);
+  free(v);
+  return 0;
+}
+
+/* plat_write_file_atomic: the file holds exactly the bytes, and no
+ * temporary is left beside it. */
+TEST_IMPL(write_file_atomic) {
+  char path[1024], tmp[1100], *text;
+  size_t len;
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/atomic.txt", cm_test_tmpdir()));
+  ASSERT_OK(plat_mkdir_p(cm_test_tmpdir()));
+  ASSERT_OK(plat_write_file_atomic(path, "first", 5));
+  ASSERT_OK(plat_write_file_atomic(path, "second\n", 7));
+  ASSERT_OK(cm_read_file(path, &text, &len));
+  ASSERT_EQ(len, 7);
+  ASSERT_TRUE(memcmp(text, "second\n", 7) == 0);
+  free(text);
+  ASSERT_OK(cm_snprintf(tmp, sizeof tmp, "%s.tmp", path));
+  ASSERT_EQ(plat_path_exists(tmp), 0);
+  ASSERT_EQ(plat_write_file_atomic(NULL, "x", 1), CM_EINVAL);
   return 0;
 }

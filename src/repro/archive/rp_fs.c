@@ -7,6 +7,7 @@
 #include "rp_fs.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "platform.h"
 
@@ -230,14 +231,8 @@ int rp__path_join(char *dst, size_t size, const char *a, const char *b) {
 int rp__strlist_push(rp__strlist *l, const char *s) {
   size_t n = strlen(s);
   char *copy;
-  if (l->count == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 16;
-    char **items = realloc(l->items, cap * sizeof *items);
-    if (items == NULL)
-      return CM_ENOMEM;
-    l->items = items;
-    l->cap = cap;
-  }
+  if (cm_grow(&l->items, &l->cap, l->count, sizeof *l->items, 16) != CM_OK)
+    return CM_ENOMEM;
   copy = malloc(n + 1);
   if (copy == NULL)
     return CM_ENOMEM;

@@ -4,6 +4,7 @@
 #include "rp_verify.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_fs.h"
 
@@ -16,14 +17,8 @@
 int rp__seen_add(rp__seenlist *l, const char *relpath, const rp__check *c) {
   rp__seen *s;
   size_t n = strlen(relpath);
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 32;
-    rp__seen *v = realloc(l->v, cap * sizeof *v);
-    if (v == NULL)
-      return CM_ENOMEM;
-    l->v = v;
-    l->cap = cap;
-  }
+  if (cm_grow(&l->v, &l->cap, l->n, sizeof *l->v, 32) != CM_OK)
+    return CM_ENOMEM;
   s = &l->v[l->n];
   memset(s, 0, sizeof *s);
   s->path = malloc(n + 1);

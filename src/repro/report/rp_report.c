@@ -17,30 +17,9 @@
 
 /* Temporary name, then rename: a reader never sees half a report. */
 static int write_atomic(const char *dir, const char *name, const char *text) {
-  char path[2048], tmp[2100];
-  FILE *f;
-  size_t len = strlen(text);
+  char path[2048];
   int r = cm_snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (r == CM_OK)
-    r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (r != CM_OK)
-    return r;
-  f = fopen(tmp, "wb");
-  if (f == NULL)
-    return CM_EIO;
-  if (fwrite(text, 1, len, f) != len) {
-    fclose(f);
-    remove(tmp);
-    return CM_EIO;
-  }
-  if (fclose(f) != 0) {
-    remove(tmp);
-    return CM_EIO;
-  }
-  r = plat_rename(tmp, path);
-  if (r != CM_OK)
-    remove(tmp);
-  return r;
+  return r != CM_OK ? r : plat_write_file_atomic(path, text, strlen(text));
 }
 
 static int refinish(const char *dir) {

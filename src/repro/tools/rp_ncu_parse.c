@@ -2,6 +2,7 @@
 #include "rp_ncu_parse.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_tools_text.h"
 
@@ -216,14 +217,8 @@ static rp_ncu_row *row_for(rp_ncu_table *t, long id, int by_id) {
   rp_ncu_row *r;
   if (by_id && t->count > 0 && t->rows[t->count - 1].id == id)
     return &t->rows[t->count - 1];
-  if (t->count == t->cap) {
-    size_t ncap = t->cap ? t->cap * 2 : 16;
-    rp_ncu_row *n = realloc(t->rows, ncap * sizeof *n);
-    if (n == NULL)
-      return NULL;
-    t->rows = n;
-    t->cap = ncap;
-  }
+  if (cm_grow(&t->rows, &t->cap, t->count, sizeof *t->rows, 16) != CM_OK)
+    return NULL;
   r = &t->rows[t->count++];
   memset(r, 0, sizeof *r);
   r->id = id;

@@ -2,6 +2,7 @@
 #include "rp_resource_parse.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_tools_text.h"
 
@@ -34,14 +35,8 @@ static rp_kernel_res *row_for(rp_res_table *t, const char *name,
       return r;
     }
   }
-  if (t->count == t->cap) {
-    size_t ncap = t->cap ? t->cap * 2 : 16;
-    rp_kernel_res *n = realloc(t->rows, ncap * sizeof *n);
-    if (n == NULL)
-      return NULL;
-    t->rows = n;
-    t->cap = ncap;
-  }
+  if (cm_grow(&t->rows, &t->cap, t->count, sizeof *t->rows, 16) != CM_OK)
+    return NULL;
   r = &t->rows[t->count++];
   memset(r, 0, sizeof *r);
   cm_strlcpy(r->mangled, name, sizeof r->mangled);

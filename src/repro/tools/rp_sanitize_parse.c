@@ -9,6 +9,7 @@
 #include "rp_sanitize_parse.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_tools_text.h"
 
@@ -96,15 +97,9 @@ static rp_san_finding *add_finding(rp_san_report *r, rp_san_class cls,
   r->findings_total++;
   if (r->count >= RP_SAN_MAX_FINDINGS)
     return NULL;
-  if (r->count == r->cap) {
-    size_t ncap = r->cap ? r->cap * 2 : 16;
-    rp_san_finding *n = realloc(r->items, ncap * sizeof *n);
-    if (n == NULL) {
-      *err = CM_ENOMEM;
-      return NULL;
-    }
-    r->items = n;
-    r->cap = ncap;
+  if (cm_grow(&r->items, &r->cap, r->count, sizeof *r->items, 16) != CM_OK) {
+    *err = CM_ENOMEM;
+    return NULL;
   }
   f = &r->items[r->count++];
   memset(f, 0, sizeof *f);

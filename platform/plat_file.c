@@ -1,0 +1,35 @@
+/* plat_file.c: file helpers that are the same on every OS (they reach the
+ * OS only through stdio and plat_rename). */
+#include "platform.h"
+
+#include "cm_error.h"
+#include "cm_str.h"
+
+#include <stdio.h>
+
+int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
+  char tmp[4096];
+  FILE *f;
+  int r;
+  if (path == NULL || (buf == NULL && len > 0))
+    return CM_EINVAL;
+  r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (r != CM_OK)
+    return r;
+  f = fopen(tmp, "wb");
+  if (f == NULL)
+    return CM_EIO;
+  if (fwrite(buf, 1, len, f) != len) {
+    fclose(f);
+    remove(tmp);
+    return CM_EIO;
+  }
+  if (fclose(f) != 0) {
+    remove(tmp);
+    return CM_EIO;
+  }
+  r = plat_rename(tmp, path);
+  if (r != CM_OK)
+    remove(tmp);
+  return r;
+}
