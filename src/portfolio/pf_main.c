@@ -187,11 +187,12 @@ int main(int argc, char **argv, char **envp) {
   if (o.threads)
     pf_ref_set_threads(o.threads);
   print_header(alloc, r.seed, envp);
-  rc = open_device(o.gpu, &r.sm_count);
+  rc = open_device(o.gpu, &r.dev.sm_count);
   if (rc != PF_EXIT_OK)
     return rc;
-  r.fused_ok = cpk_variant_available(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32) > 0;
-  r.hopper_ok = cpk_variant_available(CPK_OP_MATMUL, CPK_V_HOPPER, CPK_F16) > 0;
+  r.dev.fused = cpk_variant_available(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32) > 0;
+  r.dev.hopper =
+      cpk_variant_available(CPK_OP_MATMUL, CPK_V_HOPPER, CPK_F16) > 0;
   if (o.mode == PF_MODE_NEGATIVE) {
     int e = pf_run_negative_control(&r, PF_NEGATIVE_N);
     return e ? exit_for(e) : PF_EXIT_OK;

@@ -437,15 +437,11 @@ static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
                                                     : &pf_ops(&n)[s->op];
   cpk_variant v;
   cpk_rows shape;
-  pf_plan_dev dev;
   c->spec = *s;
-  dev.sm_count = r->sm_count;
-  dev.fused = r->fused_ok;
-  dev.hopper = r->hopper_ok;
   v = s->variant == PF_VARIANT_AUTO
           ? pf_plan_choose(op->kop, s->dt,
                            op->kind == PF_KIND_ROWS ? s->dims[0] : 1,
-                           s->dims[1], &dev)
+                           s->dims[1], &r->dev)
           : (cpk_variant)s->variant;
   if ((err = pf_case_setup(c, op, v)) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: %s: cannot set up the case: %s\n",
@@ -497,8 +493,8 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
   mem.arena = NULL;
   if ((err = setup(r, &c, s)) != CM_OK)
     goto out;
-  if ((c.variant == CPK_V_FUSED && !r->fused_ok) ||
-      (c.variant == CPK_V_HOPPER && !r->hopper_ok)) {
+  if ((c.variant == CPK_V_FUSED && !r->dev.fused) ||
+      (c.variant == CPK_V_HOPPER && !r->dev.hopper)) {
     /* Said, counted, never silent: the device lacks what the variant needs
      * (cpk.h, cpk_variant_available). */
     fprintf(r->out, "SKIP op=%s variant=%s dtype=%s reason=%s\n", c.op->name,

@@ -16,15 +16,15 @@
 #include "pf_bench.h"
 #include "pf_case.h"
 #include "pf_cli.h"
+#include "pf_plan.h"
 
 typedef struct pf_peer pf_peer;
 
 typedef struct {
   pf_alloc_mode alloc;
   uint64_t seed;        /* run seed; each case derives its own from it */
-  int sm_count;         /* for the plan chooser */
-  int fused_ok;         /* cpk_variant_available(FUSED) on this device */
-  int hopper_ok;        /* cpk_variant_available(HOPPER) on this device */
+  pf_plan_dev dev;      /* what the device offers the plan chooser and the
+                           SKIP check (SM count, FUSED, HOPPER) */
   int nsets;            /* buffer sets per case (>= 1; > 1 when timing) */
   const char *dump_dir; /* NULL: no dumps */
   FILE *out;            /* result lines (stdout) */
