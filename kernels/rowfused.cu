@@ -24,6 +24,9 @@
  * of a block in warp order, the blocks of a cluster in rank order; every
  * thread of a row group ends with the same bits.
  *
+ * Wide-row clusters of softmax, softmax_bwd and row_sum (fused_pf) run as a
+ * persistent grid and load their next row while writing this one.
+ *
  * rmsnorm_bwd's dw (a column sum over rows) is accumulated in registers by
  * persistent row groups: each cluster walks rows g, g + G, ... and writes one
  * fp32 partial row of dw into the workspace; a second kernel adds the G
@@ -37,6 +40,7 @@
  * what bounds the shapes that miss the copy ceiling.
  */
 #include <cooperative_groups.h>
+#include <stdlib.h>
 
 #include "common.cuh"
 
@@ -113,9 +117,29 @@ __device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
     return pack<T>(v);
 }
 
-/* Streaming 16-byte load (read once: evict first from L1 and L2). */
-__device__ __forceinline__ uint4 ld_cs(const void *p) {
+/* Cache hints of the row loads and stores. Loads go through the read-only
+ * path (ld.global.nc, as the copy kernel's). The v3/v4 kernels loaded with
+ * ld.global.cs (evict first): under the benchmark's cold protocol (the L2
+ * full of a flush's dirty lines) that cost the write-heavy fp32 ops 5-10 %
+ * (softmax_backward fp32 0.90 -> 1.00 of the copy ceiling with .nc, H200,
+ * docs/PERFORMANCE.md). Stores stream (st.global.cs): plain stores were
+ * faster on some shapes and 20 % slower on 2048x32768 rmsnorm. Experiment
+ * builds may set -DCPK_FUSED_LD_CS=1 (the old loads) or
+ * -DCPK_FUSED_ST_PLAIN=1 (plain stores) for side-by-side runs. */
+#ifndef CPK_FUSED_LD_CS
+#define CPK_FUSED_LD_CS 0
+#endif
+#ifndef CPK_FUSED_ST_PLAIN
+#define CPK_FUSED_ST_PLAIN 0
+#endif
+
+/* 16-byte row load (each row element is read once). */
+__device__ __forceinline__ uint4 ld_row(const void *p) {
+#if CPK_FUSED_LD_CS
   return __ldcs(reinterpret_cast<const uint4 *>(p));
+#else
+  return __ldg(reinterpret_cast<const uint4 *>(p));
+#endif
 }
 
 /* Slot load with bounds: elements [e, c1) of the row, the rest set to
@@ -127,7 +151,7 @@ __device__ __forceinline__ uint4 load_slot(const T *row, int e, int c1,
   constexpr int VEC = ty<T>::vec;
   const int n = c1 - e;
   if (n >= VEC && vec && mrow == nullptr)
-    return ld_cs(row + e);
+    return ld_row(row + e);
   float v[VEC];
 #pragma unroll
   for (int k = 0; k < VEC; ++k) {
@@ -145,7 +169,11 @@ __device__ __forceinline__ void store_slot(T *row, int e, int c1, bool vec,
   constexpr int VEC = ty<T>::vec;
   const int n = c1 - e;
   if (n >= VEC && vec) {
+#if !CPK_FUSED_ST_PLAIN
     __stcs(reinterpret_cast<uint4 *>(row + e), pack_t<T>(v));
+#else
+    *reinterpret_cast<uint4 *>(row + e) = pack_t<T>(v);
+#endif
     return;
   }
 #pragma unroll
@@ -326,6 +354,18 @@ __device__ __forceinline__ float csv(const float (&v)[4], int q) {
 
 /* ---- the kernel ---- */
 
+/* Whether a configuration prefetches the group's next row and runs as a
+ * persistent grid: wide-row clusters (4 blocks and more) of the ops whose
+ * H200 runs gained from it (docs/PERFORMANCE.md, v4: softmax and
+ * softmax_backward at 2^18 columns +5-20 %, fp32 row_sum +4 %). Blocks and
+ * small clusters lost 3-12 % (one row per SM at a time then waits less than
+ * a grid of fresh blocks does), rmsnorm at 2^18 lost 2-6 %, rmsnorm_backward
+ * (persistent already, for dw) lost 5-20 %. */
+__host__ __device__ constexpr bool fused_pf(int op, int nt, int gt, int cl) {
+  return gt == nt && cl >= 4 &&
+         (op == F_SOFTMAX || op == F_SMBWD || op == F_ROWSUM);
+}
+
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr int VEC = ty<T>::vec;
@@ -372,11 +412,43 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #define SLOT_E(j) (c0 + ((j)*GT + gt) * VEC)
 #define SLOT(i, j)                                                             \
   ((j) < NR ? q[i][(j) < NR ? (j) : 0] : dsm[((i)*NS + ((j)-NR)) * NT + tid])
+  /* Issues the load of slot j of input i for the row at offset ROFF (valid
+   * columns up to CE): shared-memory slots by cp.async where the slot is a
+   * whole aligned vector, register slots by a plain load (in flight until
+   * the first use). */
+#define ISSUE(i, j, ROFF, CE, MROW)                                            \
+  do {                                                                         \
+    const int e_ = SLOT_E(j);                                                  \
+    const T *src_ = ((i) == 0 ? in0 : in1) + (ROFF);                           \
+    const uint8_t *m_ = (i) == 0 ? (MROW) : nullptr;                           \
+    if ((j) >= NR) {                                                           \
+      uint4 *dst_ = &dsm[((i)*NS + ((j) >= NR ? (j)-NR : 0)) * NT + tid];      \
+      if ((CE)-e_ >= VEC && vec && m_ == nullptr)                              \
+        cp_async16(dst_, src_ + e_);                                           \
+      else                                                                     \
+        *dst_ = load_slot<T>(src_, e_, (CE), vec, m_, fill);                   \
+    } else {                                                                   \
+      q[i][(j) < NR ? (j) : 0] = load_slot<T>(src_, e_, (CE), vec, m_, fill);  \
+    }                                                                          \
+  } while (0)
+  /* Prefetch (fused_pf): slot j of the group's next row is loaded as soon
+   * as slot j of this row is used for the last time, so the loads of row
+   * r + G overlap the write (row_sum: the reduction) of row r. The host makes
+   * such grids persistent (as many clusters as are resident). */
+  constexpr bool PF = fused_pf(OP, NT, GT, CL);
+#define PREFETCH(i, j)                                                         \
+  do {                                                                         \
+    if constexpr (PF) {                                                        \
+      if (rn < p.rows)                                                         \
+        ISSUE(i, j, ron, c1, mrn);                                             \
+    }                                                                          \
+  } while (0)
 
   /* The groups of one warp take consecutive rows and leave the loop
    * together (their shuffles need every lane); a group past the last row
    * runs on empty columns (ce = c0): it loads and stores nothing. */
   constexpr int HW = GT < 32 ? 32 / GT : 1;
+  bool first = true;
   for (int64_t rw = clus * GPC + (gi / HW) * HW; rw < p.rows; rw += ngrp) {
     const int64_t r = rw + gi % HW;
     const int ce = r < p.rows ? c1 : c0;
@@ -384,25 +456,28 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
                               ? p.mask + r * p.mstride
                               : nullptr;
-    /* Load: shared-memory slots by cp.async first (no registers), then the
-     * register slots; every load is in flight before the first use. */
+    const int64_t rn = r + ngrp; /* this group's next row (PF) */
+    const int64_t ron = rn * p.stride;
+    const uint8_t *mrn = (OP == F_SOFTMAX && p.mask != nullptr)
+                             ? p.mask + rn * p.mstride
+                             : nullptr;
+    (void)ron;
+    (void)mrn;
+    /* Load (unless prefetched): shared-memory slots by cp.async first (no
+     * registers), then the register slots; every load is in flight before
+     * the first use. */
+    if (!PF || first) {
 #pragma unroll
-    for (int i = 0; i < NI; ++i) {
-      const T *src = (i == 0 ? in0 : in1) + ro;
+      for (int i = 0; i < NI; ++i) {
 #pragma unroll
-      for (int j = NR; j < S; ++j) {
-        const int e = SLOT_E(j);
-        uint4 *dst = &dsm[(i * NS + (j - NR)) * NT + tid];
-        if (ce - e >= VEC && vec && mrow == nullptr)
-          cp_async16(dst, src + e);
-        else
-          *dst = load_slot<T>(src, e, ce, vec, i == 0 ? mrow : nullptr, fill);
+        for (int j = NR; j < S; ++j)
+          ISSUE(i, j, ro, ce, mrow);
+#pragma unroll
+        for (int j = 0; j < NR; ++j)
+          ISSUE(i, j, ro, ce, mrow);
       }
-#pragma unroll
-      for (int j = 0; j < NR; ++j)
-        q[i][j] = load_slot<T>(src, SLOT_E(j), ce, vec, i == 0 ? mrow : nullptr,
-                               fill);
     }
+    first = false;
     if constexpr (NS > 0)
       cp_async_wait_all();
 
@@ -413,6 +488,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         float v[VEC];
         unpack<T>(SLOT(0, j), v);
         a.add(pair_sum(v));
+        PREFETCH(0, j);
       }
       float red[4] = {a.s, a.c, 0.f, 0.f};
       group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
@@ -498,6 +574,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         for (int k = 0; k < VEC; ++k)
           v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
         store_slot<T>(out + ro, SLOT_E(j), ce, vec, v);
+        PREFETCH(0, j);
       }
     } else if constexpr (OP == F_SMBWD) {
       csum a;
@@ -523,6 +600,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         for (int k = 0; k < VEC; ++k)
           g[k] = y[k] * (g[k] - dot);
         store_slot<T>(out + ro, SLOT_E(j), ce, vec, g);
+        PREFETCH(0, j);
+        PREFETCH(1, j);
       }
     } else if constexpr (OP == F_RMS) {
       csum a;
@@ -547,6 +626,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         for (int k = 0; k < VEC; ++k)
           v[k] = v[k] * rstd * ww[k];
         store_slot<T>(out + ro, SLOT_E(j), ce, vec, v);
+        PREFETCH(0, j);
       }
     } else { /* F_RMSBWD: in0 = dy, in1 = x */
       csum a, b;
@@ -617,6 +697,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         }
     }
   }
+#undef PREFETCH
+#undef ISSUE
 #undef SLOT
 #undef SLOT_E
   if constexpr (CL > 1) {
@@ -626,28 +708,37 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   }
 }
 
-/* dw[c] = sum over g of part[g][c], g in order, compensated. */
+/* dw[c] = sum over g of part[g][c]: DW_STRANDS strands per column each add
+ * the partial rows g = strand, strand + DW_STRANDS, ... (compensated, in
+ * order), then the strands are merged in strand order. A fixed order,
+ * independent of the device: the same bits every run. One block covers 32
+ * columns (coalesced 128-byte rows). The H200 profile of the first version
+ * (one thread per column adding all G partials in a chain: 4 blocks for
+ * 1024 columns, 18-34 us, 12-22 % of rmsnorm_backward) is in
+ * docs/PERFORMANCE.md. */
+#define DW_STRANDS 16
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(32 * DW_STRANDS)
     fused_dw_k(const float *__restrict__ part, T *__restrict__ dw, int64_t cols,
                int64_t groups) {
-  const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cols)
-    return;
+  __shared__ float ss[DW_STRANDS][32], sc[DW_STRANDS][32];
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const int64_t c = (int64_t)blockIdx.x * 32 + tx;
   csum a;
-  int64_t g = 0;
-  /* Four independent loads in flight per step; added in order. */
-  for (; g + 4 <= groups; g += 4) {
-    const float v0 = part[(g + 0) * cols + c], v1 = part[(g + 1) * cols + c];
-    const float v2 = part[(g + 2) * cols + c], v3 = part[(g + 3) * cols + c];
-    a.add(v0);
-    a.add(v1);
-    a.add(v2);
-    a.add(v3);
+  if (c < cols) {
+#pragma unroll 4
+    for (int64_t g = ty; g < groups; g += DW_STRANDS)
+      a.add(part[g * cols + c]);
   }
-  for (; g < groups; ++g)
-    a.add(part[g * cols + c]);
-  st1(dw + c, a.value());
+  ss[ty][tx] = a.s;
+  sc[ty][tx] = a.c;
+  __syncthreads();
+  if (ty == 0 && c < cols) {
+#pragma unroll
+    for (int k = 1; k < DW_STRANDS; ++k)
+      a.merge(ss[k][tx], sc[k][tx]);
+    st1(dw + c, a.value());
+  }
 }
 
 /* ---- plans ---- */
@@ -776,18 +867,27 @@ size_t fused_smem(const fcfg &c, int fop, int64_t cols) {
   return b;
 }
 
+/* CPK_FUSED_PERSIST=0 turns the persistent grids of the prefetching
+ * configurations (fused_pf) off: one cluster per row, nothing prefetched, as
+ * in v3; for side-by-side runs (docs/PERFORMANCE.md). The results' bits are
+ * the same either way (a row's reduction order does not depend on which
+ * cluster takes it). */
+bool persist_on() {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("CPK_FUSED_PERSIST");
+    on = (e != nullptr && e[0] == '0' && e[1] == '\0') ? 0 : 1;
+  }
+  return on != 0;
+}
+
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
                        cudaStream_t st) {
   auto k = fused_k<T, OP, NT, GT, NR, NS, CL, MB>;
-  CPK__TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)smem));
-  if (CL > 8)
-    CPK__TRY(cudaFuncSetAttribute(
-        k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   cudaLaunchConfig_t lc = {};
   cudaLaunchAttribute at[1];
-  lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
+  lc.gridDim = dim3((unsigned)CL, 1, 1);
   lc.blockDim = dim3(NT, 1, 1);
   lc.dynamicSmemBytes = smem;
   lc.stream = st;
@@ -799,6 +899,41 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
     lc.attrs = at;
     lc.numAttrs = 1;
   }
+  /* Per device, once: the function attributes (the largest dynamic shared
+   * memory any launch of this configuration asks for) and how many groups
+   * are resident at once; not on every (timed) launch. */
+  static int cdev = -1;
+  static size_t csmem = 0;
+  static int64_t resident = 0;
+  int dev = 0;
+  CPK__TRY(cudaGetDevice(&dev));
+  if (dev != cdev || smem > csmem) {
+    CPK__TRY(cudaFuncSetAttribute(
+        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (CL > 8)
+      CPK__TRY(cudaFuncSetAttribute(
+          k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    int n = 0;
+    if (CL > 1) {
+      CPK__TRY(cudaOccupancyMaxActiveClusters(&n, k, &lc));
+    } else {
+      int sms = 0;
+      CPK__TRY(
+          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, NT, smem));
+      n *= sms;
+    }
+    cdev = dev;
+    csmem = smem;
+    resident = n;
+  }
+  /* Prefetching configurations run as a persistent grid of the resident
+   * clusters (rmsnorm_bwd's group count is its own, fused_groups: the dw bits
+   * depend on it). */
+  if (fused_pf(OP, NT, GT, CL) && resident > 0 && ngroups > resident &&
+      persist_on())
+    ngroups = resident;
+  lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
   return cudaGetLastError();
 }
@@ -833,10 +968,9 @@ cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
   return cudaErrorInvalidValue;
 }
 
-cudaError_t run_fused(int fop, cpk_dtype dt, fparams p, cudaStream_t st) {
-  const int ci = fused_plan(fop, dt, p.cols);
-  if (ci < 0)
-    return cudaErrorInvalidValue;
+/* ci: fused_plan(fop, dt, p.cols), not negative. */
+cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
+                      cudaStream_t st) {
   const fcfg &c = kCfg[ci];
   p.chunk = fused_chunk(p.cols, c.cl);
   const int64_t gpc = c.nt / c.gt;
@@ -857,19 +991,19 @@ cudaError_t run_fused(int fop, cpk_dtype dt, fparams p, cudaStream_t st) {
     return launch_dt<F_RMS>(dt, ci, p, ngroups, smem, st);
   default: {
     CPK__TRY(launch_dt<F_RMSBWD>(dt, ci, p, ngroups, smem, st));
-    const unsigned g = (unsigned)((p.cols + 255) / 256);
+    const unsigned g = (unsigned)((p.cols + 31) / 32), nt = 32 * DW_STRANDS;
     switch (dt) {
     case CPK_F32:
       fused_dw_k<float>
-          <<<g, 256, 0, st>>>(p.dwpart, (float *)p.dw, p.cols, ngroups);
+          <<<g, nt, 0, st>>>(p.dwpart, (float *)p.dw, p.cols, ngroups);
       break;
     case CPK_F16:
       fused_dw_k<__half>
-          <<<g, 256, 0, st>>>(p.dwpart, (__half *)p.dw, p.cols, ngroups);
+          <<<g, nt, 0, st>>>(p.dwpart, (__half *)p.dw, p.cols, ngroups);
       break;
     case CPK_BF16:
       fused_dw_k<__nv_bfloat16>
-          <<<g, 256, 0, st>>>(p.dwpart, (__nv_bfloat16 *)p.dw, p.cols, ngroups);
+          <<<g, nt, 0, st>>>(p.dwpart, (__nv_bfloat16 *)p.dw, p.cols, ngroups);
       break;
     }
     return cudaGetLastError();
@@ -897,7 +1031,8 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
                       int64_t mstride, float eps, cpk_rows s, void *ws,
                       cudaStream_t st) {
   const int fop = fop_of(op);
-  if (fop < 0 || fused_plan(fop, dt, s.cols) < 0)
+  const int ci = fused_plan(fop, dt, s.cols);
+  if (ci < 0)
     return cudaErrorInvalidValue;
   const size_t es = dt_size(dt);
   fparams p = {};
@@ -918,7 +1053,7 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
   p.vec = rows_vec_ok(in0, s.stride, es) && rows_vec_ok(in1, s.stride, es) &&
           (!out_rows || rows_vec_ok(out, s.stride, es)) &&
           (w == nullptr || aligned16(w));
-  return run_fused(fop, dt, p, st);
+  return run_fused(fop, dt, ci, p, st);
 }
 
 } /* namespace cpk__ */

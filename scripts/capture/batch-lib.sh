@@ -1,11 +1,26 @@
 # batch-lib.sh: sourced by the GPU-machine batch scripts of scripts/capture/.
-# Needs $out (the output folder) and $budget (seconds for the whole batch).
+# Needs $out (the output folder) and $budget (seconds for the whole batch);
+# creates $out, sets $bin (the binaries: $BIN, default .carry/bin) and $pf
+# (cuda_portfolio there).
 #   left               seconds of the budget that are left
+#   gpu_csv NAME       the GPU's clocks, temperature, power and throttle
+#                      reasons (nvidia-smi, CSV) into $out/NAME
+#   ncu_bench LIM SEL  Nsight Compute (clocks not locked) on one launch per
+#                      benchmark case of the selection SEL (cuda_portfolio
+#                      words, "--op X --dtype Y"): the sections that say what
+#                      bounds a kernel, the details page as CSV into
+#                      $out/ncu-X-Y-details.csv (the report stays in /tmp:
+#                      too big to bring back)
+#   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
+#                      $out into $out.tar.gz
 #   run NAME LIM CMD   runs CMD with a time limit of LIM seconds, stdout and
 #                      stderr to $out/NAME, and records NAME, the exit code and
 #                      the duration in $out/COMMANDS.txt; a step with 5 s or
 #                      less left is recorded as not run
 t0=$(date +%s)
+mkdir -p "$out"
+bin=${BIN:-.carry/bin}
+pf=$bin/cuda_portfolio
 log="$out/COMMANDS.txt"
 : >"$log"
 left() { echo $((budget - ($(date +%s) - t0))); }
@@ -17,4 +32,27 @@ run() {
   fi
   timeout -s INT -k 10 "$lim" "$@" >"$out/$name" 2>&1
   printf '%s\trc=%d\t%ds\t%s\n' "$name" "$?" "$(($(date +%s) - s))" "$*" >>"$log"
+}
+gpu_csv() {
+  run "$1" 20 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv
+}
+ncu_bench() {
+  local lim=$1 tag
+  shift
+  tag=$(echo "$*" | awk '{print $2"-"$4}')
+  run "ncu-$tag.txt" "$lim" ncu --profile-from-start off --clock-control none \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats -o "/tmp/ncu-$tag" -f \
+    "$pf" --profile-range --bench "$@" --budget 0.3 --min-samples 3 \
+    --max-samples 30 --json "/tmp/ncu-$tag.json"
+  if [ -f "/tmp/ncu-$tag.ncu-rep" ]; then
+    ncu -i "/tmp/ncu-$tag.ncu-rep" --csv --page details \
+      >"$out/ncu-$tag-details.csv" 2>&1
+  fi
+}
+pack() {
+  gzip -9 "$out"/*.txt "$out"/*.csv 2>/dev/null
+  gunzip "$out"/COMMANDS.txt.gz 2>/dev/null
+  tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
 }

@@ -5,30 +5,34 @@
 # Runs, in priority order, inside SECONDS of wall time (default 560):
 #   1. the GPU's state (nvidia-smi), the kernels' own self-test, and
 #      cuobjdump --dump-resource-usage of cuda_portfolio (a test fixture);
-#   2. ./repro --prebuilt all (every stage, archived and bundled), with
-#      KERNEL_REQUIRE_GPU=1 and --select SELECT for the time/profile stages;
+#   2. ./repro --prebuilt all (every stage but inspect, which the build
+#      machine runs: it recompiles every kernel), archived and bundled, with
+#      KERNEL_REQUIRE_GPU=1, --select SELECT for the time and profile stages
+#      and --profile-set bench (Nsight Compute on the benchmark shapes);
 #   3. the full benchmark set, cuda_portfolio --bench --json bench-all.json;
 #   4. the GPU ctest entries with KERNEL_REQUIRE_GPU=1 (--test-only itself
 #      already ran in the test stage of step 2);
 #   5. two back-to-back timed runs of one case set (softmax bf16);
 #   6. PyTorch's figures side by side (.carry/torch_baseline.py), if present.
-# Each later step gets only the time that is left. Everything lands in
-# OUTDIR; COMMANDS.txt records every command, its exit code and duration.
+# Each later step gets only the time that is left (BENCH_RESERVE seconds,
+# default 230, are kept from repro for the steps after it, TAIL_RESERVE,
+# default 60, from the benchmark set; REPRO_SKIP, default inspect, is
+# repro's --skip list). Everything lands in OUTDIR; COMMANDS.txt records
+# every command, its exit code and duration.
 set -u
 out=${1:?usage: h200-evidence.sh OUTDIR [SECONDS] [SELECT]}
 budget=${2:-560}
 select=${3:---dtype bf16}
-mkdir -p "$out"
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 run nvidia-smi-q-before.txt 20 nvidia-smi -q
 run gpu-before.csv 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw,power.limit,persistence_mode,clocks_event_reasons.active --format=csv
 run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
 run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
-run repro-all.txt $(($(left) - 230)) ./repro --prebuilt all --out "$out/runs" --keep-going --select "$select"
+run repro-all.txt $(($(left) - ${BENCH_RESERVE:-230})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
 # The full benchmark set, uninstrumented (the repro run above timed only
 # SELECT): the clean JSON of the final run.
-run bench-all.txt $(($(left) - 60)) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
+run bench-all.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
 run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
 for i in 1 2; do
   run b2b-$i.txt $(( $(left) > 70 ? 30 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"

@@ -10,16 +10,14 @@ out=${1:?usage: perf-session.sh OUTDIR [BUDGET_S] [OPS...]}
 budget=${2:-540}
 shift 2 2>/dev/null || shift $#
 ops=${*:-row_sum softmax softmax_backward rmsnorm rmsnorm_backward matmul}
-bin=${BIN:-.carry/bin}
-mkdir -p "$out"
 . "$(dirname "$0")/batch-lib.sh"
-run gpu-before.csv 20 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv
-run test-only.txt "${TEST_S:-240}" "$bin/cuda_portfolio" --test-only
+gpu_csv gpu-before.csv
+run test-only.txt "${TEST_S:-240}" "$pf" --test-only
 run selftest.txt 150 "$bin/cpk_selftest"
 for op in $ops; do
-  run "bench-$op.txt" $(( $(left) - 20 )) "$bin/cuda_portfolio" --bench --op "$op" --json "$out/bench-$op.json"
+  run "bench-$op.txt" $(( $(left) - 20 )) "$pf" --bench --op "$op" --json "$out/bench-$op.json"
 done
-run gpu-after.csv 10 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv
+gpu_csv gpu-after.csv
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
 cat "$log"
 grep -hE '^(FAIL|SKIP)' "$out/test-only.txt" | head -30

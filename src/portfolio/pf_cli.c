@@ -143,6 +143,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
         FAIL("--dtype %s: expected fp32, fp16 or bf16", val);
       o->dtype = (int)dt;
     } else if (strcmp(a, "--shape") == 0) {
+      if (o->have_shape)
+        FAIL("--shape given twice (%s): one shape per run; run "
+             "cuda_portfolio once per shape",
+             val);
       r = cm_parse_dims(val, o->dims, &o->ndims);
       if (r)
         FAIL("--shape %s: expected RxW or MxNxK with every dimension a "

@@ -96,6 +96,8 @@ typedef struct {
   pf_bench_opts opts;  /* argv inside is borrowed */
   int other_processes; /* other compute processes seen on the GPU, -1
                           unknown */
+  int launch_knobs;    /* a kernel launch knob was set in the environment
+                          (CPK_FUSED_PERSIST): not the default kernels */
   pf_ceiling copy;
   char **warnings;
   size_t nwarnings;

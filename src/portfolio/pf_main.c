@@ -136,8 +136,14 @@ static int run_set(pf_runner *r, const pf_opts *o) {
     return PF_EXIT_USAGE;
   }
   if (set.n == 0) {
-    fprintf(stderr, "cuda_portfolio: the selection matches no case (see "
-                    "--list)\n");
+    if (o->mode == PF_MODE_BENCH && o->have_shape)
+      fprintf(stderr, "cuda_portfolio: --bench --shape: not one of the "
+                      "standard shapes of this op (docs/BENCHMARKING.md); "
+                      "time any other shape without --bench: --op OP "
+                      "--shape S --json PATH\n");
+    else
+      fprintf(stderr, "cuda_portfolio: the selection matches no case (see "
+                      "--list)\n");
     pf_set_free(&set);
     return PF_EXIT_USAGE;
   }

@@ -21,11 +21,14 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
   default:
     break;
   }
-  if (dev->fused &&
-      cols <= (op == CPK_OP_RMSNORM_BWD ? PF_PLAN_FUSED_MAX_COLS_RMSBWD
-                                        : PF_PLAN_FUSED_MAX_COLS) &&
-      cpk_fused_fits(op, dt, cols))
-    return CPK_V_FUSED;
+  if (dev->fused && cpk_fused_fits(op, dt, cols)) {
+    const int64_t max = op == CPK_OP_RMSNORM_BWD ? PF_PLAN_FUSED_MAX_COLS_RMSBWD
+                        : (op == CPK_OP_SOFTMAX || op == CPK_OP_SOFTMAX_BWD)
+                            ? INT64_MAX
+                            : PF_PLAN_FUSED_MAX_COLS;
+    if (cols <= max)
+      return CPK_V_FUSED;
+  }
   if (sm_count < 1)
     sm_count = 1;
   if (cols <= PF_PLAN_WARP_MAX_COLS)

@@ -11,9 +11,13 @@
 
 #include "cpk.h"
 
-/* FUSED is the pick up to this row width. Past it a row spans a 16-block
- * cluster with one block per SM, and on the H200 the two-kernel SPLIT was as
- * fast or faster on 2^20-wide rows (docs/PERFORMANCE.md, 2026-11-29 runs). */
+/* row_sum and rmsnorm: FUSED is the pick up to this row width. Past it a
+ * row spans a 16-block cluster with one block per SM, and on the H200 the
+ * two-kernel SPLIT was faster on 2^20-wide rows (row_sum 0.64 of the copy
+ * ceiling against 0.54, rmsnorm 0.53 against 0.44: docs/PERFORMANCE.md).
+ * softmax and softmax_backward take FUSED wherever the row fits: their
+ * prefetching clusters beat SPLIT there (softmax fp32 0.55 against 0.47,
+ * softmax_backward bf16 0.65 against 0.50). */
 #define PF_PLAN_FUSED_MAX_COLS 262144
 /* rmsnorm_backward: its FUSED dw partials (one fp32 row per row group) cost
  * more than they save past this width: 256 x 262144 bf16 ran at 0.20 of the

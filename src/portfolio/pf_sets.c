@@ -31,14 +31,19 @@ typedef struct {
 } mm_shape;
 
 static const mm_shape test_mm[] = {
-    {1, 1, 1, 0, 0, 0},          {33, 65, 17, 0, 0, 0},
-    {128, 128, 128, 0, 0, 0},    {257, 511, 129, 0, 0, 0},
-    {257, 511, 129, 0, 1, 3},    {257, 511, 129, 1, 0, 5},
-    {1024, 1024, 1024, 0, 1, 0}, {1024, 1024, 1024, 1, 0, 0},
+    {1, 1, 1, 0, 0, 0},
+    {33, 65, 17, 0, 0, 0},
+    {128, 128, 128, 0, 0, 0},
+    {257, 511, 129, 0, 0, 0},
+    {257, 511, 129, 0, 1, 3},
+    {257, 511, 129, 1, 0, 5},
+    {1024, 1024, 1024, 0, 1, 0},
+    {1024, 1024, 1024, 1, 0, 0},
     {4095, 4097, 4093, 0, 0, 0},
     /* ragged tiles with 16-byte strides (the TMA path of HOPPER), both
      * transposes, and one operand strided oddly (one TMA, one manual) */
-    {200, 304, 104, 0, 0, 0},    {200, 304, 104, 1, 1, 0},
+    {200, 304, 104, 0, 0, 0},
+    {200, 304, 104, 1, 1, 0},
     {200, 304, 103, 0, 0, 0}};
 static const mm_shape smoke_mm[] = {
     {33, 65, 17, 0, 0, 0}, {33, 65, 17, 0, 1, 1}, {33, 65, 17, 1, 0, 2}};
@@ -227,6 +232,15 @@ int pf_sets_build(const pf_opts *o, pf_set *out) {
     for (i = 0; i < n && !err; i++)
       if (o->op < 0 || o->op == i)
         err = build_bench_op(o, out, i);
+    if (!err && o->have_shape) { /* --shape picks standard shapes */
+      int j, k = 0;
+      for (j = 0; j < out->n; j++)
+        if (out->v[j].ndims == o->ndims &&
+            memcmp(out->v[j].dims, o->dims,
+                   (size_t)o->ndims * sizeof o->dims[0]) == 0)
+          out->v[k++] = out->v[j];
+      out->n = k;
+    }
     return err;
   }
   for (i = 0; i < n && !err; i++)

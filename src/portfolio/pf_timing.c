@@ -270,6 +270,15 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
                 "): these timings are not clean");
     warn(b, msg);
   }
+  if (getenv("CPK_FUSED_PERSIST") != NULL) {
+    b->res.launch_knobs = 1;
+    cm_snprintf(msg, sizeof msg,
+                "CPK_FUSED_PERSIST=%s is set: FUSED wide-row clusters do not "
+                "launch as the default persistent grid; side-by-side "
+                "timings, not the default kernels' (docs/BENCHMARKING.md)",
+                getenv("CPK_FUSED_PERSIST"));
+    warn(b, msg);
+  }
 
   PF_CU_GOTO(cudaSetDevice(o->device), r, fail);
   r = pf_env_device(&b->res.env, o->device);

@@ -46,6 +46,17 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
               {"--build-dir", cli->build_dir, sizeof cli->build_dir},
               {"--select", cli->opt.select, sizeof cli->opt.select}};
   size_t i;
+  if (strcmp(name, "--profile-set") == 0) {
+    if (strcmp(v, "smoke") != 0 && strcmp(v, "bench") != 0) {
+      cm_snprintf(err, size,
+                  "--profile-set needs smoke (small shapes, every variant) "
+                  "or bench (the standard benchmark shapes), not '%s'",
+                  v);
+      return CM_EINVAL;
+    }
+    cm_strlcpy(cli->opt.profile_set, v, sizeof cli->opt.profile_set);
+    return CM_OK;
+  }
   if (strcmp(name, "--gpu") == 0) {
     int64_t g;
     if (cm_parse_i64(v, &g) != CM_OK || g < 0 || g > 1024) {
@@ -75,6 +86,7 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
   memset(cli, 0, sizeof *cli);
   cli->opt.gpu = -1;
   cm_strlcpy(cli->opt.preset, "linux", sizeof cli->opt.preset);
+  cm_strlcpy(cli->opt.profile_set, "smoke", sizeof cli->opt.profile_set);
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     int *dst[4];
@@ -298,6 +310,8 @@ void rp_cli_usage(FILE *f) {
       "  --prebuilt       build stage: use the build folder as it is\n"
       "  --select \"ARGS\" cuda_portfolio selection for time and profile\n"
       "                   (e.g. \"--op softmax --dtype bf16\"; default: all)\n"
+      "  --profile-set smoke|bench  what the profile stage profiles: the\n"
+      "                   smoke set (default) or the benchmark shapes\n"
       "  -h, --help       this text\n\n"
       "exit codes:\n");
 #define XX(name, code, msg) fprintf(f, "  %3d  %s\n", code, msg);

@@ -3,8 +3,8 @@
  * Order: counter permission (driver params and the user's rights), then
  *   ncu --profile-from-start off --clock-control none
  *       --export <run>/profile/ncu --force-overwrite
- *       cuda_portfolio --profile-range --smoke
- *       --json <run>/results/instrumented/profile-ncu.json
+ *       cuda_portfolio --profile-range --smoke (--bench with
+ *       --profile-set bench) --json <run>/results/instrumented/profile-ncu.json
  * whose console output is scanned for ERR_NVGPUCTRPERM; its report is
  * exported as CSV (--page raw and --page details, both archived) and merged
  * into one row per launch (profile/ncu-key-metrics.csv), then
@@ -179,7 +179,8 @@ static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
 }
 
 /* Appends the profiled program to a profiler's argv: cuda_portfolio with one
- * marked launch per case of the smoke set (--select narrows it), its
+ * marked launch per case of the smoke set, or of the benchmark set with
+ * --profile-set bench (--select narrows either), its
  * results to json_out (an instrumented file), and --gpu. sel and gpu are
  * the caller's buffers the words point into. NULL-terminates argv. */
 static int rp__portfolio_argv(rp_ctx *ctx, rp_stage_run *st, const char *bin,
@@ -188,7 +189,8 @@ static int rp__portfolio_argv(rp_ctx *ctx, rp_stage_run *st, const char *bin,
                               int *n) {
   argv[(*n)++] = bin;
   argv[(*n)++] = "--profile-range";
-  argv[(*n)++] = "--smoke";
+  argv[(*n)++] =
+      strcmp(ctx->opt.profile_set, "bench") == 0 ? "--bench" : "--smoke";
   if (rp_select_args(ctx, sel, sel_size, argv, n, RP__PROF_ARGV - 8) != CM_OK) {
     rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
     return CM_ERANGE;
@@ -226,6 +228,10 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   json_object_set_new(rec, "tool", json_string(ncu.path));
   json_object_set_new(rec, "version", json_string(ncu.version));
   json_object_set_new(rec, "clock_control", json_string(RP__CLOCK_CONTROL));
+  json_object_set_new(rec, "case_set",
+                      json_string(strcmp(ctx->opt.profile_set, "bench") == 0
+                                      ? "bench"
+                                      : "smoke"));
   cm_snprintf(rep_base, sizeof rep_base, "%s/profile/ncu", ctx->run_dir);
   cm_snprintf(rep, sizeof rep, "%s.ncu-rep", rep_base);
   cm_snprintf(json_out, sizeof json_out,

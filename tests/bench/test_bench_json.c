@@ -314,6 +314,9 @@ TEST_IMPL(instrumented_not_clean) {
   r.other_processes = -1; /* unknown is not clean either */
   ASSERT_EQ(pf_results_clean(&r), 0);
   r.other_processes = 0;
+  r.launch_knobs = 1; /* CPK_FUSED_PERSIST set: not the default kernels */
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  r.launch_knobs = 0;
   r.cases[0].throttled = 1;
   ASSERT_EQ(pf_results_clean(&r), 0);
   pf_results_free(&r);

@@ -48,20 +48,26 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, sms),
             CPK_V_TENSORCORE);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ADD, CPK_F16, 1, 9, sms), CPK_V_VECTOR);
-  /* With clusters: FUSED up to 2^18-wide rows (2^16 for rmsnorm_backward)
-   * where the row can be held (rowfused.cu's list); past that the measured
-   * faster SPLIT / BLOCK (pf_plan.h). */
+  /* With clusters: FUSED where the row can be held (rowfused.cu's list), up
+   * to 2^18-wide rows for row_sum and rmsnorm and 2^16 for rmsnorm_backward;
+   * past that the measured faster SPLIT / BLOCK (pf_plan.h). */
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 65536, 1024, &h),
             CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 256, 262144, &h),
             CPK_V_FUSED);
-  /* 2^20-wide rows fit (one 16-block cluster) but SPLIT measured as fast */
+  /* 2^20-wide rows fit (one 16-block cluster): softmax and softmax_backward
+   * take FUSED, row_sum and rmsnorm SPLIT (measured faster there); fp32
+   * softmax_backward's two 4 MiB rows do not fit: SPLIT */
   ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX_BWD, CPK_BF16, 1048576), 1);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 32, 1048576, &h),
-            CPK_V_SPLIT);
+            CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_BF16, 32, 1048576, &h),
-            CPK_V_SPLIT);
+            CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_F32, 32, 1048576, &h),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 32, 1048576, &h),
+            CPK_V_SPLIT);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM, CPK_BF16, 32, 1048576, &h),
             CPK_V_SPLIT);
   ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_BF16, 2048, 32768, &h),
             CPK_V_FUSED);
@@ -140,6 +146,8 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "overflow");
   ASSERT_EQ(parse(&o, err, "--op", "matmul", "--shape", "5x5"), CM_EINVAL);
   ASSERT_CONTAINS(err, "MxNxK");
+  ASSERT_EQ(parse(&o, err, "--shape", "4x8", "--shape", "8x16"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "given twice");
   ASSERT_EQ(parse(&o, err, "--op", "nope", NULL, NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "unknown op");
   ASSERT_EQ(parse(&o, err, "--frobnicate", NULL, NULL, NULL), CM_EINVAL);
@@ -255,6 +263,19 @@ TEST_IMPL(sets_cover) {
   for (i = 0; i < s.n && !(s.v[i].mask && s.v[i].dims[1] == 1048577); i++)
     ;
   ASSERT_TRUE(i < s.n); /* a masked 1,048,577-wide case is in the set */
+  pf_set_free(&s);
+  /* --bench --shape keeps only that standard shape (three dtypes) */
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "256x262144", NULL));
+  o.op = pf_op_find("rmsnorm");
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_EQ(s.n, 3);
+  for (i = 0; i < s.n; i++)
+    ASSERT_TRUE(s.v[i].dims[0] == 256 && s.v[i].dims[1] == 262144);
+  pf_set_free(&s);
+  /* a shape that is not standard matches nothing (pf_main says so) */
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "256x262145", NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_EQ(s.n, 0);
   pf_set_free(&s);
   ASSERT_EQ(pf_op_find("copy_unmasked"), -1);
   return 0;

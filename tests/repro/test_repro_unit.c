@@ -407,6 +407,8 @@ TEST_IMPL(cli_parse_select) {
   char *a3[] = {"repro", "verify", NULL};
   char *a4[] = {"repro", "--gpu", "x", "test", NULL};
   char *a5[] = {"repro", "all", "--skip", "nosuch", NULL};
+  char *a6[] = {"repro", "profile", "--profile-set", "bench", NULL};
+  char *a7[] = {"repro", "profile", "--profile-set=full", NULL};
   rp_cli cli;
   const rp_stage_desc *sel[16];
   char err[256];
@@ -415,6 +417,7 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_EQ(cli.opt.gpu, 1);
   ASSERT_EQ(cli.opt.strict, 1);
   ASSERT_STR_EQ(cli.out, "/tmp/o");
+  ASSERT_STR_EQ(cli.opt.profile_set, "smoke"); /* the default */
   ASSERT_OK(
       rp_cli_resolve(&cli, "/r/build/linux/bin/repro", NULL, err, sizeof err));
   ASSERT_STR_EQ(cli.opt.root, "/r");
@@ -431,6 +434,11 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_OK(rp_cli_parse(4, a5, &cli, err, sizeof err));
   ASSERT_EQ(rp_cli_select(&cli, sel, 16, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "nosuch");
+  ASSERT_OK(rp_cli_parse(4, a6, &cli, err, sizeof err));
+  ASSERT_STR_EQ(cli.opt.profile_set, "bench");
+  ASSERT_EQ(rp_cli_parse(3, a7, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "smoke");
+  ASSERT_CONTAINS(err, "full");
   return 0;
 }
 
