@@ -350,8 +350,9 @@ TEST_IMPL(compare_run_folders) {
 
 /* Real data: back-to-back H200 runs (same build, same card, minutes apart)
  * must compare as "same" in every case, pairwise, with exit code 0: the three
- * runs of the v2 kernels (results/h200/history/v2-2026-11-29T1201/) and the
- * two of the final run (results/h200/bench/). The same data with one case's
+ * runs of the v2 kernels (results/h200/history/v2-2026-11-29T1201/), and the
+ * two each of the v3 and v4b runs (history/v3-2026-11-29T1349/,
+ * history/v4b-2026-11-29T1456/). The same data with one case's
  * samples made 20 % slower must be "slower" there (exit 1). */
 TEST_IMPL(compare_h200_back_to_back) {
   static const char *const runs[] = {
@@ -359,13 +360,19 @@ TEST_IMPL(compare_h200_back_to_back) {
       CM_SOURCE_DIR "/results/h200/history/v2-2026-11-29T1201/bench/b2b-2.json",
       CM_SOURCE_DIR
       "/results/h200/history/v2-2026-11-29T1201/bench/b2b-3.json"};
-  static const char *const final_runs[] = {
-      CM_SOURCE_DIR "/results/h200/bench/b2b-1.json",
-      CM_SOURCE_DIR "/results/h200/bench/b2b-2.json"};
+  static const char *const final_runs[][2] = {
+      {CM_SOURCE_DIR
+       "/results/h200/history/v4b-2026-11-29T1456/bench/b2b-1.json",
+       CM_SOURCE_DIR
+       "/results/h200/history/v4b-2026-11-29T1456/bench/b2b-2.json"},
+      {CM_SOURCE_DIR
+       "/results/h200/history/v3-2026-11-29T1349/bench/b2b-1.json",
+       CM_SOURCE_DIR
+       "/results/h200/history/v3-2026-11-29T1349/bench/b2b-2.json"}};
   rp_results r[3], f[2];
   rp_compare_opts o;
   rp_compare_result c;
-  int i, j;
+  int i, j, p;
   size_t k;
   rp_compare_opts_init(&o);
   for (i = 0; i < 3; i++) {
@@ -392,18 +399,20 @@ TEST_IMPL(compare_h200_back_to_back) {
   rp_compare_result_free(&c);
   for (i = 0; i < 3; i++)
     rp_results_free(&r[i]);
-  for (i = 0; i < 2; i++) {
-    memset(&f[i], 0, sizeof f[i]);
-    ASSERT_OK(rp_results_load_any(final_runs[i], &f[i]));
-    ASSERT_EQ(f[i].ncases, 6);
+  for (p = 0; p < 2; p++) {
+    for (i = 0; i < 2; i++) {
+      memset(&f[i], 0, sizeof f[i]);
+      ASSERT_OK(rp_results_load_any(final_runs[p][i], &f[i]));
+      ASSERT_EQ(f[i].ncases, 6);
+    }
+    ASSERT_OK(rp_compare(&f[0], &f[1], &o, &c));
+    ASSERT_EQ(c.refused, 0);
+    ASSERT_EQ(c.ncases, 6);
+    ASSERT_EQ(c.counts[RP_VERDICT_SAME], 6);
+    ASSERT_EQ(rp_compare_exit_code(&c), 0);
+    rp_compare_result_free(&c);
+    for (i = 0; i < 2; i++)
+      rp_results_free(&f[i]);
   }
-  ASSERT_OK(rp_compare(&f[0], &f[1], &o, &c));
-  ASSERT_EQ(c.refused, 0);
-  ASSERT_EQ(c.ncases, 6);
-  ASSERT_EQ(c.counts[RP_VERDICT_SAME], 6);
-  ASSERT_EQ(rp_compare_exit_code(&c), 0);
-  rp_compare_result_free(&c);
-  for (i = 0; i < 2; i++)
-    rp_results_free(&f[i]);
   return 0;
 }
