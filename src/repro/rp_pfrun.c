@@ -22,6 +22,15 @@ static void rp__last_line(const char *text, char *buf, size_t size) {
   buf[end - start] = '\0';
 }
 
+void rp_gpu_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
+                 int *n) {
+  if (ctx->opt.gpu < 0)
+    return;
+  cm_snprintf(buf, size, "%d", ctx->opt.gpu);
+  argv[(*n)++] = "--gpu";
+  argv[(*n)++] = buf;
+}
+
 int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
                       const char *const *args, rp_banner *banner,
                       int *have_banner) {
@@ -46,11 +55,7 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   argv[n++] = bin;
   for (i = 0; args != NULL && args[i] != NULL && n < 20; i++)
     argv[n++] = args[i];
-  if (ctx->opt.gpu >= 0) {
-    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
-    argv[n++] = "--gpu";
-    argv[n++] = gpu;
-  }
+  rp_gpu_args(ctx, gpu, sizeof gpu, argv, &n);
   argv[n] = NULL;
   if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
     return -1;

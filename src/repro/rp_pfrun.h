@@ -23,6 +23,11 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
                       const char *const *args, rp_banner *banner,
                       int *have_banner);
 
+/* Appends "--gpu N" to argv at *n when --gpu was given (N written into
+ * buf, which must outlive argv); nothing otherwise. */
+void rp_gpu_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
+                 int *n);
+
 /* Splits ctx->opt.select (--select) on spaces into buf and appends the
  * words to argv starting at *n, never past max - 1 entries (argv stays
  * NULL-terminated by the caller). Returns CM_OK, or CM_ERANGE when the

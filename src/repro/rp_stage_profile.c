@@ -197,11 +197,7 @@ static int rp__portfolio_argv(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   }
   argv[(*n)++] = "--json";
   argv[(*n)++] = json_out;
-  if (ctx->opt.gpu >= 0) {
-    cm_snprintf(gpu, gpu_size, "%d", ctx->opt.gpu);
-    argv[(*n)++] = "--gpu";
-    argv[(*n)++] = gpu;
-  }
+  rp_gpu_args(ctx, gpu, gpu_size, argv, n);
   argv[*n] = NULL;
   return CM_OK;
 }

@@ -24,6 +24,7 @@
 #include "cm_error.h"
 #include "cm_str.h"
 #include "rp_banner.h"
+#include "rp_pfrun.h"
 #include "rp_sanitize_parse.h"
 #include "rp_stage.h"
 #include "rp_tools_text.h"
@@ -104,11 +105,7 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
     argv[n++] = "--test-only";
     argv[n++] = "--smoke";
   }
-  if (ctx->opt.gpu >= 0) {
-    cm_snprintf(gpu, sizeof gpu, "%d", ctx->opt.gpu);
-    argv[n++] = "--gpu";
-    argv[n++] = gpu;
-  }
+  rp_gpu_args(ctx, gpu, sizeof gpu, argv, &n);
   argv[n] = NULL;
   if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
     return -1;

@@ -339,10 +339,6 @@ int rp_res_table_text(const rp_res_table *t, char **out) {
   return CM_OK;
 }
 
-static json_t *num_or_null(int64_t v) {
-  return v < 0 ? json_null() : json_integer((json_int_t)v);
-}
-
 json_t *rp_res_table_json(const rp_res_table *t) {
   json_t *arr = json_array();
   size_t i;
@@ -361,14 +357,16 @@ json_t *rp_res_table_json(const rp_res_table *t) {
                         json_string(r->readable[0] ? r->readable : r->mangled));
     json_object_set_new(o, "mangled", json_string(r->mangled));
     json_object_set_new(o, "arch", json_string(r->arch));
-    json_object_set_new(o, "registers", num_or_null(r->registers));
-    json_object_set_new(o, "stack_frame_bytes", num_or_null(r->stack_frame));
-    json_object_set_new(o, "spill_store_bytes", num_or_null(r->spill_stores));
-    json_object_set_new(o, "spill_load_bytes", num_or_null(r->spill_loads));
-    json_object_set_new(o, "shared_bytes", num_or_null(r->shared));
-    json_object_set_new(o, "local_bytes", num_or_null(r->local));
-    json_object_set_new(o, "constant0_bytes", num_or_null(r->constant0));
-    json_object_set_new(o, "barriers", num_or_null(r->barriers));
+    {
+      static const char *const keys[] = {
+          "registers",        "stack_frame_bytes", "spill_store_bytes",
+          "spill_load_bytes", "shared_bytes",      "local_bytes",
+          "constant0_bytes",  "barriers"};
+      const int64_t vals[] = {r->registers,   r->stack_frame, r->spill_stores,
+                              r->spill_loads, r->shared,      r->local,
+                              r->constant0,   r->barriers};
+      rp__json_set_counts(o, keys, vals, sizeof vals / sizeof vals[0]);
+    }
     json_object_set_new(o, "spills", json_boolean(r->spills));
     if (r->sources & RP_RES_FROM_PTXAS)
       json_array_append_new(src, json_string("ptxas"));

@@ -435,10 +435,6 @@ static void set_str(json_t *o, const char *key, const char *v) {
     json_object_set_new(o, key, json_string(v));
 }
 
-static json_t *int_or_null(int64_t v) {
-  return v < 0 ? json_null() : json_integer((json_int_t)v);
-}
-
 json_t *rp_san_findings_json(const rp_san_report *r) {
   json_t *arr = json_array();
   size_t i;
@@ -473,14 +469,16 @@ json_t *rp_san_report_json(const rp_san_report *r) {
   json_t *f;
   if (o == NULL)
     return NULL;
-  json_object_set_new(o, "error_summary", int_or_null(r->error_summary));
-  json_object_set_new(o, "errors_not_printed",
-                      int_or_null(r->errors_not_printed));
-  json_object_set_new(o, "hazards", int_or_null(r->hazards));
-  json_object_set_new(o, "hazard_errors", int_or_null(r->hazard_errors));
-  json_object_set_new(o, "hazard_warnings", int_or_null(r->hazard_warnings));
-  json_object_set_new(o, "leaked_bytes", int_or_null(r->leaked_bytes));
-  json_object_set_new(o, "leak_allocs", int_or_null(r->leak_allocs));
+  {
+    static const char *const keys[] = {
+        "error_summary",   "errors_not_printed", "hazards",    "hazard_errors",
+        "hazard_warnings", "leaked_bytes",       "leak_allocs"};
+    const int64_t vals[] = {r->error_summary,   r->errors_not_printed,
+                            r->hazards,         r->hazard_errors,
+                            r->hazard_warnings, r->leaked_bytes,
+                            r->leak_allocs};
+    rp__json_set_counts(o, keys, vals, sizeof vals / sizeof vals[0]);
+  }
   json_object_set_new(o, "tool_failed", json_boolean(r->tool_failed));
   if (r->tool_failed)
     json_object_set_new(o, "tool_error", json_string(r->tool_error));

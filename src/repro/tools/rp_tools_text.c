@@ -108,3 +108,14 @@ void rp__copy_n(char *dst, size_t size, const char *src, size_t n) {
   memcpy(dst, src, n);
   dst[n] = '\0';
 }
+
+json_t *rp__json_count_or_null(int64_t v) {
+  return v < 0 ? json_null() : json_integer((json_int_t)v);
+}
+
+void rp__json_set_counts(json_t *o, const char *const *keys,
+                         const int64_t *vals, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    json_object_set_new(o, keys[i], rp__json_count_or_null(vals[i]));
+}

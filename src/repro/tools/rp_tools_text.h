@@ -9,6 +9,7 @@
 #ifndef RP_TOOLS_TEXT_H
 #define RP_TOOLS_TEXT_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,13 @@ void rp__lines_init(rp__lines *it, const char *text, size_t len);
  * trailing CR/LF removed, cut to size-1 bytes. Returns 1 if a line was read,
  * 0 at the end of the text. */
 int rp__lines_next(rp__lines *it, char *buf, size_t size);
+
+/* v as a JSON integer, or null when negative (what the parsers use for
+ * "the tool did not report it"). */
+json_t *rp__json_count_or_null(int64_t v);
+/* Sets o[keys[i]] to rp__json_count_or_null(vals[i]) for i < n. */
+void rp__json_set_counts(json_t *o, const char *const *keys,
+                         const int64_t *vals, size_t n);
 
 /* Removes trailing whitespace in place; returns s. */
 char *rp__rtrim(char *s);
