@@ -18,6 +18,12 @@
  *    Passing too little returns cudaErrorInvalidValue. The workspace is in
  *    use until the launch's work on `stream` has finished; it must not
  *    overlap any tensor of the call.
+ *  - Outputs must not overlap inputs: rows are read through the read-only
+ *    data path (ld.global.nc), which assumes the data does not change while
+ *    the kernel runs.
+ *  - Some launchers keep per-device launch facts (function attributes,
+ *    how many thread-block clusters are resident) in static storage, set on
+ *    first use: call the launchers from one host thread at a time.
  */
 #ifndef CPK_H
 #define CPK_H
