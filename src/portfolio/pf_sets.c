@@ -222,6 +222,28 @@ static int build_bench_op(const pf_opts *o, pf_set *s, int opi) {
   return err;
 }
 
+/* Keeps the cases of s for which keep(case, o) holds, in their order. */
+static void keep_cases(pf_set *s, const pf_opts *o,
+                       int (*keep)(const pf_spec *, const pf_opts *)) {
+  int j, k = 0;
+  for (j = 0; j < s->n; j++)
+    if (keep(&s->v[j], o))
+      s->v[k++] = s->v[j];
+  s->n = k;
+}
+
+/* --bench --shape: the standard shape the option names. */
+static int same_shape(const pf_spec *sp, const pf_opts *o) {
+  return sp->ndims == o->ndims &&
+         memcmp(sp->dims, o->dims, (size_t)o->ndims * sizeof o->dims[0]) == 0;
+}
+
+/* --mask / --no-mask: softmax cases of that kind; other ops are unmasked. */
+static int same_mask(const pf_spec *sp, const pf_opts *o) {
+  int n;
+  return sp->mask == o->mask || pf_ops(&n)[sp->op].kop != CPK_OP_SOFTMAX;
+}
+
 int pf_sets_build(const pf_opts *o, pf_set *out) {
   int n, i, err = CM_OK;
   memset(out, 0, sizeof *out);
@@ -232,28 +254,15 @@ int pf_sets_build(const pf_opts *o, pf_set *out) {
     for (i = 0; i < n && !err; i++)
       if (o->op < 0 || o->op == i)
         err = build_bench_op(o, out, i);
-    if (!err && o->have_shape) { /* --shape picks standard shapes */
-      int j, k = 0;
-      for (j = 0; j < out->n; j++)
-        if (out->v[j].ndims == o->ndims &&
-            memcmp(out->v[j].dims, o->dims,
-                   (size_t)o->ndims * sizeof o->dims[0]) == 0)
-          out->v[k++] = out->v[j];
-      out->n = k;
-    }
+    if (!err && o->have_shape)
+      keep_cases(out, o, same_shape);
     return err;
   }
   for (i = 0; i < n && !err; i++)
     if (o->op < 0 || o->op == i)
       err = build_op(o, out, i, o->mode == PF_MODE_SMOKE);
-  if (!err && o->mask >= 0) { /* --mask/--no-mask filter the sets too */
-    int j, k = 0;
-    for (j = 0; j < out->n; j++)
-      if (out->v[j].mask == o->mask ||
-          pf_ops(&n)[out->v[j].op].kop != CPK_OP_SOFTMAX)
-        out->v[k++] = out->v[j];
-    out->n = k;
-  }
+  if (!err && o->mask >= 0) /* --mask/--no-mask filter the sets too */
+    keep_cases(out, o, same_mask);
   return err;
 }
 

@@ -244,6 +244,7 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
   pf_bench *b;
   int r = CM_OK, m;
   char msg[512];
+  const char *knob;
   size_t used;
   *out = NULL;
   if (o == NULL || o->min_samples < 1 || o->max_samples < o->min_samples ||
@@ -270,13 +271,14 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
                 "): these timings are not clean");
     warn(b, msg);
   }
-  if (getenv("CPK_FUSED_PERSIST") != NULL) {
+  knob = getenv("CPK_FUSED_PERSIST");
+  if (knob != NULL) {
     b->res.launch_knobs = 1;
     cm_snprintf(msg, sizeof msg,
                 "CPK_FUSED_PERSIST=%s is set: FUSED wide-row clusters do not "
                 "launch as the default persistent grid; side-by-side "
                 "timings, not the default kernels' (docs/BENCHMARKING.md)",
-                getenv("CPK_FUSED_PERSIST"));
+                knob);
     warn(b, msg);
   }
 

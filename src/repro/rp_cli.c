@@ -54,7 +54,7 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
                   v);
       return CM_EINVAL;
     }
-    cm_strlcpy(cli->opt.profile_set, v, sizeof cli->opt.profile_set);
+    cli->opt.profile_bench = strcmp(v, "bench") == 0;
     return CM_OK;
   }
   if (strcmp(name, "--gpu") == 0) {
@@ -86,7 +86,6 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
   memset(cli, 0, sizeof *cli);
   cli->opt.gpu = -1;
   cm_strlcpy(cli->opt.preset, "linux", sizeof cli->opt.preset);
-  cm_strlcpy(cli->opt.profile_set, "smoke", sizeof cli->opt.profile_set);
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     int *dst[4];

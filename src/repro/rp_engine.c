@@ -250,9 +250,7 @@ int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
   json_object_set_new(o, "prebuilt", json_boolean(ctx->opt.prebuilt));
   json_object_set_new(o, "select", json_string(ctx->opt.select));
   json_object_set_new(o, "profile_set",
-                      json_string(ctx->opt.profile_set[0] != '\0'
-                                      ? ctx->opt.profile_set
-                                      : "smoke"));
+                      json_string(ctx->opt.profile_bench ? "bench" : "smoke"));
   json_object_set_new(m, "options", o);
   rp__manifest_git(ctx, m);
   rp__manifest_tools(ctx, m);

@@ -62,8 +62,8 @@ typedef struct {
   char select[512];      /* --select: extra cuda_portfolio selection
                             arguments for the time and profile stages,
                             space-separated ("--op softmax --dtype bf16") */
-  char profile_set[8];   /* --profile-set: "smoke" (default) or "bench", the
-                            cuda_portfolio set the profile stage runs */
+  int profile_bench;     /* --profile-set bench: the profile stage runs the
+                            benchmark set (--bench), not --smoke */
 } rp_options;
 
 /* One run: the folder, the manifest under construction, the options. */

@@ -189,8 +189,7 @@ static int rp__portfolio_argv(rp_ctx *ctx, rp_stage_run *st, const char *bin,
                               int *n) {
   argv[(*n)++] = bin;
   argv[(*n)++] = "--profile-range";
-  argv[(*n)++] =
-      strcmp(ctx->opt.profile_set, "bench") == 0 ? "--bench" : "--smoke";
+  argv[(*n)++] = ctx->opt.profile_bench ? "--bench" : "--smoke";
   if (rp_select_args(ctx, sel, sel_size, argv, n, RP__PROF_ARGV - 8) != CM_OK) {
     rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
     return CM_ERANGE;
@@ -225,9 +224,7 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   json_object_set_new(rec, "version", json_string(ncu.version));
   json_object_set_new(rec, "clock_control", json_string(RP__CLOCK_CONTROL));
   json_object_set_new(rec, "case_set",
-                      json_string(strcmp(ctx->opt.profile_set, "bench") == 0
-                                      ? "bench"
-                                      : "smoke"));
+                      json_string(ctx->opt.profile_bench ? "bench" : "smoke"));
   cm_snprintf(rep_base, sizeof rep_base, "%s/profile/ncu", ctx->run_dir);
   cm_snprintf(rep, sizeof rep, "%s.ncu-rep", rep_base);
   cm_snprintf(json_out, sizeof json_out,

@@ -417,7 +417,7 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_EQ(cli.opt.gpu, 1);
   ASSERT_EQ(cli.opt.strict, 1);
   ASSERT_STR_EQ(cli.out, "/tmp/o");
-  ASSERT_STR_EQ(cli.opt.profile_set, "smoke"); /* the default */
+  ASSERT_EQ(cli.opt.profile_bench, 0); /* the default: smoke */
   ASSERT_OK(
       rp_cli_resolve(&cli, "/r/build/linux/bin/repro", NULL, err, sizeof err));
   ASSERT_STR_EQ(cli.opt.root, "/r");
@@ -435,7 +435,7 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_EQ(rp_cli_select(&cli, sel, 16, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "nosuch");
   ASSERT_OK(rp_cli_parse(4, a6, &cli, err, sizeof err));
-  ASSERT_STR_EQ(cli.opt.profile_set, "bench");
+  ASSERT_EQ(cli.opt.profile_bench, 1);
   ASSERT_EQ(rp_cli_parse(3, a7, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "smoke");
   ASSERT_CONTAINS(err, "full");
