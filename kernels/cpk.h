@@ -97,6 +97,30 @@ int cpk_variant_available(cpk_op op, cpk_variant v, cpk_dtype dt);
  * and cols only. */
 int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols);
 
+/* ---- measurement helpers (the timing harness's, not ops: no reference,
+ * no variant) ---- */
+
+/* Reads bytes of buf (16-byte aligned, bytes a positive multiple of 16)
+ * through the L2 with normal priority. Over a buffer of twice the L2 it
+ * leaves the L2 holding clean lines of buf: whatever was there before
+ * (including dirty lines, which are written back now) is gone, and the next
+ * kernel evicts nothing that needs a write-back. sink: one device unsigned
+ * of scratch that the kernel may overwrite (what it read decides whether it
+ * writes, which keeps the loads from being dropped). */
+cudaError_t cpk_l2_flush_read(const void *buf, size_t bytes, unsigned *sink,
+                              cudaStream_t stream);
+
+/* Reads bytes of buf (the same contract as cpk_l2_flush_read) with
+ * evict-first loads: the fastest way to read, displacing as little of the
+ * L2 as it can (dirty lines it finds stay, unwritten). The timing harness's
+ * read ceiling. */
+cudaError_t cpk_read_stream(const void *buf, size_t bytes, unsigned *sink,
+                            cudaStream_t stream);
+
+/* One warp that does nothing: the time between two events around it is the
+ * fixed cost that every timed launch carries. */
+cudaError_t cpk_empty_launch(cudaStream_t stream);
+
 /* ---- elementwise (contiguous, n >= 1 elements; variant CPK_V_VECTOR) ---- */
 
 /* y[i] = x[i]. */

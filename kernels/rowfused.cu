@@ -117,41 +117,65 @@ __device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
     return pack<T>(v);
 }
 
-/* Cache hints of the row loads and stores. Loads go through the read-only
- * path (ld.global.nc, as the copy kernel's). The v3/v4 kernels loaded with
- * ld.global.cs (evict first): under the benchmark's cold protocol (the L2
- * full of a flush's dirty lines) that cost the write-heavy fp32 ops 5-10 %
- * (softmax_backward fp32 0.90 -> 1.00 of the copy ceiling with .nc, H200,
- * docs/PERFORMANCE.md). Stores stream (st.global.cs): plain stores were
- * faster on some shapes and 20 % slower on 2048x32768 rmsnorm. Experiment
- * builds may set -DCPK_FUSED_LD_CS=1 (the old loads) or
- * -DCPK_FUSED_ST_PLAIN=1 (plain stores) for side-by-side runs. */
+/* Cache hints of the row loads and stores, per op. The ops that write
+ * (softmax, softmax_bwd, rmsnorm, rmsnorm_bwd) load through the read-only
+ * path (ld.global.nc, as the copy kernel's): loaded with ld.global.cs (evict
+ * first), as the v3/v4 kernels did, the write-heavy fp32 ops lost 5-10 %
+ * under the benchmark's cold protocol, whose flush leaves the L2 full of
+ * dirty lines (softmax_backward fp32 0.90 -> 1.00 of the copy ceiling with
+ * .nc, H200). row_sum, which only reads, went the other way (16-bit 0.85 ->
+ * 0.75 with .nc): its evict-first lines leave those dirty lines in place
+ * instead of paying their write-back, so row_sum keeps .cs
+ * (docs/PERFORMANCE.md, v4c and v4d). Stores stream (st.global.cs): plain
+ * stores were faster on some shapes and 20 % slower on 2048x32768 rmsnorm.
+ * Experiment builds may set -DCPK_FUSED_LD_CS=0 or 1 (every op's loads .nc
+ * or .cs) or -DCPK_FUSED_ST_PLAIN=1 (plain stores) for side-by-side runs. */
 #ifndef CPK_FUSED_LD_CS
-#define CPK_FUSED_LD_CS 0
+#define CPK_FUSED_LD_CS (-1)
 #endif
 #ifndef CPK_FUSED_ST_PLAIN
 #define CPK_FUSED_ST_PLAIN 0
 #endif
 
-/* 16-byte row load (each row element is read once). */
-__device__ __forceinline__ uint4 ld_row(const void *p) {
-#if CPK_FUSED_LD_CS
-  return __ldcs(reinterpret_cast<const uint4 *>(p));
-#else
-  return __ldg(reinterpret_cast<const uint4 *>(p));
+/* rmsnorm_bwd's dw accumulators: in registers (0), or in each thread's own
+ * cells of shared memory (1), which frees S x VEC registers per thread: its
+ * 4-slot configurations of 128 and 256 threads then run 768 threads per SM
+ * instead of 512 (more rows in flight; experiment macro,
+ * docs/PERFORMANCE.md). */
+#ifndef CPK_FUSED_DW_SMEM
+#define CPK_FUSED_DW_SMEM 0
 #endif
+
+/* Blocks per SM an rmsnorm_bwd configuration (nt threads, nr register
+ * slots, mb blocks per SM in the table) is built for. */
+__host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
+  return (CPK_FUSED_DW_SMEM && nr == 4 && (nt == 128 || nt == 256)) ? 768 / nt
+                                                                    : mb;
+}
+
+/* Whether an op's row loads are evict-first (.cs) rather than read-only. */
+__host__ __device__ constexpr bool ld_cs(int op) {
+  return CPK_FUSED_LD_CS >= 0 ? CPK_FUSED_LD_CS != 0 : op == F_ROWSUM;
+}
+
+/* 16-byte row load (each row element is read once). */
+template <bool CS> __device__ __forceinline__ uint4 ld_row(const void *p) {
+  if constexpr (CS)
+    return __ldcs(reinterpret_cast<const uint4 *>(p));
+  else
+    return __ldg(reinterpret_cast<const uint4 *>(p));
 }
 
 /* Slot load with bounds: elements [e, c1) of the row, the rest set to
  * `fill`; masked positions (softmax) read as -inf. */
-template <typename T>
+template <typename T, bool CS>
 __device__ __forceinline__ uint4 load_slot(const T *row, int e, int c1,
                                            bool vec, const uint8_t *mrow,
                                            float fill) {
   constexpr int VEC = ty<T>::vec;
   const int n = c1 - e;
   if (n >= VEC && vec && mrow == nullptr)
-    return ld_row(row + e);
+    return ld_row<CS>(row + e);
   float v[VEC];
 #pragma unroll
   for (int k = 0; k < VEC; ++k) {
@@ -372,7 +396,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr int NI = op_inputs(OP);
   constexpr int S = NR + NS;
   constexpr int GPC = NT / GT;
-  extern __shared__ uint4 dsm[]; /* [NI][NS][NT] slots, then dw (warp mode) */
+  /* [NI][NS][NT] slots; then, rmsnorm_bwd with CPK_FUSED_DW_SMEM, the dw
+   * accumulators [S * VEC / 4][NT] (float4); then dw (warp mode). */
+  extern __shared__ uint4 dsm[];
   __shared__ redscratch rs;
 
   const int tid = threadIdx.x;
@@ -395,6 +421,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
+  constexpr bool LDCS = ld_cs(OP); /* the row loads' cache hint */
   const T *in0 = static_cast<const T *>(p.in0);
   const T *in1 = static_cast<const T *>(p.in1);
   const T *w = static_cast<const T *>(p.w);
@@ -402,11 +429,20 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   int rb = 0;
 
   uint4 q[NI][NR];
-  float dwacc[OP == F_RMSBWD ? S * VEC : 1];
+  constexpr bool DWS = OP == F_RMSBWD && CPK_FUSED_DW_SMEM;
+  constexpr int DWQ = DWS ? S * VEC / 4 : 0; /* float4 cells per thread */
+  float dwacc[OP == F_RMSBWD && !DWS ? S * VEC : 1];
+  float4 *dwc = reinterpret_cast<float4 *>(dsm + NI * NS * NT);
   if constexpr (OP == F_RMSBWD) {
+    if constexpr (DWS) {
 #pragma unroll
-    for (int k = 0; k < S * VEC; ++k)
-      dwacc[k] = 0.f;
+      for (int q4 = 0; q4 < DWQ; ++q4)
+        dwc[q4 * NT + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+    } else {
+#pragma unroll
+      for (int k = 0; k < S * VEC; ++k)
+        dwacc[k] = 0.f;
+    }
   }
 
 #define SLOT_E(j) (c0 + ((j)*GT + gt) * VEC)
@@ -426,9 +462,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       if ((CE)-e_ >= VEC && vec && m_ == nullptr)                              \
         cp_async16(dst_, src_ + e_);                                           \
       else                                                                     \
-        *dst_ = load_slot<T>(src_, e_, (CE), vec, m_, fill);                   \
+        *dst_ = load_slot<T, LDCS>(src_, e_, (CE), vec, m_, fill);             \
     } else {                                                                   \
-      q[i][(j) < NR ? (j) : 0] = load_slot<T>(src_, e_, (CE), vec, m_, fill);  \
+      q[i][(j) < NR ? (j) : 0] =                                               \
+          load_slot<T, LDCS>(src_, e_, (CE), vec, m_, fill);                   \
     }                                                                          \
   } while (0)
   /* Prefetch (fused_pf): slot j of the group's next row is loaded as soon
@@ -655,9 +692,23 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         unpack<T>(SLOT(1, j), x);
         load_w<T>(w, SLOT_E(j), ce, vec, ww);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
+        for (int k = 0; k < VEC; ++k)
           o[k] = rstd * g[k] * ww[k] - x[k] * coef;
-          dwacc[j * VEC + k] += g[k] * x[k] * rstd;
+        if constexpr (DWS) {
+#pragma unroll
+          for (int q4 = 0; q4 < VEC / 4; ++q4) {
+            float4 &d = dwc[(j * (VEC / 4) + q4) * NT + tid];
+            float4 v = d;
+            v.x += g[4 * q4] * x[4 * q4] * rstd;
+            v.y += g[4 * q4 + 1] * x[4 * q4 + 1] * rstd;
+            v.z += g[4 * q4 + 2] * x[4 * q4 + 2] * rstd;
+            v.w += g[4 * q4 + 3] * x[4 * q4 + 3] * rstd;
+            d = v;
+          }
+        } else {
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            dwacc[j * VEC + k] += g[k] * x[k] * rstd;
         }
         store_slot<T>(out + ro, SLOT_E(j), ce, vec, o);
       }
@@ -668,8 +719,16 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     /* One fp32 partial row of dw per cluster: in warp mode the block's warps
      * are added in warp order through shared memory first. */
     float *dst = p.dwpart + clus * p.cols;
+    /* accumulator k of slot j */
+    auto dwv = [&](int j, int k) -> float {
+      if constexpr (DWS)
+        return reinterpret_cast<const float *>(
+            &dwc[(j * (VEC / 4) + k / 4) * NT + tid])[k % 4];
+      else
+        return dwacc[j * VEC + k];
+    };
     if constexpr (GPC > 1) {
-      float *acc = reinterpret_cast<float *>(dsm + NI * NS * NT);
+      float *acc = reinterpret_cast<float *>(dwc + DWQ * NT);
       for (int g = 0; g < GPC; ++g) {
         if (gi == g) {
 #pragma unroll
@@ -678,8 +737,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
             for (int k = 0; k < VEC; ++k) {
               const int c = SLOT_E(j) + k;
               if (c < c1)
-                acc[c] =
-                    g == 0 ? dwacc[j * VEC + k] : acc[c] + dwacc[j * VEC + k];
+                acc[c] = g == 0 ? dwv(j, k) : acc[c] + dwv(j, k);
             }
         }
         __syncthreads();
@@ -693,7 +751,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         for (int k = 0; k < VEC; ++k) {
           const int c = SLOT_E(j) + k;
           if (c < c1)
-            dst[c] = dwacc[j * VEC + k];
+            dst[c] = dwv(j, k);
         }
     }
   }
@@ -844,14 +902,16 @@ int64_t fused_chunk(int64_t cols, int cl) {
 /* Row groups (clusters) of the persistent rmsnorm_bwd grid, a constant per
  * configuration (so the dw bits depend on the shape only) and no more than
  * there are row groups: 264 blocks (two per SM of a 132-SM H200), or more
- * small blocks, about 512 threads per SM, for blocks under 256 threads. Fewer
+ * small blocks, about 512 threads per SM (768 for the configurations that
+ * CPK_FUSED_DW_SMEM builds for 768), for blocks under 256 threads. Fewer
  * groups mean fewer dw partial rows (G x cols x 4 bytes written and read
  * again), more mean more loads in flight (docs/PERFORMANCE.md has the runs
  * behind the choice). */
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;
   const int64_t need = (rows + gpc - 1) / gpc;
-  int64_t g = (int64_t)132 * 512 / c.nt;
+  const int per_sm = rmsbwd_mb(c.nt, c.nr, 0) > 0 ? 768 : 512; /* threads */
+  int64_t g = (int64_t)132 * per_sm / c.nt;
   if (g < 264)
     g = 264;
   g /= c.cl;
@@ -862,6 +922,8 @@ int64_t fused_groups(const fcfg &c, int64_t rows) {
 
 size_t fused_smem(const fcfg &c, int fop, int64_t cols) {
   size_t b = (size_t)op_inputs(fop) * c.ns * c.nt * 16u;
+  if (fop == F_RMSBWD && CPK_FUSED_DW_SMEM) /* S x 8 (the widest VEC) */
+    b += (size_t)(c.nr + c.ns) * 8u * c.nt * sizeof(float);
   if (fop == F_RMSBWD && c.nt / c.gt > 1)
     b += (size_t)cols * sizeof(float);
   return b;
@@ -944,7 +1006,9 @@ cudaError_t launch_op(int ci, const fparams &p, int64_t ngroups, size_t smem,
 #define FCFG_CASE(i, a, b, c, d, e, m, f)                                      \
   case i:                                                                      \
     if constexpr ((f) >> OP & 1)                                               \
-      return launch_cfg<T, OP, a, b, c, d, e, m>(p, ngroups, smem, st);        \
+      return launch_cfg<T, OP, a, b, c, d, e,                                  \
+                        (OP == F_RMSBWD ? rmsbwd_mb(a, c, m) : m)>(p, ngroups, \
+                                                                   smem, st);  \
     return cudaErrorInvalidValue;
   switch (ci) {
     FCFGS(FCFG_CASE)

@@ -311,6 +311,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   test_args();
+  test_measure();
   test_elementwise(big);
   for (const RowShape &s : row_shapes(big)) {
     test_row_sum(s);

@@ -614,3 +614,63 @@ void test_matmul() {
 }
 
 } /* namespace */
+
+/* The timing harness's helpers (cpk.h, measurement helpers). Both readers
+ * (the L2 flush and the read stream) must read every 16 bytes: over a
+ * buffer of zeros with one word set to the value their kernel compares the
+ * xor of everything it read with, they write that value to the sink,
+ * wherever the word is (first, middle, last, each word of a vector); over
+ * zeros they leave the sink alone. They refuse arguments they cannot read
+ * whole; the empty launch runs. */
+void test_measure() {
+  Tally &t = g_tally["measure/helpers/all"];
+  const unsigned magic = 0x5bd1e995u;
+  const size_t n16 = 1234567; /* 16-byte vectors: not a multiple of the
+                                 kernel's unrolled stride */
+  std::vector<unsigned> h(n16 * 4, 0u);
+  char *buf = nullptr;
+  unsigned *sink = nullptr;
+  CK(cudaMalloc((void **)&buf, n16 * 16 + 16));
+  CK(cudaMalloc((void **)&sink, sizeof *sink));
+  if (buf == nullptr || sink == nullptr)
+    return;
+  typedef cudaError_t (*reader)(const void *, size_t, unsigned *, cudaStream_t);
+  const reader readers[] = {cpk_l2_flush_read, cpk_read_stream};
+  const char *names[] = {"l2_flush_read", "read_stream"};
+  const size_t where[] = {0, 5, n16 * 2 + 2, n16 * 4 - 1};
+  for (int rd = 0; rd < 2; ++rd) {
+    for (int k = -1; k < 4; ++k) {
+      if (k >= 0)
+        h[where[k]] = magic;
+      CK(cudaMemcpy(buf, h.data(), n16 * 16, cudaMemcpyHostToDevice));
+      CK(cudaMemset(sink, 0, sizeof *sink));
+      ++t.cases;
+      cudaError_t e = readers[rd](buf, n16 * 16, sink, 0);
+      if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+      unsigned got = 1;
+      CK(cudaMemcpy(&got, sink, sizeof got, cudaMemcpyDeviceToHost));
+      const unsigned want = k >= 0 ? magic : 0u;
+      if (e != cudaSuccess)
+        fail(t, "%s returned %s", names[rd], cudaGetErrorName(e));
+      else if (got != want)
+        fail(t, "%s with the word at %ld: sink %#x, want %#x", names[rd],
+             k >= 0 ? (long)where[k] : -1L, got, want);
+      if (k >= 0)
+        h[where[k]] = 0u;
+    }
+    expect_inval(t, names[rd], readers[rd](nullptr, 64, sink, 0));
+    expect_inval(t, names[rd], readers[rd](buf, 64, nullptr, 0));
+    expect_inval(t, names[rd], readers[rd](buf, 0, sink, 0));
+    expect_inval(t, names[rd], readers[rd](buf, 24, sink, 0));
+    expect_inval(t, names[rd], readers[rd](buf + 4, 64, sink, 0));
+  }
+  ++t.cases;
+  cudaError_t e = cpk_empty_launch(0);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  if (e != cudaSuccess)
+    fail(t, "empty_launch returned %s", cudaGetErrorName(e));
+  CK(cudaFree(buf));
+  CK(cudaFree(sink));
+}

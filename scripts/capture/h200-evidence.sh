@@ -9,14 +9,16 @@
 #      machine runs: it recompiles every kernel), archived and bundled, with
 #      KERNEL_REQUIRE_GPU=1, --select SELECT for the time and profile stages
 #      and --profile-set bench (Nsight Compute on the benchmark shapes);
-#   3. the full benchmark set, cuda_portfolio --bench --json bench-all.json;
+#   3. the full benchmark set, cuda_portfolio --bench --json bench-all.json,
+#      then the same with the read flush (--flush read: bench-all-read.json);
 #   4. the GPU ctest entries with KERNEL_REQUIRE_GPU=1 (--test-only itself
 #      already ran in the test stage of step 2);
 #   5. two back-to-back timed runs of one case set (softmax bf16);
 #   6. PyTorch's figures side by side (.carry/torch_baseline.py), if present.
 # Each later step gets only the time that is left (BENCH_RESERVE seconds,
-# default 230, are kept from repro for the steps after it, TAIL_RESERVE,
-# default 60, from the benchmark set; REPRO_SKIP, default inspect, is
+# default 390, are kept from repro for the steps after it, READ_RESERVE,
+# default 160, from the benchmark set for the read-flush set, TAIL_RESERVE,
+# default 60, from the read-flush set; REPRO_SKIP, default inspect, is
 # repro's --skip list). Everything lands in OUTDIR; COMMANDS.txt records
 # every command, its exit code and duration.
 set -u
@@ -29,10 +31,13 @@ run nvidia-smi-q-before.txt 20 nvidia-smi -q
 run gpu-before.csv 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw,power.limit,persistence_mode,clocks_event_reasons.active --format=csv
 run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
 run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
-run repro-all.txt $(($(left) - ${BENCH_RESERVE:-230})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
+run repro-all.txt $(($(left) - ${BENCH_RESERVE:-390})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
 # The full benchmark set, uninstrumented (the repro run above timed only
 # SELECT): the clean JSON of the final run.
-run bench-all.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
+run bench-all.txt $(($(left) - ${READ_RESERVE:-160} - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
+# The same set with the L2 flushed by reading (docs/BENCHMARKING.md, "The
+# two flushes"): the flush's own write-back out of the timed interval.
+run bench-all-read.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --flush read --json "$out/bench-all-read.json"
 run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
 for i in 1 2; do
   run b2b-$i.txt $(( $(left) > 70 ? 30 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Builds cuda_portfolio variants that differ from build/linux's only in the
-# cache hints of the FUSED row loads and stores (kernels/rowfused.cu:
-# CPK_FUSED_LD_CS, CPK_FUSED_ST_PLAIN), for side-by-side runs on the GPU
-# machine (docs/PERFORMANCE.md). Run here, after `cmake --build build/linux`:
-#   bash scripts/capture/hint-variants.sh OUTDIR NAME=DEFINES...
+# Builds cuda_portfolio variants that differ from build/linux's only in
+# experiment macros of the kernels, for side-by-side runs on the GPU machine
+# (docs/PERFORMANCE.md): the cache hints of the FUSED row loads and stores
+# (kernels/rowfused.cu: CPK_FUSED_LD_CS, CPK_FUSED_ST_PLAIN), the order of
+# the SPLIT second kernels (kernels/common.cuh: CPK_SPLIT_REVERSE). Run here,
+# after `cmake --build build/linux`:
+#   [SOURCES="kernels/a.cu kernels/b.cu"] \
+#     bash scripts/capture/hint-variants.sh OUTDIR NAME=DEFINES...
 #   e.g. hint-variants.sh .carry/bin cs=-DCPK_FUSED_LD_CS=1 \
 #          stplain=-DCPK_FUSED_ST_PLAIN=1
+#   SOURCES="kernels/softmax.cu kernels/softmax_bwd.cu kernels/rmsnorm.cu" \
+#     hint-variants.sh .carry/bin fwd=-DCPK_SPLIT_REVERSE=0
+# SOURCES (default kernels/rowfused.cu) are the files recompiled.
 # (On 2026-11-29 the default build still loaded with .cs, and the variants
 # run were ld1 = loads through the read-only path, now the default, and
 # ld1st1 = that and plain stores, now -DCPK_FUSED_ST_PLAIN=1, under the
 # macro names of that day.)
-# Each NAME becomes OUTDIR/cuda_portfolio-NAME (stripped): rowfused.cu
+# Each NAME becomes OUTDIR/cuda_portfolio-NAME (stripped): each of SOURCES
 # compiled with the build's own command plus DEFINES, put in a copy of
 # libcp_kernels.a in place of the original object, and linked with the
 # build's own link command.
@@ -18,24 +24,29 @@ set -eu
 outdir=${1:?usage: hint-variants.sh OUTDIR NAME=DEFINES...}
 shift
 b=$PWD/build/linux
-cc=$(python3 -c '
-import json, sys
-for e in json.load(open(sys.argv[1])):
-    if e["file"].endswith("kernels/rowfused.cu"):
-        print(e["command"])' "$b/compile_commands.json")
+sources=${SOURCES:-kernels/rowfused.cu}
 link=$(cd "$b" && ninja -t commands bin/cuda_portfolio | tail -1)
 mkdir -p "$outdir"
 for spec in "$@"; do
   name=${spec%%=*}
   defs=${spec#*=}
   w=$(mktemp -d)
-  # the build's command, its object redirected into the scratch folder
-  (cd "$b" && eval "${cc% -o *} $defs -o $w/rowfused.cu.o")
   cp "$b/kernels/libcp_kernels.a" "$w/libcp_kernels.a"
-  (cd "$w" && ar r libcp_kernels.a rowfused.cu.o)
+  for src in $sources; do
+    cc=$(python3 -c '
+import json, sys
+for e in json.load(open(sys.argv[1])):
+    if e["file"].endswith(sys.argv[2]):
+        print(e["command"])' "$b/compile_commands.json" "$src")
+    [ -n "$cc" ] || { echo "hint-variants: $src not in compile_commands.json" >&2; exit 2; }
+    obj=$(basename "$src").o
+    # the build's command, its object redirected into the scratch folder
+    (cd "$b" && eval "${cc% -o *} $defs -o $w/$obj")
+    (cd "$w" && ar r libcp_kernels.a "$obj")
+  done
   l=${link//kernels\/libcp_kernels.a/$w/libcp_kernels.a}
   (cd "$b" && eval "${l//-o bin\/cuda_portfolio/-o $w/cuda_portfolio}")
   strip -o "$outdir/cuda_portfolio-$name" "$w/cuda_portfolio"
   rm -rf "$w"
-  echo "hint-variants: $outdir/cuda_portfolio-$name ($defs)"
+  echo "hint-variants: $outdir/cuda_portfolio-$name ($defs; $sources)"
 done

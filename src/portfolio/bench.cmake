@@ -51,9 +51,10 @@ target_include_directories(cp_bench PUBLIC ${CP_BENCH_DIR}
 # nvtx3 is header-only and ships with the toolkit (CUDA::nvtx3 where CMake
 # knows it; the toolkit include directory otherwise).
 target_include_directories(cp_bench PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
-# cpk.h only (the launchers' types); cuda_portfolio itself links cp_kernels.
+# cp_kernels for the launchers' types and the two measurement helpers of
+# cpk.h (the read flush of the L2, the empty launch of the launch floor).
 target_include_directories(cp_bench PUBLIC ${PROJECT_SOURCE_DIR}/kernels)
-target_link_libraries(cp_bench PUBLIC cp_common cp_platform
+target_link_libraries(cp_bench PUBLIC cp_kernels cp_common cp_platform
   CUDA::cudart_static CUDA::cublas dep::jansson ${CMAKE_DL_LIBS})
 if(NOT WIN32)
   target_link_libraries(cp_bench PUBLIC m)

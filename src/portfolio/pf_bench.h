@@ -11,6 +11,12 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
+/* How a cold sample flushes the L2 (--flush). WRITE: cudaMemsetAsync over
+ * twice the L2 (the convention of nvbench and Triton's do_bench); it leaves
+ * the L2 full of dirty lines, whose write-back lands in the timed kernel.
+ * READ: cpk_l2_flush_read over twice the L2; it leaves clean lines. */
+typedef enum { PF_FLUSH_WRITE = 0, PF_FLUSH_READ = 1 } pf_flush;
+
 typedef struct {
   const char *op;      /* "softmax" */
   const char *variant; /* "online" (the variant actually run) */

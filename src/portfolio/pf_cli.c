@@ -18,6 +18,7 @@ static void opts_init(pf_opts *o) {
   o->dtype = -1;
   o->mask = -1;
   o->alloc = -1;
+  o->flush = -1;
   o->warmup_s = o->target_cv = o->budget_s = -1;
   o->min_samples = o->max_samples = -1;
 }
@@ -44,10 +45,10 @@ static int shape_fits(const int64_t *d, int n, int64_t stride) {
 
 static int takes_value(const char *a) {
   static const char *const flags[] = {
-      "--op",     "--variant",   "--dtype",       "--shape",      "--stride",
-      "--ld-pad", "--trans",     "--seed",        "--gpu",        "--threads",
-      "--alloc",  "--dump",      "--json",        "--format",     "--warmup",
-      "--budget", "--target-cv", "--min-samples", "--max-samples"};
+      "--op",     "--variant",   "--dtype",       "--shape",       "--stride",
+      "--ld-pad", "--trans",     "--seed",        "--gpu",         "--threads",
+      "--alloc",  "--dump",      "--json",        "--format",      "--warmup",
+      "--budget", "--target-cv", "--min-samples", "--max-samples", "--flush"};
   size_t i;
   for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (strcmp(a, flags[i]) == 0)
@@ -196,6 +197,15 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     } else if (strcmp(a, "--target-cv") == 0) {
       if ((r = parse_pos_double(a, val, &o->target_cv, err, errsize)))
         return r;
+    } else if (strcmp(a, "--flush") == 0) {
+      if (strcmp(val, "write") == 0)
+        o->flush = PF_FLUSH_WRITE;
+      else if (strcmp(val, "read") == 0)
+        o->flush = PF_FLUSH_READ;
+      else
+        FAIL("--flush %s: expected write (memset twice the L2, the "
+             "default) or read (read twice the L2: clean lines)",
+             val);
     } else if (strcmp(a, "--min-samples") == 0) {
       if ((r = parse_int(a, val, 1, 1000000, &v, err, errsize)))
         return r;
@@ -219,6 +229,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
            "gbench with --json",
            format);
   }
+  if (o->hot && o->flush >= 0)
+    FAIL("--flush %s with --hot: a hot run does not flush the L2; drop one",
+         o->flush == PF_FLUSH_READ ? "read" : "write");
   if (o->min_samples > 0 && o->max_samples > 0 &&
       o->min_samples > o->max_samples)
     FAIL("--min-samples %d is larger than --max-samples %d", o->min_samples,
@@ -308,7 +321,8 @@ void pf_cli_usage(void *stream) {
       "  --dump DIR      write inputs, outputs, references as .npy\n"
       "  --threads N     CPU threads for the float64 references\n"
       "  --json PATH [--format json|gbench] [--warmup S] [--min-samples N]\n"
-      "    [--max-samples N] [--target-cv X] [--budget S] [--hot]\n"
+      "    [--max-samples N] [--target-cv X] [--budget S]\n"
+      "    [--hot | --flush write|read]\n"
       "    [--profile-range]   time verified cases into PATH\n"
       "exit codes: 0 passed, 1 verification failed, 2 usage error,\n"
       "  3 CUDA error, 77 no CUDA device (3 when KERNEL_REQUIRE_GPU=1)\n",

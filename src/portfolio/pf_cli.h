@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cpk.h"
+#include "pf_bench.h"
 
 enum {
   PF_EXIT_OK = 0,
@@ -57,6 +58,7 @@ typedef struct {
   double warmup_s, target_cv, budget_s; /* < 0: default */
   int min_samples, max_samples;         /* < 0: default */
   int hot, profile_range;
+  int flush;   /* -1 unset, else pf_flush (--flush write|read) */
   int threads; /* reference threads, 0: default */
 } pf_opts;
 

@@ -30,6 +30,8 @@ void pf_results_free(pf_results *r) {
     free(r->warnings[i]);
   free(r->warnings);
   free(r->copy.series.samples);
+  free(r->launch_floor.series.samples);
+  free(r->read.series.samples);
   pf_results_init(r);
 }
 
@@ -68,13 +70,19 @@ int pf_results_warn(pf_results *r, const char *fmt, ...) {
   return CM_OK;
 }
 
-void pf_case_derive(pf_case_result *c, const pf_ceiling *copy) {
+void pf_case_derive(pf_case_result *c, const pf_ceiling *copy,
+                    const pf_ceiling *read) {
   double med = c->series.n ? c->series.stats.median : NAN;
-  double copy_bps = copy->measured ? copy->gbps * 1e9 : NAN;
+  double copy_gbps = copy->measured ? copy->gbps : NAN;
+  double read_gbps = (read != NULL && read->measured) ? read->gbps : NAN;
+  /* The roofline's rate: the faster of the two ceilings. A kernel that
+   * mostly reads can beat the copy (read + write) rate, never the rate of
+   * reading alone. */
+  double roof_gbps = read_gbps > copy_gbps ? read_gbps : copy_gbps;
   c->gbps = med > 0 ? c->logical_bytes / med / 1e9 : NAN;
   c->tflops = (med > 0 && c->flops > 0) ? c->flops / med / 1e12 : NAN;
   c->fraction_of_copy_bw = copy->measured ? c->gbps / copy->gbps : NAN;
-  c->roofline_s = copy_bps > 0 ? c->logical_bytes / copy_bps : NAN;
+  c->roofline_s = roof_gbps > 0 ? c->logical_bytes / (roof_gbps * 1e9) : NAN;
   c->peer.ratio = NAN;
   c->fraction_of_peer = NAN;
   if (c->peer.present && c->peer.series.n && med > 0) {
@@ -86,15 +94,16 @@ void pf_case_derive(pf_case_result *c, const pf_ceiling *copy) {
   c->suspicious = 0;
   c->suspicious_reason[0] = '\0';
   /* Moving logical_bytes cannot take less than logical_bytes over the
-   * measured copy bandwidth; beating that bound means the measurement saw a
-   * cache, skipped work, or timed nothing. */
+   * fastest measured bandwidth; beating that bound means the measurement
+   * saw a cache, skipped work, or timed nothing. */
   if (med > 0 && c->roofline_s > 0 &&
       med < c->roofline_s * (1.0 - PF_ROOFLINE_SLACK)) {
     c->suspicious = 1;
     cm_snprintf(c->suspicious_reason, sizeof c->suspicious_reason,
                 "median %.3g s is below the roofline bound %.3g s "
-                "(%.0f bytes at the measured copy bandwidth %.1f GB/s)",
-                med, c->roofline_s, c->logical_bytes, copy->gbps);
+                "(%.0f bytes at %.1f GB/s, the faster of the measured copy "
+                "and read bandwidths)",
+                med, c->roofline_s, c->logical_bytes, roof_gbps);
   }
 }
 
@@ -253,6 +262,10 @@ static json_t *settings_json(const pf_bench_opts *o) {
   json_object_set_new(s, "target_cv", pf__json_num(o->target_cv));
   json_object_set_new(s, "budget_s", pf__json_num(o->budget_s));
   json_object_set_new(s, "cache", json_string(o->cold ? "cold" : "hot"));
+  json_object_set_new(s, "flush",
+                      !o->cold                    ? json_null()
+                      : o->flush == PF_FLUSH_READ ? json_string("read")
+                                                  : json_string("write"));
   json_object_set_new(s, "profile_range", json_boolean(o->profile_range));
   json_object_set_new(s, "allocator", str_or_null(o->allocator));
   json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
@@ -332,6 +345,20 @@ static json_t *case_json(const pf_case_result *c) {
   return o;
 }
 
+/* A measured quantity of the ceilings block: `key` (value, or null when
+ * not measured) and, when timing_key is not NULL and it was measured, its
+ * series under timing_key. */
+static void ceiling_json(json_t *ceil, const char *key, const pf_ceiling *c,
+                         double value, const char *timing_key) {
+  json_object_set_new(ceil, key,
+                      c->measured ? pf__json_num(value) : json_null());
+  if (timing_key != NULL && c->measured) {
+    json_t *t = json_object();
+    series_json(t, &c->series);
+    json_object_set_new(ceil, timing_key, t);
+  }
+}
+
 json_t *pf_json_document(const pf_results *r) {
   json_t *doc = json_object(), *marks = json_array(), *warn = json_array();
   json_t *ceil = json_object(), *cases = json_array();
@@ -349,9 +376,7 @@ json_t *pf_json_document(const pf_results *r) {
   json_object_set_new(doc, "settings", settings_json(&r->opts));
   json_object_set_new(doc, "environment", env_json(r));
 
-  json_object_set_new(ceil, "copy_bandwidth_gbps",
-                      r->copy.measured ? pf__json_num(r->copy.gbps)
-                                       : json_null());
+  ceiling_json(ceil, "copy_bandwidth_gbps", &r->copy, r->copy.gbps, "timing");
   json_object_set_new(ceil, "copy_bytes", json_real(r->copy.bytes));
   json_object_set_new(ceil, "method",
                       json_string("cudaMemcpyAsync device to device; "
@@ -359,11 +384,15 @@ json_t *pf_json_document(const pf_results *r) {
   json_object_set_new(ceil, "absent_reason",
                       r->copy.measured ? json_null()
                                        : str_or_null(r->copy.absent_reason));
-  if (r->copy.measured) {
-    json_t *t = json_object();
-    series_json(t, &r->copy.series);
-    json_object_set_new(ceil, "timing", t);
-  }
+  ceiling_json(ceil, "read_bandwidth_gbps", &r->read, r->read.gbps,
+               "read_timing");
+  json_object_set_new(ceil, "read_bytes", json_real(r->read.bytes));
+  json_object_set_new(ceil, "read_method",
+                      json_string("cpk_read_stream (16-byte evict-first "
+                                  "loads) of the copy's source; bytes / "
+                                  "median"));
+  ceiling_json(ceil, "launch_floor_s", &r->launch_floor,
+               r->launch_floor.series.stats.median, "launch_floor_timing");
   json_object_set_new(doc, "ceilings", ceil);
 
   for (i = 0; i < r->nwarnings; i++)

@@ -75,7 +75,8 @@ typedef struct {
   double gbps, tflops;
   double fraction_of_copy_bw; /* gbps / measured copy bandwidth */
   double fraction_of_peer;    /* matmul: our TFLOP/s over cuBLAS's */
-  double roofline_s;          /* logical_bytes / copy bandwidth */
+  double roofline_s;          /* logical_bytes / the faster of the copy and
+                                 read bandwidths */
   int suspicious;
   char suspicious_reason[256];
 
@@ -99,6 +100,10 @@ typedef struct {
   int launch_knobs;    /* a kernel launch knob was set in the environment
                           (CPK_FUSED_PERSIST): not the default kernels */
   pf_ceiling copy;
+  pf_ceiling read; /* reading alone (gbps = bytes / median): the roofline
+                      of kernels that mostly read */
+  pf_ceiling launch_floor; /* an empty kernel timed as every case (bytes and
+                             gbps unused) */
   char **warnings;
   size_t nwarnings;
   pf_case_result *cases;
@@ -123,8 +128,10 @@ int pf_results_add_case(pf_results *r, pf_case_result **out);
 int pf_results_warn(pf_results *r, const char *fmt, ...) CM_PRINTF_LIKE(2, 3);
 
 /* Computes throughput, fractions, the peer ratio and the roofline verdict of
- * c from its series, its peer's series and the copy ceiling. Pure. */
-void pf_case_derive(pf_case_result *c, const pf_ceiling *copy);
+ * c from its series, its peer's series, the copy ceiling and the read
+ * ceiling (NULL or unmeasured: the copy ceiling alone). Pure. */
+void pf_case_derive(pf_case_result *c, const pf_ceiling *copy,
+                    const pf_ceiling *read);
 
 /* 1 if the run may be called clean: not instrumented, no other compute
  * process known on the GPU, no throttled case. */

@@ -11,6 +11,7 @@
 
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cpk.h"
 #include "pf_cucheck.h"
 #include "pf_json.h"
 #include "pf_nvml.h"
@@ -44,6 +45,7 @@ struct pf_bench {
   cudaEvent_t ev0, ev1;
   void *flush;
   size_t flush_bytes;
+  unsigned *sink; /* scratch word of the read flush */
   int total, done;
   double t0;
 };
@@ -128,7 +130,12 @@ static int sample(pf_bench *b, pf__launch_fn fn, void *ctx, int nsets, int cold,
   for (;;) {
     float ms = 0.0f;
     int set = cold ? (int)(s->n % (size_t)nsets) : 0;
-    if (cold && b->flush != NULL)
+    if (cold && b->flush != NULL && b->o.flush == PF_FLUSH_READ)
+      /* Reading a buffer of twice the L2 evicts whatever the previous
+       * sample left there (writing back its dirty lines now) and leaves
+       * clean lines. */
+      PF_CU(cpk_l2_flush_read(b->flush, b->flush_bytes, b->sink, b->stream));
+    else if (cold && b->flush != NULL)
       /* Writing a buffer of twice the L2 evicts whatever the previous
        * sample left there; the value changes so nothing can elide it. */
       PF_CU(cudaMemsetAsync(b->flush, (int)(s->n & 0xff), b->flush_bytes,
@@ -167,6 +174,46 @@ static void warn(pf_bench *b, const char *msg) {
   pf_results_warn(&b->res, "%s", msg);
 }
 
+typedef struct {
+  const void *buf;
+  size_t bytes;
+  unsigned *sink;
+} pf__read_ctx;
+
+static int read_launch(void *ctx, int set, cudaStream_t stream) {
+  pf__read_ctx *c = ctx;
+  (void)set;
+  if (cpk_read_stream(c->buf, c->bytes, c->sink, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return CM_ECUDA;
+  }
+  return CM_OK;
+}
+
+/* Reading alone, the copy's source buffer (8 x L2 at least), timed as every
+ * case: the rate no kernel can beat, whatever its mix of reads and writes
+ * (a kernel that mostly reads can beat the copy's). A failure here is a
+ * warning: the roofline then rests on the copy alone. */
+static int measure_read_ceiling(pf_bench *b, const void *buf, size_t bytes) {
+  pf_ceiling *c = &b->res.read;
+  pf__read_ctx rc;
+  int r;
+  rc.buf = buf;
+  rc.bytes = bytes;
+  rc.sink = b->sink;
+  c->bytes = (double)bytes;
+  r = sample(b, read_launch, &rc, 1, 1, NULL, &c->series);
+  if (r == CM_OK && c->series.stats.median > 0) {
+    c->measured = 1;
+    c->gbps = (double)bytes / c->series.stats.median / 1e9;
+  } else {
+    cm_snprintf(c->absent_reason, sizeof c->absent_reason,
+                "read ceiling not measured: %s", cm_strerror(r));
+    warn(b, c->absent_reason);
+  }
+  return CM_OK;
+}
+
 static int measure_copy_ceiling(pf_bench *b) {
   pf_copy_ceiling cc;
   pf_ceiling *c = &b->res.copy;
@@ -184,6 +231,7 @@ static int measure_copy_ceiling(pf_bench *b) {
   if (r == CM_OK && c->series.stats.median > 0) {
     c->measured = 1;
     c->gbps = 2.0 * (double)cc.bytes / c->series.stats.median / 1e9;
+    r = measure_read_ceiling(b, src, cc.bytes);
   }
 out:
   if (r != CM_OK)
@@ -191,6 +239,30 @@ out:
                 "copy ceiling not measured: %s", cm_strerror(r));
   cudaFree(src);
   cudaFree(dst);
+  return r;
+}
+
+static int empty_launch(void *ctx, int set, cudaStream_t stream) {
+  (void)ctx;
+  (void)set;
+  if (cpk_empty_launch(stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return CM_ECUDA;
+  }
+  return CM_OK;
+}
+
+/* The fixed cost of one timed launch: an empty kernel through the same
+ * sampler and flush as every case. A case whose work takes F at the copy
+ * ceiling cannot report more than about F / (F + this) of it. */
+static int measure_launch_floor(pf_bench *b) {
+  pf_ceiling *c = &b->res.launch_floor;
+  int r = sample(b, empty_launch, NULL, 1, b->o.cold, NULL, &c->series);
+  if (r == CM_OK && c->series.stats.median > 0)
+    c->measured = 1;
+  else
+    cm_snprintf(c->absent_reason, sizeof c->absent_reason,
+                "launch floor not measured: %s", cm_strerror(r));
   return r;
 }
 
@@ -227,6 +299,8 @@ static void bench_free(pf_bench *b) {
     return;
   if (b->flush)
     cudaFree(b->flush);
+  if (b->sink)
+    cudaFree(b->sink);
   if (b->ev0)
     cudaEventDestroy(b->ev0);
   if (b->ev1)
@@ -306,6 +380,10 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
   if (b->flush_bytes == 0)
     b->flush_bytes = (size_t)128 << 20;
   PF_CU_GOTO(cudaMalloc(&b->flush, b->flush_bytes), r, fail);
+  /* Defined contents for the read flush (it reads them). */
+  PF_CU_GOTO(cudaMemset(b->flush, 0, b->flush_bytes), r, fail);
+  PF_CU_GOTO(cudaMalloc((void **)&b->sink, sizeof *b->sink), r, fail);
+  PF_CU_GOTO(cudaMemset(b->sink, 0, sizeof *b->sink), r, fail);
   r = pf_peer_open(&b->peer);
   if (r != CM_OK)
     goto fail;
@@ -314,6 +392,8 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
     warn(b, b->res.copy.absent_reason);
     r = CM_OK; /* cases are still timed; fractions become null */
   }
+  if (measure_launch_floor(b) != CM_OK)
+    warn(b, b->res.launch_floor.absent_reason);
   *out = b;
   return CM_OK;
 fail:
@@ -448,7 +528,7 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
                sizeof c->peer.absent_reason);
   }
 
-  pf_case_derive(c, &b->res.copy);
+  pf_case_derive(c, &b->res.copy, &b->res.read);
   if (c->suspicious) {
     cm_snprintf(msg, sizeof msg, "%s: suspicious result: %s", range,
                 c->suspicious_reason);

@@ -23,6 +23,7 @@ typedef struct {
   double budget_s;       /* time budget per case, after warm-up (default 2 s) */
   int cold;              /* 1: flush L2 between samples and rotate input sets
                             (default); 0: hot, reported as hot */
+  pf_flush flush;        /* how a cold sample flushes (default WRITE) */
   int profile_range;     /* 1: wrap one launch per case in cudaProfilerStart/
                             Stop and an NVTX range (--profile-range) */
   int progress;          /* 1: progress line on stderr when it is a terminal */

@@ -56,6 +56,8 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   if (o->budget_s >= 0)
     bo.budget_s = o->budget_s;
   bo.cold = !o->hot;
+  if (o->flush >= 0)
+    bo.flush = (pf_flush)o->flush;
   bo.profile_range = o->profile_range;
   bo.progress = plat_isatty(2);
   bo.format = o->gbench ? PF_FORMAT_GBENCH : PF_FORMAT_JSON;

@@ -1,7 +1,8 @@
 /* The harness end to end on a real device (label gpu; skipped, 77, without
  * one): opens a run, times a trivial case (a cudaMemsetAsync per input set),
  * closes it to a file, and checks the file against the schema and the
- * numbers against the method (sample counts, rotation, ceiling). */
+ * numbers against the method (sample counts, rotation, ceiling, launch
+ * floor), once with each L2 flush (write, read). */
 #include "cm_test.h"
 #include "cm_error.h"
 #include "cm_str.h"
@@ -43,22 +44,24 @@ static int have_device(void) {
   return 1;
 }
 
-TEST_IMPL(run_one_case) {
+/* One run with the given flush; checks the file. */
+static int run_case(pf_flush flush, const char *name) {
   static char *argv[] = {"test_bench_gpu", NULL};
   pf_bench_opts o;
   pf_bench *b = NULL;
   pf_timed_case tc;
   ctx_t ctx;
   char path[1024], err[512];
-  json_t *doc, *schema, *c0, *t;
+  json_t *doc, *schema, *c0, *t, *ceil;
   json_error_t e;
+  double floor_s;
   int i;
-  if (!have_device())
-    return TEST_SKIP;
   memset(&ctx, 0, sizeof ctx);
   for (i = 0; i < NSETS; i++)
     ASSERT_EQ(cudaMalloc(&ctx.buf[i], BYTES), cudaSuccess);
   pf_bench_opts_init(&o);
+  ASSERT_EQ(o.flush, PF_FLUSH_WRITE); /* the default */
+  o.flush = flush;
   o.warmup_s = 0.01;
   o.min_samples = 7;
   o.max_samples = 50;
@@ -79,7 +82,8 @@ TEST_IMPL(run_one_case) {
   tc.launch = launch;
   tc.recheck = recheck;
   ASSERT_OK(pf_bench_case(b, &tc, 0.0, 0.0, 0.0, 0.0));
-  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/gpu.json", cm_test_tmpdir()));
+  ASSERT_OK(
+      cm_snprintf(path, sizeof path, "%s/%s.json", cm_test_tmpdir(), name));
   ASSERT_OK(pf_bench_close(b, path));
   ASSERT_EQ(ctx.rechecked, 1);
   for (i = 0; i < NSETS; i++) {
@@ -93,19 +97,43 @@ TEST_IMPL(run_one_case) {
   ASSERT_TRUE(schema != NULL);
   if (schema_check(schema, doc, err, sizeof err))
     CM_TEST_FAIL_("schema: %s", err);
-  ASSERT_TRUE(json_real_value(json_object_get(json_object_get(doc, "ceilings"),
-                                              "copy_bandwidth_gbps")) > 1.0);
+  ceil = json_object_get(doc, "ceilings");
+  ASSERT_TRUE(json_real_value(json_object_get(ceil, "copy_bandwidth_gbps")) >
+              1.0);
+  /* Reading alone is measured too (a rate, not absent). */
+  ASSERT_TRUE(json_real_value(json_object_get(ceil, "read_bandwidth_gbps")) >
+              1.0);
+  /* The launch floor: an empty kernel between two events, a few
+   * microseconds; far under the 64 MiB memset's time. */
+  floor_s = json_real_value(json_object_get(ceil, "launch_floor_s"));
+  ASSERT_TRUE(floor_s > 0 && floor_s < 1e-3);
+  ASSERT_STR_EQ(json_string_value(
+                    json_object_get(json_object_get(doc, "settings"), "flush")),
+                flush == PF_FLUSH_READ ? "read" : "write");
   c0 = json_array_get(json_object_get(doc, "cases"), 0);
   t = json_object_get(c0, "timing");
   ASSERT_GE(json_integer_value(json_object_get(t, "n")), 7);
   ASSERT_LE(json_integer_value(json_object_get(t, "n")), 50);
   ASSERT_EQ(json_array_size(json_object_get(t, "samples_s")),
             json_integer_value(json_object_get(t, "n")));
-  ASSERT_TRUE(json_real_value(json_object_get(t, "median_s")) > 0);
+  ASSERT_TRUE(json_real_value(json_object_get(t, "median_s")) > floor_s);
   ASSERT_STR_EQ(json_string_value(json_object_get(c0, "cache")), "cold");
   ASSERT_TRUE(
       json_is_false(json_object_get(json_object_get(c0, "peer"), "present")));
   json_decref(schema);
   json_decref(doc);
   return 0;
+}
+
+TEST_IMPL(run_one_case) {
+  if (!have_device())
+    return TEST_SKIP;
+  return run_case(PF_FLUSH_WRITE, "gpu-write");
+}
+
+/* The same with the L2 flushed by reading (--flush read). */
+TEST_IMPL(run_read_flush) {
+  if (!have_device())
+    return TEST_SKIP;
+  return run_case(PF_FLUSH_READ, "gpu-read");
 }

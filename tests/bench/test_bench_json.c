@@ -38,6 +38,7 @@ static int make_results(pf_results *r) {
   static const double ours[] = {2.0e-4, 2.2e-4, 2.1e-4, 2.0e-4, 2.4e-4};
   static const double peer[] = {3.0e-4, 3.2e-4, 3.1e-4};
   static const double mm[] = {1.0e-3, 1.1e-3, 0.9e-3, 1.0e-3};
+  static const double empty[] = {4.0e-6, 3.0e-6, 5.0e-6};
   pf_case_result *c;
   int rc;
   pf_results_init(r);
@@ -53,6 +54,16 @@ static int make_results(pf_results *r) {
   if (rc)
     return rc;
   r->copy.gbps = 2.0 * r->copy.bytes / r->copy.series.stats.median / 1e9;
+  r->read.measured = 1;
+  r->read.bytes = 1e9;
+  rc = set_series(&r->read.series, copy, 3);
+  if (rc)
+    return rc;
+  r->read.gbps = r->read.bytes / r->read.series.stats.median / 1e9;
+  r->launch_floor.measured = 1;
+  rc = set_series(&r->launch_floor.series, empty, 3);
+  if (rc)
+    return rc;
 
   rc = pf_results_add_case(r, &c);
   if (rc)
@@ -84,7 +95,7 @@ static int make_results(pf_results *r) {
   rc = set_series(&c->peer.series, peer, 3);
   if (rc)
     return rc;
-  pf_case_derive(c, &r->copy);
+  pf_case_derive(c, &r->copy, &r->read);
 
   rc = pf_results_add_case(r, &c);
   if (rc)
@@ -107,7 +118,7 @@ static int make_results(pf_results *r) {
   cm_strlcpy(c->peer.name, "cublasGemmEx", sizeof c->peer.name);
   cm_strlcpy(c->peer.absent_reason, "cublasCreate failed: test",
              sizeof c->peer.absent_reason);
-  pf_case_derive(c, &r->copy);
+  pf_case_derive(c, &r->copy, &r->read);
   return pf_results_warn(r, "synthetic run: %d cases", 2);
 }
 
@@ -160,6 +171,19 @@ TEST_IMPL(doc_roundtrip) {
   ASSERT_NEAR(json_real_value(json_object_get(json_object_get(back, "ceilings"),
                                               "copy_bandwidth_gbps")),
               4000.0, 1e-9);
+  /* 1e9 bytes read in 5e-4 s: 2000 GB/s */
+  ASSERT_NEAR(json_real_value(json_object_get(json_object_get(back, "ceilings"),
+                                              "read_bandwidth_gbps")),
+              2000.0, 1e-9);
+  /* the launch floor is its series' median */
+  ASSERT_NEAR(json_real_value(json_object_get(json_object_get(back, "ceilings"),
+                                              "launch_floor_s")),
+              4.0e-6, 0);
+  ASSERT_EQ(json_array_size(json_object_get(
+                json_object_get(json_object_get(back, "ceilings"),
+                                "launch_floor_timing"),
+                "samples_s")),
+            3);
   /* ratio = peer median / ours = 3.1e-4 / 2.1e-4: > 1, ours faster */
   peer = json_object_get(c0, "peer");
   ASSERT_NEAR(json_real_value(json_object_get(peer, "ratio")), 3.1e-4 / 2.1e-4,
@@ -260,6 +284,32 @@ TEST_IMPL(schema_rejects_bad) {
   return 0;
 }
 
+/* settings.flush: how the cold samples flushed; null when hot. */
+TEST_IMPL(settings_flush) {
+  pf_results r;
+  json_t *doc, *st;
+  ASSERT_OK(make_results(&r));
+  r.opts.cold = 0;
+  doc = pf_json_document(&r);
+  st = json_object_get(doc, "settings");
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "cache")), "hot");
+  ASSERT_TRUE(json_is_null(json_object_get(st, "flush")));
+  json_decref(doc);
+  r.opts.cold = 1;
+  r.opts.flush = PF_FLUSH_WRITE;
+  doc = pf_json_document(&r);
+  st = json_object_get(doc, "settings");
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "flush")), "write");
+  json_decref(doc);
+  r.opts.flush = PF_FLUSH_READ;
+  doc = pf_json_document(&r);
+  st = json_object_get(doc, "settings");
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "flush")), "read");
+  json_decref(doc);
+  pf_results_free(&r);
+  return 0;
+}
+
 TEST_IMPL(suspicious_flag) {
   pf_ceiling copy;
   pf_case_result c;
@@ -273,20 +323,54 @@ TEST_IMPL(suspicious_flag) {
   c.series.samples = (double *)fast;
   c.series.n = 1;
   c.series.stats.median = 0.5e-4;
-  pf_case_derive(&c, &copy);
+  pf_case_derive(&c, &copy, NULL);
   ASSERT_EQ(c.suspicious, 1);
   ASSERT_CONTAINS(c.suspicious_reason, "roofline");
   ASSERT_NEAR(c.roofline_s, 1e-4, 1e-18);
   /* within the 3 % slack: not suspicious */
   c.series.stats.median = 0.98e-4;
-  pf_case_derive(&c, &copy);
+  pf_case_derive(&c, &copy, NULL);
   ASSERT_EQ(c.suspicious, 0);
   /* no ceiling measured: no verdict, fraction unknown */
   copy.measured = 0;
   c.series.stats.median = 0.5e-4;
-  pf_case_derive(&c, &copy);
+  pf_case_derive(&c, &copy, NULL);
   ASSERT_EQ(c.suspicious, 0);
   ASSERT_TRUE(isnan(c.fraction_of_copy_bw));
+  return 0;
+}
+
+/* A kernel that mostly reads may beat the copy (read + write) rate: the
+ * roofline is the faster of the copy and read ceilings. */
+TEST_IMPL(suspicious_read_ceiling) {
+  pf_ceiling copy, read;
+  pf_case_result c;
+  const double t[] = {0.94e-4};
+  memset(&copy, 0, sizeof copy);
+  memset(&read, 0, sizeof read);
+  memset(&c, 0, sizeof c);
+  copy.measured = 1;
+  copy.gbps = 4000.0;
+  read.measured = 1;
+  read.gbps = 4400.0;
+  c.logical_bytes = 4e8; /* 1e-4 s at the copy rate, 0.909e-4 s reading */
+  c.series.samples = (double *)t;
+  c.series.n = 1;
+  c.series.stats.median = 0.94e-4; /* 1.06 of the copy rate */
+  pf_case_derive(&c, &copy, NULL);
+  ASSERT_EQ(c.suspicious, 1); /* against the copy alone: flagged */
+  pf_case_derive(&c, &copy, &read);
+  ASSERT_EQ(c.suspicious, 0); /* within the read rate */
+  ASSERT_NEAR(c.roofline_s, 4e8 / 4400e9, 1e-18);
+  ASSERT_NEAR(c.fraction_of_copy_bw, 4e8 / 0.94e-4 / 1e9 / 4000.0, 1e-12);
+  c.series.stats.median = 0.85e-4; /* beats reading alone by 6.5 % */
+  pf_case_derive(&c, &copy, &read);
+  ASSERT_EQ(c.suspicious, 1);
+  ASSERT_CONTAINS(c.suspicious_reason, "4400.0 GB/s");
+  read.measured = 0; /* unmeasured read ceiling: the copy alone */
+  c.series.stats.median = 0.94e-4;
+  pf_case_derive(&c, &copy, &read);
+  ASSERT_EQ(c.suspicious, 1);
   return 0;
 }
 

@@ -129,6 +129,12 @@ TEST_IMPL(cli_parse) {
   ASSERT_EQ(o.dtype, CPK_BF16);
   ASSERT_OK(parse(&o, err, "--op", "matmul", "--trans", "tn"));
   ASSERT_TRUE(o.trans_a == 1 && o.trans_b == 0);
+  ASSERT_OK(parse(&o, err, "--bench", NULL, NULL, NULL));
+  ASSERT_EQ(o.flush, -1); /* unset: the harness's default (write) */
+  ASSERT_OK(parse(&o, err, "--flush", "read", NULL, NULL));
+  ASSERT_EQ(o.flush, PF_FLUSH_READ);
+  ASSERT_OK(parse(&o, err, "--flush", "write", NULL, NULL));
+  ASSERT_EQ(o.flush, PF_FLUSH_WRITE);
   return 0;
 }
 
@@ -158,6 +164,12 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "smaller than the row width");
   ASSERT_EQ(parse(&o, err, "--trans", "nx", NULL, NULL), CM_EINVAL);
   ASSERT_EQ(parse(&o, err, "--gpu", "-1", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--flush", "clean", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--flush clean: expected write");
+  ASSERT_EQ(parse(&o, err, "--flush", NULL, NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "needs a value");
+  ASSERT_EQ(parse(&o, err, "--hot", "--flush", "read", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "a hot run does not flush");
   {
     char *argv[] = {"cuda_portfolio", "--op",    "matmul", "--variant",
                     "tiled",          "--dtype", "bf16",   NULL};
