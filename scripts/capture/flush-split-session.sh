@@ -2,7 +2,9 @@
 # The fourth session's experiments on the GPU machine (docs/PERFORMANCE.md,
 # v5): with the default binary in BIN (default .carry/bin) and the variants
 # of scripts/capture/hint-variants.sh beside it (cuda_portfolio-fwd:
-# -DCPK_SPLIT_REVERSE=0; cuda_portfolio-nc: -DCPK_FUSED_LD_CS=0):
+# -DCPK_SPLIT_REVERSE=0, a switch of the v5a sources that reversed the SPLIT
+# second kernels, since removed; cuda_portfolio-nc: -DCPK_FUSED_LD_CS=0).
+# As run on 2026-11-29: results/h200/bounds/v5-2026-11-29T1623/.
 #   bash scripts/capture/flush-split-session.sh OUTDIR [BUDGET_S]
 # 1. the kernels' self-test and --test-only with the default binary;
 # 2. the SPLIT order side by side: the 2^20-wide rows of softmax,

@@ -2,16 +2,18 @@
 # Builds cuda_portfolio variants that differ from build/linux's only in
 # experiment macros of the kernels, for side-by-side runs on the GPU machine
 # (docs/PERFORMANCE.md): the cache hints of the FUSED row loads and stores
-# (kernels/rowfused.cu: CPK_FUSED_LD_CS, CPK_FUSED_ST_PLAIN), the order of
-# the SPLIT second kernels (kernels/common.cuh: CPK_SPLIT_REVERSE). Run here,
-# after `cmake --build build/linux`:
+# (kernels/rowfused.cu: CPK_FUSED_LD_CS, CPK_FUSED_ST_PLAIN), rmsnorm_bwd's
+# dw accumulators (CPK_FUSED_DW_SMEM). Run here, after
+# `cmake --build build/linux`:
 #   [SOURCES="kernels/a.cu kernels/b.cu"] \
 #     bash scripts/capture/hint-variants.sh OUTDIR NAME=DEFINES...
 #   e.g. hint-variants.sh .carry/bin cs=-DCPK_FUSED_LD_CS=1 \
 #          stplain=-DCPK_FUSED_ST_PLAIN=1
-#   SOURCES="kernels/softmax.cu kernels/softmax_bwd.cu kernels/rmsnorm.cu" \
-#     hint-variants.sh .carry/bin fwd=-DCPK_SPLIT_REVERSE=0
-# SOURCES (default kernels/rowfused.cu) are the files recompiled.
+#   hint-variants.sh /tmp/var dws=-DCPK_FUSED_DW_SMEM=1
+# SOURCES (default kernels/rowfused.cu) are the files recompiled; on
+# 2026-11-29 SOURCES="kernels/softmax.cu kernels/softmax_bwd.cu
+# kernels/rmsnorm.cu" built fwd=-DCPK_SPLIT_REVERSE=0 against sources that
+# then reversed the SPLIT second kernels by default (v5a, since removed).
 # (On 2026-11-29 the default build still loaded with .cs, and the variants
 # run were ld1 = loads through the read-only path, now the default, and
 # ld1st1 = that and plain stores, now -DCPK_FUSED_ST_PLAIN=1, under the
