@@ -19,6 +19,7 @@ static void opts_init(pf_opts *o) {
   o->mask = -1;
   o->alloc = -1;
   o->flush = -1;
+  o->peer_sampling = -1;
   o->warmup_s = o->target_cv = o->budget_s = -1;
   o->min_samples = o->max_samples = -1;
 }
@@ -45,10 +46,12 @@ static int shape_fits(const int64_t *d, int n, int64_t stride) {
 
 static int takes_value(const char *a) {
   static const char *const flags[] = {
-      "--op",     "--variant",   "--dtype",       "--shape",       "--stride",
-      "--ld-pad", "--trans",     "--seed",        "--gpu",         "--threads",
-      "--alloc",  "--dump",      "--json",        "--format",      "--warmup",
-      "--budget", "--target-cv", "--min-samples", "--max-samples", "--flush"};
+      "--op",           "--variant",     "--dtype",       "--shape",
+      "--stride",       "--ld-pad",      "--trans",       "--seed",
+      "--gpu",          "--threads",     "--alloc",       "--dump",
+      "--json",         "--format",      "--warmup",      "--budget",
+      "--target-cv",    "--min-samples", "--max-samples", "--flush",
+      "--peer-sampling"};
   size_t i;
   for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (strcmp(a, flags[i]) == 0)
@@ -206,6 +209,16 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
         FAIL("--flush %s: expected write (memset twice the L2, the "
              "default) or read (read twice the L2: clean lines)",
              val);
+    } else if (strcmp(a, "--peer-sampling") == 0) {
+      if (strcmp(val, "interleaved") == 0)
+        o->peer_sampling = 1;
+      else if (strcmp(val, "sequential") == 0)
+        o->peer_sampling = 0;
+      else
+        FAIL("--peer-sampling %s: expected interleaved (ours and the peer "
+             "sample by sample, the default) or sequential (ours, then the "
+             "peer)",
+             val);
     } else if (strcmp(a, "--min-samples") == 0) {
       if ((r = parse_int(a, val, 1, 1000000, &v, err, errsize)))
         return r;
@@ -322,7 +335,8 @@ void pf_cli_usage(void *stream) {
       "  --threads N     CPU threads for the float64 references\n"
       "  --json PATH [--format json|gbench] [--warmup S] [--min-samples N]\n"
       "    [--max-samples N] [--target-cv X] [--budget S]\n"
-      "    [--hot | --flush write|read]\n"
+      "    [--hot | --flush write|read] [--peer-sampling "
+      "interleaved|sequential]\n"
       "    [--profile-range]   time verified cases into PATH\n"
       "exit codes: 0 passed, 1 verification failed, 2 usage error,\n"
       "  3 CUDA error, 77 no CUDA device (3 when KERNEL_REQUIRE_GPU=1)\n",

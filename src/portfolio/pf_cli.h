@@ -58,8 +58,9 @@ typedef struct {
   double warmup_s, target_cv, budget_s; /* < 0: default */
   int min_samples, max_samples;         /* < 0: default */
   int hot, profile_range;
-  int flush;   /* -1 unset, else pf_flush (--flush write|read) */
-  int threads; /* reference threads, 0: default */
+  int flush;         /* -1 unset, else pf_flush (--flush write|read) */
+  int peer_sampling; /* -1 unset, 1 interleaved, 0 sequential */
+  int threads;       /* reference threads, 0: default */
 } pf_opts;
 
 /* Parses argv into *o. Returns CM_OK, or CM_EINVAL with a one-line message

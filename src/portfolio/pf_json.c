@@ -266,6 +266,9 @@ static json_t *settings_json(const pf_bench_opts *o) {
                       !o->cold                    ? json_null()
                       : o->flush == PF_FLUSH_READ ? json_string("read")
                                                   : json_string("write"));
+  json_object_set_new(
+      s, "peer_sampling",
+      json_string(o->peer_interleaved ? "interleaved" : "sequential"));
   json_object_set_new(s, "profile_range", json_boolean(o->profile_range));
   json_object_set_new(s, "allocator", str_or_null(o->allocator));
   json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));

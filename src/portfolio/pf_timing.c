@@ -58,6 +58,7 @@ void pf_bench_opts_init(pf_bench_opts *o) {
   o->target_cv = 0.02;
   o->budget_s = 2.0;
   o->cold = 1;
+  o->peer_interleaved = 1;
   o->progress = 1;
   o->format = PF_FORMAT_JSON;
 }
@@ -87,37 +88,92 @@ static int push_sample(pf_series *s, size_t *cap, double v) {
   return CM_OK;
 }
 
-/* Times fn until a stopping rule fires; fills *s (samples owned by *s).
- * range_name non-NULL: after warm-up, one extra launch is wrapped in an NVTX
- * range and cudaProfilerStart/Stop, for capture-range profiling. */
-static int sample(pf_bench *b, pf__launch_fn fn, void *ctx, int nsets, int cold,
-                  const char *range_name, pf_series *s) {
+/* One arm of a sampled comparison: a launch and the series it fills. */
+typedef struct {
+  pf__launch_fn fn;
+  void *ctx;
+  pf_series *s;
+  size_t cap;
   pf_running run;
-  size_t cap = 0;
+} pf__arm;
+
+/* One cold or hot sample of arm a: the flush (cold), then the launch
+ * between the two events. k numbers the flushes, so the memset's value
+ * changes every time. */
+static int time_one(pf_bench *b, pf__arm *a, int set, int cold, size_t k) {
+  float ms = 0.0f;
+  int r;
+  if (cold && b->flush != NULL && b->o.flush == PF_FLUSH_READ)
+    /* Reading a buffer of twice the L2 evicts whatever the previous
+     * sample left there (writing back its dirty lines now) and leaves
+     * clean lines. */
+    PF_CU(cpk_l2_flush_read(b->flush, b->flush_bytes, b->sink, b->stream));
+  else if (cold && b->flush != NULL)
+    /* Writing a buffer of twice the L2 evicts whatever the previous
+     * sample left there; the value changes so nothing can elide it. */
+    PF_CU(
+        cudaMemsetAsync(b->flush, (int)(k & 0xff), b->flush_bytes, b->stream));
+  PF_CU(cudaEventRecord(b->ev0, b->stream));
+  r = a->fn(a->ctx, set, b->stream);
+  if (r != CM_OK)
+    return r;
+  PF_CU(cudaEventRecord(b->ev1, b->stream));
+  PF_CU(cudaEventSynchronize(b->ev1));
+  PF_CU(cudaEventElapsedTime(&ms, b->ev0, b->ev1));
+  r = push_sample(a->s, &a->cap, ms * 1e-3);
+  if (r == CM_OK)
+    pf_running_add(&a->run, ms * 1e-3);
+  return r;
+}
+
+/* Times narms arms (1, or 2: ours and the peer, interleaved) until a
+ * stopping rule fires for all of them; fills each arm's series (samples
+ * owned by it). With two arms every round takes one sample of each, in
+ * alternating order (ours first in even rounds), so both see the same
+ * clocks and power state through the run: their ratio is paired. The
+ * stopping rule looks at every arm: the coefficient of variation must be
+ * under target for all. range_name non-NULL: after warm-up, one extra
+ * launch of arm 0 is wrapped in an NVTX range and cudaProfilerStart/Stop,
+ * for capture-range profiling. On failure *failed is the arm that failed. */
+static int sample_arms(pf_bench *b, pf__arm *arms, int narms, int nsets,
+                       int cold, const char *range_name, int *failed) {
   double t, start;
-  int r, w = 0;
+  int r, j, w = 0, all_cv;
+  size_t n = 0;
   if (nsets < 1)
     nsets = 1;
-  memset(s, 0, sizeof *s);
+  *failed = 0;
+  for (j = 0; j < narms; j++) {
+    memset(arms[j].s, 0, sizeof *arms[j].s);
+    arms[j].cap = 0;
+    pf_running_init(&arms[j].run);
+  }
 
   /* Warm-up by time, not by count: what a kernel needs (module load, clock
-   * ramp, cuBLAS heuristics) takes time, whatever the kernel's length. */
+   * ramp, cuBLAS heuristics) takes time, whatever the kernel's length.
+   * Arms take turns, each at least once. */
   start = plat_monotonic_s();
   do {
-    r = fn(ctx, w % nsets, b->stream);
-    if (r != CM_OK)
-      return r;
-    PF_CU(cudaStreamSynchronize(b->stream));
+    for (j = 0; j < narms; j++) {
+      *failed = j;
+      r = arms[j].fn(arms[j].ctx, w % nsets, b->stream);
+      if (r != CM_OK)
+        return r;
+      PF_CU(cudaStreamSynchronize(b->stream));
+    }
     w++;
     t = plat_monotonic_s() - start;
   } while (t < b->o.warmup_s);
-  s->warmup_s = t;
-  s->warmup_launches = w;
+  for (j = 0; j < narms; j++) {
+    arms[j].s->warmup_s = t;
+    arms[j].s->warmup_launches = w;
+  }
 
   if (range_name != NULL) {
+    *failed = 0;
     nvtxRangePushA(range_name);
     PF_CU(cudaProfilerStart());
-    r = fn(ctx, 0, b->stream);
+    r = arms[0].fn(arms[0].ctx, 0, b->stream);
     PF_CU(cudaStreamSynchronize(b->stream));
     PF_CU(cudaProfilerStop());
     nvtxRangePop();
@@ -125,48 +181,54 @@ static int sample(pf_bench *b, pf__launch_fn fn, void *ctx, int nsets, int cold,
       return r;
   }
 
-  pf_running_init(&run);
   start = plat_monotonic_s();
   for (;;) {
-    float ms = 0.0f;
-    int set = cold ? (int)(s->n % (size_t)nsets) : 0;
-    if (cold && b->flush != NULL && b->o.flush == PF_FLUSH_READ)
-      /* Reading a buffer of twice the L2 evicts whatever the previous
-       * sample left there (writing back its dirty lines now) and leaves
-       * clean lines. */
-      PF_CU(cpk_l2_flush_read(b->flush, b->flush_bytes, b->sink, b->stream));
-    else if (cold && b->flush != NULL)
-      /* Writing a buffer of twice the L2 evicts whatever the previous
-       * sample left there; the value changes so nothing can elide it. */
-      PF_CU(cudaMemsetAsync(b->flush, (int)(s->n & 0xff), b->flush_bytes,
-                            b->stream));
-    PF_CU(cudaEventRecord(b->ev0, b->stream));
-    r = fn(ctx, set, b->stream);
-    if (r != CM_OK)
-      return r;
-    PF_CU(cudaEventRecord(b->ev1, b->stream));
-    PF_CU(cudaEventSynchronize(b->ev1));
-    PF_CU(cudaEventElapsedTime(&ms, b->ev0, b->ev1));
-    r = push_sample(s, &cap, ms * 1e-3);
-    if (r != CM_OK)
-      return r;
-    pf_running_add(&run, ms * 1e-3);
-    if ((int)s->n >= b->o.max_samples) {
-      cm_strlcpy(s->stop_reason, "max_samples", sizeof s->stop_reason);
+    const char *stop = NULL;
+    int set = cold ? (int)(n % (size_t)nsets) : 0;
+    for (j = 0; j < narms; j++) {
+      const int arm = (n % 2 == 1 && narms == 2) ? 1 - j : j;
+      *failed = arm;
+      r = time_one(b, &arms[arm], set, cold, n * (size_t)narms + (size_t)j);
+      if (r != CM_OK)
+        return r;
+    }
+    n++;
+    all_cv = 1;
+    for (j = 0; j < narms; j++)
+      all_cv = all_cv && pf_running_cv(&arms[j].run) < b->o.target_cv;
+    if ((int)n >= b->o.max_samples)
+      stop = "max_samples";
+    else if ((int)n >= b->o.min_samples && all_cv)
+      stop = "target_cv";
+    else if ((int)n >= b->o.min_samples &&
+             plat_monotonic_s() - start >= b->o.budget_s)
+      stop = "budget";
+    if (stop != NULL) {
+      for (j = 0; j < narms; j++)
+        cm_strlcpy(arms[j].s->stop_reason, stop, sizeof arms[j].s->stop_reason);
       break;
     }
-    if ((int)s->n >= b->o.min_samples) {
-      if (pf_running_cv(&run) < b->o.target_cv) {
-        cm_strlcpy(s->stop_reason, "target_cv", sizeof s->stop_reason);
-        break;
-      }
-      if (plat_monotonic_s() - start >= b->o.budget_s) {
-        cm_strlcpy(s->stop_reason, "budget", sizeof s->stop_reason);
-        break;
-      }
-    }
   }
-  return pf_stats_compute(s->samples, s->n, &s->stats);
+  for (j = 0; j < narms; j++) {
+    *failed = j;
+    r = pf_stats_compute(arms[j].s->samples, arms[j].s->n, &arms[j].s->stats);
+    if (r != CM_OK)
+      return r;
+  }
+  return CM_OK;
+}
+
+/* Times fn alone until a stopping rule fires; fills *s (samples owned by
+ * *s). range_name: as sample_arms. */
+static int sample(pf_bench *b, pf__launch_fn fn, void *ctx, int nsets, int cold,
+                  const char *range_name, pf_series *s) {
+  pf__arm a;
+  int failed;
+  memset(&a, 0, sizeof a);
+  a.fn = fn;
+  a.ctx = ctx;
+  a.s = s;
+  return sample_arms(b, &a, 1, nsets, cold, range_name, &failed);
 }
 
 static void warn(pf_bench *b, const char *msg) {
@@ -459,9 +521,42 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
 
   cm_snprintf(range, sizeof range, "%s/%s/%s/%s", c->op, c->variant, c->dtype,
               c->shape);
+  if (tc->peer_launch != NULL)
+    cm_strlcpy(c->peer.name,
+               tc->peer_name ? tc->peer_name : pf_peer_name(c->op),
+               sizeof c->peer.name);
   pf_nvml_read(b->nvml, &c->before);
-  r = sample(b, tc->launch, tc->ctx, c->nsets, c->cold,
-             b->o.profile_range ? range : NULL, &c->series);
+  if (tc->peer_launch != NULL && b->o.peer_interleaved) {
+    /* Ours and the peer sample by sample (the recheck, after, launches
+     * ours afresh, so the peer may share our output buffers). A failing
+     * peer leaves ours to be sampled alone. */
+    pf__arm arms[2];
+    int failed = 0;
+    memset(arms, 0, sizeof arms);
+    arms[0].fn = tc->launch;
+    arms[0].ctx = tc->ctx;
+    arms[0].s = &c->series;
+    arms[1].fn = tc->peer_launch;
+    arms[1].ctx = tc->ctx;
+    arms[1].s = &c->peer.series;
+    r = sample_arms(b, arms, 2, c->nsets, c->cold,
+                    b->o.profile_range ? range : NULL, &failed);
+    if (r == CM_OK) {
+      c->peer.present = 1;
+    } else if (failed == 1) {
+      cm_snprintf(c->peer.absent_reason, sizeof c->peer.absent_reason,
+                  "peer %s failed: %s", c->peer.name, cm_strerror(r));
+      warn(b, c->peer.absent_reason);
+      free(c->peer.series.samples);
+      memset(&c->peer.series, 0, sizeof c->peer.series);
+      free(c->series.samples);
+      r = sample(b, tc->launch, tc->ctx, c->nsets, c->cold,
+                 b->o.profile_range ? range : NULL, &c->series);
+    }
+  } else {
+    r = sample(b, tc->launch, tc->ctx, c->nsets, c->cold,
+               b->o.profile_range ? range : NULL, &c->series);
+  }
   pf_nvml_read(b->nvml, &c->after);
   /* sample() may have grown nothing in res, but keep c fresh anyway. */
   c = &b->res.cases[idx];
@@ -486,8 +581,8 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
     warn(b, msg);
   }
 
-  /* Our outputs are rechecked before the peer runs, so the peer may share
-   * our output buffers. */
+  /* The recheck launches ours afresh into poisoned outputs, so the peer
+   * (before or after it) may share our output buffers. */
   if (tc->recheck != NULL) {
     rr = tc->recheck(tc->ctx);
     c->rechecked = 1;
@@ -504,10 +599,9 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
     warn(b, msg);
   }
 
-  if (tc->peer_launch != NULL) {
-    cm_strlcpy(c->peer.name,
-               tc->peer_name ? tc->peer_name : pf_peer_name(c->op),
-               sizeof c->peer.name);
+  if (tc->peer_launch != NULL && b->o.peer_interleaved) {
+    /* sampled with ours above */
+  } else if (tc->peer_launch != NULL) {
     r = sample(b, tc->peer_launch, tc->ctx, c->nsets, c->cold, NULL,
                &c->peer.series);
     if (r == CM_OK) {

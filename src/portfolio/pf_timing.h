@@ -24,6 +24,9 @@ typedef struct {
   int cold;              /* 1: flush L2 between samples and rotate input sets
                             (default); 0: hot, reported as hot */
   pf_flush flush;        /* how a cold sample flushes (default WRITE) */
+  int peer_interleaved;  /* 1 (default): ours and the peer sampled in
+                            alternation, one series each; 0: ours, then the
+                            peer (--peer-sampling sequential) */
   int profile_range;     /* 1: wrap one launch per case in cudaProfilerStart/
                             Stop and an NVTX range (--profile-range) */
   int progress;          /* 1: progress line on stderr when it is a terminal */

@@ -58,6 +58,8 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   bo.cold = !o->hot;
   if (o->flush >= 0)
     bo.flush = (pf_flush)o->flush;
+  if (o->peer_sampling >= 0)
+    bo.peer_interleaved = o->peer_sampling;
   bo.profile_range = o->profile_range;
   bo.progress = plat_isatty(2);
   bo.format = o->gbench ? PF_FORMAT_GBENCH : PF_FORMAT_JSON;

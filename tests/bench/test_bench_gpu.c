@@ -18,6 +18,7 @@
 typedef struct {
   void *buf[NSETS];
   int launches[NSETS];
+  int peer_launches[NSETS];
   int rechecked;
 } ctx_t;
 
@@ -26,6 +27,14 @@ static int launch(void *p, int set, cudaStream_t s) {
   c->launches[set]++;
   return cudaMemsetAsync(c->buf[set], set, BYTES, s) == cudaSuccess ? CM_OK
                                                                     : CM_ECUDA;
+}
+
+/* A stand-in peer: the same memset, counted apart. */
+static int peer(void *p, int set, cudaStream_t s) {
+  ctx_t *c = p;
+  c->peer_launches[set]++;
+  return cudaMemsetAsync(c->buf[set], 0x5a, BYTES, s) == cudaSuccess ? CM_OK
+                                                                     : CM_ECUDA;
 }
 
 static int recheck(void *p) {
@@ -44,15 +53,16 @@ static int have_device(void) {
   return 1;
 }
 
-/* One run with the given flush; checks the file. */
-static int run_case(pf_flush flush, const char *name) {
+/* One run with the given flush and peer sampling (-1: no peer); checks the
+ * file. */
+static int run_case(pf_flush flush, int interleaved, const char *name) {
   static char *argv[] = {"test_bench_gpu", NULL};
   pf_bench_opts o;
   pf_bench *b = NULL;
   pf_timed_case tc;
   ctx_t ctx;
   char path[1024], err[512];
-  json_t *doc, *schema, *c0, *t, *ceil;
+  json_t *doc, *schema, *c0, *t, *ceil, *pt;
   json_error_t e;
   double floor_s;
   int i;
@@ -62,6 +72,9 @@ static int run_case(pf_flush flush, const char *name) {
   pf_bench_opts_init(&o);
   ASSERT_EQ(o.flush, PF_FLUSH_WRITE); /* the default */
   o.flush = flush;
+  ASSERT_EQ(o.peer_interleaved, 1); /* the default */
+  if (interleaved >= 0)
+    o.peer_interleaved = interleaved;
   o.warmup_s = 0.01;
   o.min_samples = 7;
   o.max_samples = 50;
@@ -81,6 +94,10 @@ static int run_case(pf_flush flush, const char *name) {
   tc.nsets = NSETS;
   tc.launch = launch;
   tc.recheck = recheck;
+  if (interleaved >= 0) {
+    tc.peer_launch = peer;
+    tc.peer_name = "memset-peer";
+  }
   ASSERT_OK(pf_bench_case(b, &tc, 0.0, 0.0, 0.0, 0.0));
   ASSERT_OK(
       cm_snprintf(path, sizeof path, "%s/%s.json", cm_test_tmpdir(), name));
@@ -118,8 +135,28 @@ static int run_case(pf_flush flush, const char *name) {
             json_integer_value(json_object_get(t, "n")));
   ASSERT_TRUE(json_real_value(json_object_get(t, "median_s")) > floor_s);
   ASSERT_STR_EQ(json_string_value(json_object_get(c0, "cache")), "cold");
-  ASSERT_TRUE(
-      json_is_false(json_object_get(json_object_get(c0, "peer"), "present")));
+  pt = json_object_get(json_object_get(c0, "peer"), "timing");
+  if (interleaved < 0) {
+    ASSERT_TRUE(
+        json_is_false(json_object_get(json_object_get(c0, "peer"), "present")));
+  } else {
+    ASSERT_TRUE(
+        json_is_true(json_object_get(json_object_get(c0, "peer"), "present")));
+    ASSERT_STR_EQ(json_string_value(json_object_get(
+                      json_object_get(doc, "settings"), "peer_sampling")),
+                  interleaved ? "interleaved" : "sequential");
+    for (i = 0; i < NSETS; i++)
+      ASSERT_GT(ctx.peer_launches[i], 1); /* the peer rotates sets too */
+    if (interleaved) {
+      /* one sample of each per round, one stopping rule for both */
+      ASSERT_EQ(json_integer_value(json_object_get(pt, "n")),
+                json_integer_value(json_object_get(t, "n")));
+      ASSERT_STR_EQ(json_string_value(json_object_get(pt, "stop_reason")),
+                    json_string_value(json_object_get(t, "stop_reason")));
+      ASSERT_EQ(json_integer_value(json_object_get(pt, "warmup_launches")),
+                json_integer_value(json_object_get(t, "warmup_launches")));
+    }
+  }
   json_decref(schema);
   json_decref(doc);
   return 0;
@@ -128,12 +165,26 @@ static int run_case(pf_flush flush, const char *name) {
 TEST_IMPL(run_one_case) {
   if (!have_device())
     return TEST_SKIP;
-  return run_case(PF_FLUSH_WRITE, "gpu-write");
+  return run_case(PF_FLUSH_WRITE, -1, "gpu-write");
 }
 
 /* The same with the L2 flushed by reading (--flush read). */
 TEST_IMPL(run_read_flush) {
   if (!have_device())
     return TEST_SKIP;
-  return run_case(PF_FLUSH_READ, "gpu-read");
+  return run_case(PF_FLUSH_READ, -1, "gpu-read");
+}
+
+/* A case with a peer, sampled in alternation with ours (the default), and
+ * one after the other. */
+TEST_IMPL(run_peer_interleaved) {
+  if (!have_device())
+    return TEST_SKIP;
+  return run_case(PF_FLUSH_WRITE, 1, "gpu-peer-interleaved");
+}
+
+TEST_IMPL(run_peer_sequential) {
+  if (!have_device())
+    return TEST_SKIP;
+  return run_case(PF_FLUSH_WRITE, 0, "gpu-peer-sequential");
 }

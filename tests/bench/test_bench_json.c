@@ -305,6 +305,14 @@ TEST_IMPL(settings_flush) {
   doc = pf_json_document(&r);
   st = json_object_get(doc, "settings");
   ASSERT_STR_EQ(json_string_value(json_object_get(st, "flush")), "read");
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "peer_sampling")),
+                "interleaved"); /* the default */
+  json_decref(doc);
+  r.opts.peer_interleaved = 0;
+  doc = pf_json_document(&r);
+  st = json_object_get(doc, "settings");
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "peer_sampling")),
+                "sequential");
   json_decref(doc);
   pf_results_free(&r);
   return 0;

@@ -135,6 +135,11 @@ TEST_IMPL(cli_parse) {
   ASSERT_EQ(o.flush, PF_FLUSH_READ);
   ASSERT_OK(parse(&o, err, "--flush", "write", NULL, NULL));
   ASSERT_EQ(o.flush, PF_FLUSH_WRITE);
+  ASSERT_EQ(o.peer_sampling, -1); /* unset: the harness's default */
+  ASSERT_OK(parse(&o, err, "--peer-sampling", "sequential", NULL, NULL));
+  ASSERT_EQ(o.peer_sampling, 0);
+  ASSERT_OK(parse(&o, err, "--peer-sampling", "interleaved", NULL, NULL));
+  ASSERT_EQ(o.peer_sampling, 1);
   return 0;
 }
 
@@ -168,6 +173,8 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "--flush clean: expected write");
   ASSERT_EQ(parse(&o, err, "--flush", NULL, NULL, NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "needs a value");
+  ASSERT_EQ(parse(&o, err, "--peer-sampling", "paired", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--peer-sampling paired: expected interleaved");
   ASSERT_EQ(parse(&o, err, "--hot", "--flush", "read", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "a hot run does not flush");
   {
