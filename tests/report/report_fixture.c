@@ -126,7 +126,16 @@ json_t *fx_results(const fx_opts *o) {
                       json_string("2026-01-01T00:00:00Z"));
   json_object_set_new(d, "environment", env);
   json_object_set_new(ceil, "copy_bandwidth_gbps", json_real(copy));
+  json_object_set_new(ceil, "read_bandwidth_gbps", json_real(4400.0));
+  json_object_set_new(ceil, "launch_floor_s", json_real(2.75e-6));
   json_object_set_new(d, "ceilings", ceil);
+  {
+    json_t *st = json_object();
+    json_object_set_new(st, "cache", json_string("cold"));
+    json_object_set_new(st, "flush", json_string("read"));
+    json_object_set_new(st, "peer_sampling", json_string("interleaved"));
+    json_object_set_new(d, "settings", st);
+  }
   json_object_set_new(d, "warnings", json_array());
   add_case(cases, o, &s, 0, "copy", "vec4", "16777216", 134217728.0, 0, 34e-6,
            copy);

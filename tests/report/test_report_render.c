@@ -61,7 +61,36 @@ TEST_IMPL(model_reads_run) {
   ASSERT_EQ(run.clean[0].ncases, 4);
   ASSERT_EQ(run.clean[0].cases[0].n, 40);
   ASSERT_EQ(strlen(run.manifest_sha256), 64);
+  ASSERT_NEAR(run.clean[0].read_gbps, 4400.0, 1e-9);
+  ASSERT_NEAR(run.clean[0].launch_floor_s, 2.75e-6, 1e-18);
+  ASSERT_STR_EQ(run.clean[0].flush, "read");
   rp_run_free(&run);
+  return 0;
+}
+
+/* A run whose folder's git is not the binary's (a tree copied to the GPU
+ * machine, a prebuilt build folder) shows both in the report. */
+TEST_IMPL(report_git_of_binary) {
+  char d[512];
+  char *argv[] = {"report", d, "--no-finish", NULL};
+  char *md;
+  json_t *m;
+  char p[1024];
+  ASSERT_EQ(make("gitbin", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
+  m = json_load_file(p, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  json_object_set_new(json_object_get(m, "git"), "commit",
+                      json_string("fedcba9876543210"));
+  json_object_set_new(json_object_get(m, "git"), "dirty", json_true());
+  ASSERT_EQ(json_dump_file(m, p, JSON_INDENT(2)), 0);
+  json_decref(m);
+  ASSERT_EQ(rp_report_main(3, argv), 0);
+  md = slurp(d, "report.md");
+  ASSERT_TRUE(md != NULL);
+  ASSERT_CONTAINS(md, "fedcba9876543210 (dirty) in the run's folder; binary "
+                      "built from 0123456789abcdef");
+  free(md);
   return 0;
 }
 
@@ -84,6 +113,13 @@ TEST_IMPL(report_writes_and_binds) {
   ASSERT_CONTAINS(md, "**caught**");
   ASSERT_CONTAINS(md, "softmax_warp<float>");
   ASSERT_CONTAINS(md, "cublasGemmEx");
+  /* The results' ceilings and timing protocol reach the environment. */
+  ASSERT_CONTAINS(md,
+                  "| read ceiling | 4400.0 GB/s (reading alone, this run) |");
+  ASSERT_CONTAINS(md, "| launch floor | 2.75 us");
+  ASSERT_CONTAINS(md, "| timing protocol | cold, L2 flush by reading, peer "
+                      "sampled interleaved |");
+  ASSERT_CONTAINS(html, "<th>launch floor</th>");
   /* Four charts, each with data marks, and no external reference. */
   ASSERT_EQ(count(html, "<svg class=\"chart\""), 4);
   /* bandwidth 2 bars + ceiling, tflops 2x2 bars, 4 boxes x 3, 6 stages. */

@@ -28,12 +28,14 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   set(rows, &n, "run time (UTC)", t);
   set(rows, &n, "host", run->host[0] || !r ? run->host : r->host);
   set(rows, &n, "OS environment", run->os[0] || !r ? run->os : r->os);
-  if ((run->git_commit[0] == '\0' || strcmp(run->git_commit, "unknown") == 0) &&
-      r != NULL && r->git_commit[0] != '\0')
-    /* The run's folder had no git (a tree copied to the GPU machine): the
-     * binary still says what it was built from. */
-    cm_snprintf(t, sizeof t, "%s in the run's folder; binary built from %s%s",
-                run->git_commit[0] ? run->git_commit : "unknown", r->git_commit,
+  if (r != NULL && r->git_commit[0] != '\0' &&
+      strcmp(run->git_commit, r->git_commit) != 0)
+    /* The run's folder had no git, or not the binary's commit (a tree
+     * copied to the GPU machine, a prebuilt build folder): the binary
+     * still says what it was built from. */
+    cm_snprintf(t, sizeof t, "%s%s in the run's folder; binary built from %s%s",
+                run->git_commit[0] ? run->git_commit : "unknown",
+                run->git_dirty == 1 ? " (dirty)" : "", r->git_commit,
                 r->git_dirty == 1 ? " (dirty tree)" : "");
   else
     cm_snprintf(t, sizeof t, "%s%s", run->git_commit,
@@ -63,6 +65,25 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
     cm_snprintf(t, sizeof t, "%.1f GB/s (device-to-device copy, this run)",
                 r->copy_gbps);
   set(rows, &n, "copy ceiling", t);
+  if (isfinite(r->read_gbps)) {
+    cm_snprintf(t, sizeof t, "%.1f GB/s (reading alone, this run)",
+                r->read_gbps);
+    set(rows, &n, "read ceiling", t);
+  }
+  if (isfinite(r->launch_floor_s)) {
+    cm_snprintf(t, sizeof t, "%.2f us (an empty kernel between the events)",
+                r->launch_floor_s * 1e6);
+    set(rows, &n, "launch floor", t);
+  }
+  if (r->cache[0] != '\0') {
+    cm_snprintf(t, sizeof t, "%s%s%s%s%s", r->cache,
+                r->flush[0] ? ", L2 flush by " : "",
+                r->flush[0]
+                    ? (strcmp(r->flush, "read") == 0 ? "reading" : "writing")
+                    : "",
+                r->peer_sampling[0] ? ", peer sampled " : "", r->peer_sampling);
+    set(rows, &n, "timing protocol", t);
+  }
   cm_snprintf(t, sizeof t, "%zu clean, %zu instrumented", run->nclean,
               run->ninstrumented);
   set(rows, &n, "results files", t);

@@ -14,7 +14,7 @@ typedef struct {
   char value[512];
 } rp__kv;
 
-#define RP__ENV_ROWS 20
+#define RP__ENV_ROWS 24
 
 /* Fills rows[RP__ENV_ROWS] from the manifest and the first results file
  * (clean first); returns the number of rows filled. */

@@ -144,6 +144,12 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
           sizeof out->binary_sha256);
   get_str(env, "timestamp_utc", out->timestamp, sizeof out->timestamp);
   out->copy_gbps = get_num(get(doc, "ceilings"), "copy_bandwidth_gbps");
+  out->read_gbps = get_num(get(doc, "ceilings"), "read_bandwidth_gbps");
+  out->launch_floor_s = get_num(get(doc, "ceilings"), "launch_floor_s");
+  get_str(get(doc, "settings"), "cache", out->cache, sizeof out->cache);
+  get_str(get(doc, "settings"), "flush", out->flush, sizeof out->flush);
+  get_str(get(doc, "settings"), "peer_sampling", out->peer_sampling,
+          sizeof out->peer_sampling);
   get_str(get(doc, "ceilings"), "absent_reason", out->copy_absent_reason,
           sizeof out->copy_absent_reason);
 

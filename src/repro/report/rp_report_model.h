@@ -58,7 +58,12 @@ typedef struct {
   char timestamp[40];
   double copy_gbps; /* ceilings.copy_bandwidth_gbps; NaN if absent */
   char copy_absent_reason[192];
-  rp_case *cases; /* owned */
+  double read_gbps;       /* ceilings.read_bandwidth_gbps; NaN if absent */
+  double launch_floor_s;  /* ceilings.launch_floor_s; NaN if absent */
+  char cache[8];          /* settings.cache: "cold", "hot", "" absent */
+  char flush[8];          /* settings.flush: "write", "read", "" absent/null */
+  char peer_sampling[16]; /* settings.peer_sampling, "" absent */
+  rp_case *cases;         /* owned */
   size_t ncases;
   char **warnings; /* owned */
   size_t nwarnings;
