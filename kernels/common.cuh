@@ -101,6 +101,36 @@ template <typename T> __device__ __forceinline__ void st1(T *p, float v) {
   *p = ty<T>::from_f(v);
 }
 
+/* A raw 16-byte vector of ty<T>::vec elements as fp32 values, and back
+ * (rounding to T). */
+template <typename T>
+__device__ __forceinline__ void unpack(const uint4 &q, float (&v)[4]) {
+  v[0] = __uint_as_float(q.x);
+  v[1] = __uint_as_float(q.y);
+  v[2] = __uint_as_float(q.z);
+  v[3] = __uint_as_float(q.w);
+}
+template <typename T>
+__device__ __forceinline__ void unpack(const uint4 &q, float (&v)[8]) {
+  v[0] = ty<T>::lo(q.x);
+  v[1] = ty<T>::hi(q.x);
+  v[2] = ty<T>::lo(q.y);
+  v[3] = ty<T>::hi(q.y);
+  v[4] = ty<T>::lo(q.z);
+  v[5] = ty<T>::hi(q.z);
+  v[6] = ty<T>::lo(q.w);
+  v[7] = ty<T>::hi(q.w);
+}
+__device__ __forceinline__ uint4 pack(const float (&v)[4]) {
+  return make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
+                    __float_as_uint(v[2]), __float_as_uint(v[3]));
+}
+template <typename T>
+__device__ __forceinline__ uint4 pack(const float (&v)[8]) {
+  return make_uint4(ty<T>::pack(v[0], v[1]), ty<T>::pack(v[2], v[3]),
+                    ty<T>::pack(v[4], v[5]), ty<T>::pack(v[6], v[7]));
+}
+
 /* Loads ty<T>::vec consecutive elements from a 16-byte aligned address into
  * fp32 registers with one 16-byte access (ld.global.v4). */
 __device__ __forceinline__ void ldv(const float *p, float (&v)[4]) {
@@ -112,15 +142,7 @@ __device__ __forceinline__ void ldv(const float *p, float (&v)[4]) {
 }
 template <typename T>
 __device__ __forceinline__ void ldv(const T *p, float (&v)[8]) {
-  uint4 q = __ldg(reinterpret_cast<const uint4 *>(p));
-  v[0] = ty<T>::lo(q.x);
-  v[1] = ty<T>::hi(q.x);
-  v[2] = ty<T>::lo(q.y);
-  v[3] = ty<T>::hi(q.y);
-  v[4] = ty<T>::lo(q.z);
-  v[5] = ty<T>::hi(q.z);
-  v[6] = ty<T>::lo(q.w);
-  v[7] = ty<T>::hi(q.w);
+  unpack<T>(__ldg(reinterpret_cast<const uint4 *>(p)), v);
 }
 
 /* Rounds ty<T>::vec fp32 values to T and stores them with one 16-byte
@@ -130,12 +152,7 @@ __device__ __forceinline__ void stv(float *p, const float (&v)[4]) {
 }
 template <typename T>
 __device__ __forceinline__ void stv(T *p, const float (&v)[8]) {
-  uint4 q;
-  q.x = ty<T>::pack(v[0], v[1]);
-  q.y = ty<T>::pack(v[2], v[3]);
-  q.z = ty<T>::pack(v[4], v[5]);
-  q.w = ty<T>::pack(v[6], v[7]);
-  *reinterpret_cast<uint4 *>(p) = q;
+  *reinterpret_cast<uint4 *>(p) = pack<T>(v);
 }
 
 /* ---- reductions (fixed order: butterfly within a warp, then warp results

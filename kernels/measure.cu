@@ -5,6 +5,8 @@
 
 namespace {
 
+using namespace cpk__;
+
 constexpr int kFlushThreads = 512;
 
 /* 16-byte load: L2 only (ld.global.cg), with normal priority (the flush:
@@ -56,19 +58,12 @@ cudaError_t launch_read(const void *buf, size_t bytes, unsigned *sink,
       (reinterpret_cast<uintptr_t>(buf) & 15u) != 0)
     return cudaErrorInvalidValue;
   const int64_t n = (int64_t)(bytes / 16);
-  int dev = 0, sms = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess)
-    return e;
-  /* Four 512-thread blocks per multiprocessor, four loads in flight per
-   * thread (128 KiB per SM), capped by the work. */
-  int64_t blocks = (int64_t)(sms > 0 ? sms : 1) * 4;
-  const int64_t need = (n + kFlushThreads - 1) / kFlushThreads;
-  if (blocks > need)
-    blocks = need;
-  read_k<CS><<<(unsigned)blocks, kFlushThreads, 0, stream>>>(
+  /* As many 512-thread blocks as are resident (four per SM on the H200),
+   * four loads in flight per thread, capped by the work. */
+  unsigned grid = 0;
+  CPK__TRY(grid_for(read_k<CS>, kFlushThreads, 0,
+                    (n + kFlushThreads - 1) / kFlushThreads, &grid));
+  read_k<CS><<<grid, kFlushThreads, 0, stream>>>(
       reinterpret_cast<const uint4 *>(buf), n, sink);
   return cudaGetLastError();
 }

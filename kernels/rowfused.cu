@@ -82,33 +82,6 @@ struct fparams {
 
 /* ---- raw 16-byte slots ---- */
 
-template <typename T>
-__device__ __forceinline__ void unpack(const uint4 &q, float (&v)[4]) {
-  v[0] = __uint_as_float(q.x);
-  v[1] = __uint_as_float(q.y);
-  v[2] = __uint_as_float(q.z);
-  v[3] = __uint_as_float(q.w);
-}
-template <typename T>
-__device__ __forceinline__ void unpack(const uint4 &q, float (&v)[8]) {
-  v[0] = ty<T>::lo(q.x);
-  v[1] = ty<T>::hi(q.x);
-  v[2] = ty<T>::lo(q.y);
-  v[3] = ty<T>::hi(q.y);
-  v[4] = ty<T>::lo(q.z);
-  v[5] = ty<T>::hi(q.z);
-  v[6] = ty<T>::lo(q.w);
-  v[7] = ty<T>::hi(q.w);
-}
-__device__ __forceinline__ uint4 pack(const float (&v)[4]) {
-  return make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
-                    __float_as_uint(v[2]), __float_as_uint(v[3]));
-}
-template <typename T>
-__device__ __forceinline__ uint4 pack(const float (&v)[8]) {
-  return make_uint4(ty<T>::pack(v[0], v[1]), ty<T>::pack(v[2], v[3]),
-                    ty<T>::pack(v[4], v[5]), ty<T>::pack(v[6], v[7]));
-}
 template <typename T, int N>
 __device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
   if constexpr (N == 4)
@@ -146,11 +119,17 @@ __device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
 #define CPK_FUSED_DW_SMEM 0
 #endif
 
-/* Blocks per SM an rmsnorm_bwd configuration (nt threads, nr register
- * slots, mb blocks per SM in the table) is built for. */
+/* Whether an rmsnorm_bwd configuration (nt threads, nr register slots) is
+ * built for 768 threads per SM (CPK_FUSED_DW_SMEM's) instead of the
+ * table's blocks per SM. */
+__host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
+  return CPK_FUSED_DW_SMEM && nr == 4 && (nt == 128 || nt == 256);
+}
+
+/* Blocks per SM an rmsnorm_bwd configuration (mb in the table) is built
+ * for. */
 __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
-  return (CPK_FUSED_DW_SMEM && nr == 4 && (nt == 128 || nt == 256)) ? 768 / nt
-                                                                    : mb;
+  return rmsbwd_768(nt, nr) ? 768 / nt : mb;
 }
 
 /* Whether an op's row loads are evict-first (.cs) rather than read-only. */
@@ -910,7 +889,7 @@ int64_t fused_chunk(int64_t cols, int cl) {
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;
   const int64_t need = (rows + gpc - 1) / gpc;
-  const int per_sm = rmsbwd_mb(c.nt, c.nr, 0) > 0 ? 768 : 512; /* threads */
+  const int per_sm = rmsbwd_768(c.nt, c.nr) ? 768 : 512; /* threads */
   int64_t g = (int64_t)132 * per_sm / c.nt;
   if (g < 264)
     g = 264;
