@@ -103,16 +103,18 @@ typedef struct {
 static int time_one(pf_bench *b, pf__arm *a, int set, int cold, size_t k) {
   float ms = 0.0f;
   int r;
-  if (cold && b->flush != NULL && b->o.flush == PF_FLUSH_READ)
-    /* Reading a buffer of twice the L2 evicts whatever the previous
-     * sample left there (writing back its dirty lines now) and leaves
-     * clean lines. */
-    PF_CU(cpk_l2_flush_read(b->flush, b->flush_bytes, b->sink, b->stream));
-  else if (cold && b->flush != NULL)
-    /* Writing a buffer of twice the L2 evicts whatever the previous
-     * sample left there; the value changes so nothing can elide it. */
-    PF_CU(
-        cudaMemsetAsync(b->flush, (int)(k & 0xff), b->flush_bytes, b->stream));
+  if (cold && b->flush != NULL) {
+    if (b->o.flush == PF_FLUSH_READ)
+      /* Reading a buffer of twice the L2 evicts whatever the previous
+       * sample left there (writing back its dirty lines now) and leaves
+       * clean lines. */
+      PF_CU(cpk_l2_flush_read(b->flush, b->flush_bytes, b->sink, b->stream));
+    else
+      /* Writing a buffer of twice the L2 evicts whatever the previous
+       * sample left there; the value changes so nothing can elide it. */
+      PF_CU(cudaMemsetAsync(b->flush, (int)(k & 0xff), b->flush_bytes,
+                            b->stream));
+  }
   PF_CU(cudaEventRecord(b->ev0, b->stream));
   r = a->fn(a->ctx, set, b->stream);
   if (r != CM_OK)
@@ -236,6 +238,22 @@ static void warn(pf_bench *b, const char *msg) {
   pf_results_warn(&b->res, "%s", msg);
 }
 
+/* Times fn alone (one input set) into c's series. c is measured when a
+ * positive median came out; otherwise c says why not ("WHAT not measured:
+ * ...") and the run warns. Returns whether c was measured. */
+static int measure_one(pf_bench *b, pf__launch_fn fn, void *ctx, int cold,
+                       const char *what, pf_ceiling *c) {
+  int r = sample(b, fn, ctx, 1, cold, NULL, &c->series);
+  if (r == CM_OK && c->series.stats.median > 0) {
+    c->measured = 1;
+    return 1;
+  }
+  cm_snprintf(c->absent_reason, sizeof c->absent_reason, "%s not measured: %s",
+              what, r == CM_OK ? "no positive median" : cm_strerror(r));
+  warn(b, c->absent_reason);
+  return 0;
+}
+
 typedef struct {
   const void *buf;
   size_t bytes;
@@ -245,10 +263,7 @@ typedef struct {
 static int read_launch(void *ctx, int set, cudaStream_t stream) {
   pf__read_ctx *c = ctx;
   (void)set;
-  if (cpk_read_stream(c->buf, c->bytes, c->sink, stream) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return CM_ECUDA;
-  }
+  PF_CU(cpk_read_stream(c->buf, c->bytes, c->sink, stream));
   return CM_OK;
 }
 
@@ -256,24 +271,15 @@ static int read_launch(void *ctx, int set, cudaStream_t stream) {
  * case: the rate no kernel can beat, whatever its mix of reads and writes
  * (a kernel that mostly reads can beat the copy's). A failure here is a
  * warning: the roofline then rests on the copy alone. */
-static int measure_read_ceiling(pf_bench *b, const void *buf, size_t bytes) {
+static void measure_read_ceiling(pf_bench *b, const void *buf, size_t bytes) {
   pf_ceiling *c = &b->res.read;
   pf__read_ctx rc;
-  int r;
   rc.buf = buf;
   rc.bytes = bytes;
   rc.sink = b->sink;
   c->bytes = (double)bytes;
-  r = sample(b, read_launch, &rc, 1, 1, NULL, &c->series);
-  if (r == CM_OK && c->series.stats.median > 0) {
-    c->measured = 1;
+  if (measure_one(b, read_launch, &rc, 1, "read ceiling", c))
     c->gbps = (double)bytes / c->series.stats.median / 1e9;
-  } else {
-    cm_snprintf(c->absent_reason, sizeof c->absent_reason,
-                "read ceiling not measured: %s", cm_strerror(r));
-    warn(b, c->absent_reason);
-  }
-  return CM_OK;
 }
 
 static int measure_copy_ceiling(pf_bench *b) {
@@ -293,7 +299,7 @@ static int measure_copy_ceiling(pf_bench *b) {
   if (r == CM_OK && c->series.stats.median > 0) {
     c->measured = 1;
     c->gbps = 2.0 * (double)cc.bytes / c->series.stats.median / 1e9;
-    r = measure_read_ceiling(b, src, cc.bytes);
+    measure_read_ceiling(b, src, cc.bytes);
   }
 out:
   if (r != CM_OK)
@@ -307,25 +313,16 @@ out:
 static int empty_launch(void *ctx, int set, cudaStream_t stream) {
   (void)ctx;
   (void)set;
-  if (cpk_empty_launch(stream) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return CM_ECUDA;
-  }
+  PF_CU(cpk_empty_launch(stream));
   return CM_OK;
 }
 
 /* The fixed cost of one timed launch: an empty kernel through the same
  * sampler and flush as every case. A case whose work takes F at the copy
  * ceiling cannot report more than about F / (F + this) of it. */
-static int measure_launch_floor(pf_bench *b) {
-  pf_ceiling *c = &b->res.launch_floor;
-  int r = sample(b, empty_launch, NULL, 1, b->o.cold, NULL, &c->series);
-  if (r == CM_OK && c->series.stats.median > 0)
-    c->measured = 1;
-  else
-    cm_snprintf(c->absent_reason, sizeof c->absent_reason,
-                "launch floor not measured: %s", cm_strerror(r));
-  return r;
+static void measure_launch_floor(pf_bench *b) {
+  (void)measure_one(b, empty_launch, NULL, b->o.cold, "launch floor",
+                    &b->res.launch_floor);
 }
 
 static void check_processes(pf_bench *b) {
@@ -454,8 +451,7 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
     warn(b, b->res.copy.absent_reason);
     r = CM_OK; /* cases are still timed; fractions become null */
   }
-  if (measure_launch_floor(b) != CM_OK)
-    warn(b, b->res.launch_floor.absent_reason);
+  measure_launch_floor(b);
   *out = b;
   return CM_OK;
 fail:
