@@ -30,7 +30,12 @@
  * rmsnorm_bwd's dw (a column sum over rows) is accumulated in registers by
  * persistent row groups: each cluster walks rows g, g + G, ... and writes one
  * fp32 partial row of dw into the workspace; a second kernel adds the G
- * partials in order. G is a pure function of the shape (fused_groups).
+ * partials in order. G is a pure function of the shape (fused_groups). Its
+ * w is converted once per block to fp32 in shared memory (a group's threads
+ * cover the same columns in every row), and each thread sums its row terms
+ * by fma pairs and pairwise over its slots, with one compensated addition
+ * per row: the kernel is bound by its instruction issue (docs/PERFORMANCE.md,
+ * v6b).
  *
  * softmax takes exp as ex2.approx(d * log2 e) of the exactly-subtracted
  * d = x - M (one MUFU op per element; relative error ~|d| * 2^-24, far
@@ -40,11 +45,9 @@
  * what bounds the shapes that miss the copy ceiling.
  */
 #include <cooperative_groups.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "common.cuh"
-#include "mbarrier.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -129,9 +132,13 @@ __host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
 }
 
 /* Blocks per SM an rmsnorm_bwd configuration (mb in the table) is built
- * for. */
+ * for. Its 256-thread 4-slot configurations run two blocks per SM (the
+ * grid of fused_groups): the warp one, built for one, took 149 registers
+ * with v6b's w in shared memory, one block per SM, and lost 21 % on
+ * 1024-wide 16-bit rows (docs/PERFORMANCE.md). */
 __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
-  return rmsbwd_768(nt, nr) ? 768 / nt : mb;
+  return rmsbwd_768(nt, nr) ? 768 / nt
+                            : ((nt == 256 && nr == 4 && mb < 2) ? 2 : mb);
 }
 
 /* Whether an op's row loads are evict-first (.cs) rather than read-only. */
@@ -426,6 +433,35 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     }
   }
 
+  /* rmsnorm_bwd's w, fp32 in shared memory after the dw cells: a
+   * persistent group's threads cover the same columns in every row, so w is
+   * read and converted once per block ([VEC/4][GT*S] float4: slot j of
+   * group thread t at j*GT + t). */
+  constexpr int RV = GT * S;
+  float4 *wsm = reinterpret_cast<float4 *>(dwc + DWQ * NT);
+  if constexpr (OP == F_RMSBWD) {
+    for (int v = tid; v < RV; v += NT) {
+      float ww[VEC];
+      load_w<T>(w, c0 + v * VEC, c1, vec, ww);
+#pragma unroll
+      for (int q4 = 0; q4 < VEC / 4; ++q4)
+        wsm[q4 * RV + v] = make_float4(ww[4 * q4], ww[4 * q4 + 1],
+                                       ww[4 * q4 + 2], ww[4 * q4 + 3]);
+    }
+    __syncthreads();
+  }
+  auto wslot = [&](int j, float(&ww)[VEC]) {
+#pragma unroll
+    for (int q4 = 0; q4 < VEC / 4; ++q4) {
+      const float4 f = wsm[q4 * RV + j * GT + gt];
+      ww[4 * q4] = f.x;
+      ww[4 * q4 + 1] = f.y;
+      ww[4 * q4 + 2] = f.z;
+      ww[4 * q4 + 3] = f.w;
+    }
+  };
+  (void)wslot;
+
 #define SLOT_E(j) (c0 + ((j)*GT + gt) * VEC)
 #define SLOT(i, j)                                                             \
   ((j) < NR ? q[i][(j) < NR ? (j) : 0] : dsm[((i)*NS + ((j)-NR)) * NT + tid])
@@ -647,49 +683,59 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         PREFETCH(0, j);
       }
     } else { /* F_RMSBWD: in0 = dy, in1 = x */
-      csum a, b;
+      /* Per slot: the pairs' sums by fma, the slots' sums pairwise, one
+       * compensated addition per row (v6b, docs/PERFORMANCE.md: the kernel
+       * issues an instruction every other cycle, so every one counts). */
+      float pt[S], pd[S];
 #pragma unroll
       for (int j = 0; j < S; ++j) {
-        float g[VEC], x[VEC], ww[VEC], t[VEC];
+        float g[VEC], x[VEC], ww[VEC], t[VEC / 2], d[VEC / 2];
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
-        load_w<T>(w, SLOT_E(j), ce, vec, ww);
+        wslot(j, ww);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-          t[k] = x[k] * x[k];
-          g[k] = g[k] * ww[k] * x[k];
+        for (int k = 0; k < VEC / 2; ++k) {
+          const int e0 = 2 * k, e1 = 2 * k + 1;
+          t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
+          d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
+                           __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
         }
-        a.add(pair_sum(t));
-        b.add(pair_sum(g));
+        pt[j] = pair_sum(t);
+        pd[j] = pair_sum(d);
       }
+      csum a, b;
+      a.add(pair_sum(pt));
+      b.add(pair_sum(pd));
       float red[4] = {a.s, a.c, b.s, b.c};
       group_reduce<false, 4, NT, GT, CL>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
-      const float coef = rstd * rstd * rstd * csv(red, 2) / (float)p.cols;
+      const float ncoef = -(rstd * rstd * rstd * csv(red, 2) / (float)p.cols);
 #pragma unroll
       for (int j = 0; j < S; ++j) {
         float g[VEC], x[VEC], ww[VEC], o[VEC];
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
-        load_w<T>(w, SLOT_E(j), ce, vec, ww);
+        wslot(j, ww);
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-          o[k] = rstd * g[k] * ww[k] - x[k] * coef;
+          o[k] =
+              __fmaf_rn(rstd, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], ncoef));
         if constexpr (DWS) {
 #pragma unroll
           for (int q4 = 0; q4 < VEC / 4; ++q4) {
-            float4 &d = dwc[(j * (VEC / 4) + q4) * NT + tid];
-            float4 v = d;
-            v.x += g[4 * q4] * x[4 * q4] * rstd;
-            v.y += g[4 * q4 + 1] * x[4 * q4 + 1] * rstd;
-            v.z += g[4 * q4 + 2] * x[4 * q4 + 2] * rstd;
-            v.w += g[4 * q4 + 3] * x[4 * q4 + 3] * rstd;
-            d = v;
+            float4 &dd = dwc[(j * (VEC / 4) + q4) * NT + tid];
+            float4 v = dd;
+            v.x = __fmaf_rn(__fmul_rn(g[4 * q4], x[4 * q4]), rstd, v.x);
+            v.y = __fmaf_rn(__fmul_rn(g[4 * q4 + 1], x[4 * q4 + 1]), rstd, v.y);
+            v.z = __fmaf_rn(__fmul_rn(g[4 * q4 + 2], x[4 * q4 + 2]), rstd, v.z);
+            v.w = __fmaf_rn(__fmul_rn(g[4 * q4 + 3], x[4 * q4 + 3]), rstd, v.w);
+            dd = v;
           }
         } else {
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
-            dwacc[j * VEC + k] += g[k] * x[k] * rstd;
+            dwacc[j * VEC + k] =
+                __fmaf_rn(__fmul_rn(g[k], x[k]), rstd, dwacc[j * VEC + k]);
         }
         store_slot<T>(out + ro, SLOT_E(j), ce, vec, o);
       }
@@ -709,7 +755,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         return dwacc[j * VEC + k];
     };
     if constexpr (GPC > 1) {
-      float *acc = reinterpret_cast<float *>(dwc + DWQ * NT);
+      float *acc = reinterpret_cast<float *>(wsm + (VEC / 4) * RV);
       for (int g = 0; g < GPC; ++g) {
         if (gi == g) {
 #pragma unroll
@@ -745,203 +791,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     cg::this_cluster().sync(); /* no block leaves while others read it */
 #endif
   }
-}
-
-/* ---- PIPE: rmsnorm_bwd with its rows staged in shared memory ----
- * fused_k holds a row in registers and loads the next one only after
- * writing this one: each SM has a row's loads in flight, then none while it
- * reduces and writes (rmsnorm_bwd, with S x VEC dw accumulators per thread,
- * runs one 25 % occupancy; docs/PERFORMANCE.md). Here a persistent block (or
- * cluster) walks its tiles of GPC rows (one row per group, the same rows and
- * the same per-thread slots as fused_k: slot j of group thread t covers
- * elements c0 + (j*GT + t)*VEC .. +VEC) and keeps NST tiles in flight in a
- * ring of shared-memory stages filled by 1-D bulk copies (one per row and
- * input, issued by the group's first thread, completing the stage's
- * mbarrier); a stage is refilled with the tile NST ahead as soon as its
- * group has read it. w is converted once per block to fp32 in shared
- * memory. The arithmetic, and its order, is fused_k's: dx has the same bits;
- * dw's partial rows follow the group count (pipe_groups).
- * Needs 16-byte aligned rows of a whole number of 16-byte vectors (p.vec and
- * cols % VEC == 0); other rows take fused_k. */
-template <typename T, int NT, int GT, int S, int CL, int NST, int MB>
-__global__ void __launch_bounds__(NT, MB) rmsbwd_pipe_k(const fparams p) {
-#if CPK_CLUSTERS
-  constexpr int VEC = ty<T>::vec;
-  constexpr int GPC = NT / GT;
-  constexpr int RV = GT * S; /* 16-byte vectors of a row chunk */
-  /* [NST][2 inputs][GPC][RV] staged rows, then w as fp32: [VEC/4][RV]. */
-  extern __shared__ uint4 dsm[];
-  __shared__ redscratch rs;
-  __shared__ uint64_t bar[NST];
-
-  const int tid = threadIdx.x;
-  const int gt = GT == NT ? tid : (tid & (GT - 1));
-  const int gi = GT == NT ? 0 : tid / GT;
-  int rank = 0;
-  if constexpr (CL > 1)
-    rank = (int)cg::this_cluster().block_rank();
-  const int64_t clus = (int64_t)blockIdx.x / CL;
-  const int64_t ng = (int64_t)gridDim.x / CL;
-  const int c0 = (int)((int64_t)rank * p.chunk);
-  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
-  const int64_t ntile = (p.rows + GPC - 1) / GPC;
-  const T *in0 = static_cast<const T *>(p.in0);
-  const T *in1 = static_cast<const T *>(p.in1);
-  const T *w = static_cast<const T *>(p.w);
-  T *out = static_cast<T *>(p.out);
-  float4 *wsm = reinterpret_cast<float4 *>(dsm + NST * 2 * GPC * RV);
-  int rb = 0;
-
-  for (int v = tid; v < RV; v += NT) {
-    float ww[VEC];
-    load_w<T>(w, c0 + v * VEC, c1, true, ww);
-#pragma unroll
-    for (int q4 = 0; q4 < VEC / 4; ++q4)
-      wsm[q4 * RV + v] = make_float4(ww[4 * q4], ww[4 * q4 + 1], ww[4 * q4 + 2],
-                                     ww[4 * q4 + 3]);
-  }
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < NST; ++s)
-      mbar_init(smem_u32(&bar[s]), GPC);
-    fence_barrier_init();
-  }
-  __syncthreads();
-
-  const uint32_t bytes =
-      c1 > c0 ? (uint32_t)(c1 - c0) * (uint32_t)sizeof(T) : 0u;
-  /* The group's row of this block's k-th tile into stage k % NST (by the
-   * group's first thread); an empty row arrives without bytes. */
-  auto issue = [&](int64_t k) {
-    const int64_t t = clus + k * ng;
-    if (t >= ntile)
-      return;
-    const int s = (int)(k % NST);
-    const int64_t r = t * GPC + gi;
-    const uint32_t b = smem_u32(&bar[s]);
-    if (r < p.rows && bytes > 0) {
-      mbar_arrive_tx(b, 2u * bytes);
-      const uint4 *d0 = dsm + ((s * 2) * GPC + gi) * RV;
-      bulk_g2s(smem_u32(d0), in0 + r * p.stride + c0, bytes, b);
-      bulk_g2s(smem_u32(d0 + GPC * RV), in1 + r * p.stride + c0, bytes, b);
-    } else {
-      mbar_arrive(b);
-    }
-  };
-  if (gt == 0) {
-#pragma unroll
-    for (int k = 0; k < NST; ++k)
-      issue(k);
-  }
-
-  float dwacc[S * VEC];
-#pragma unroll
-  for (int k = 0; k < S * VEC; ++k)
-    dwacc[k] = 0.f;
-
-  for (int64_t k = 0; clus + k * ng < ntile; ++k) {
-    const int s = (int)(k % NST);
-    const int64_t r = (clus + k * ng) * GPC + gi;
-    const int ce = r < p.rows ? c1 : c0;
-    const int64_t ro = r * p.stride;
-    mbar_wait(smem_u32(&bar[s]), (uint32_t)(k / NST) & 1u);
-    const uint4 *b0 = dsm + ((s * 2) * GPC + gi) * RV;
-    const uint4 *b1 = b0 + GPC * RV;
-    /* slot j: g (dy), x and w as fp32; zero past the row's end */
-    auto slot = [&](int j, float(&g)[VEC], float(&x)[VEC], float(&ww)[VEC]) {
-      const int v = j * GT + gt;
-      if (c0 + v * VEC < ce) {
-        unpack<T>(b0[v], g);
-        unpack<T>(b1[v], x);
-      } else {
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          g[e] = x[e] = 0.f;
-      }
-#pragma unroll
-      for (int q4 = 0; q4 < VEC / 4; ++q4) {
-        const float4 f = wsm[q4 * RV + v];
-        ww[4 * q4] = f.x;
-        ww[4 * q4 + 1] = f.y;
-        ww[4 * q4 + 2] = f.z;
-        ww[4 * q4 + 3] = f.w;
-      }
-    };
-    csum a, b;
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-      float g[VEC], x[VEC], ww[VEC], t[VEC];
-      slot(j, g, x, ww);
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        t[e] = x[e] * x[e];
-        g[e] = g[e] * ww[e] * x[e];
-      }
-      a.add(pair_sum(t));
-      b.add(pair_sum(g));
-    }
-    float red[4] = {a.s, a.c, b.s, b.c};
-    group_reduce<false, 4, NT, GT, CL>(red, rs, rb);
-    const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
-    const float coef = rstd * rstd * rstd * csv(red, 2) / (float)p.cols;
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-      float g[VEC], x[VEC], ww[VEC], o[VEC];
-      slot(j, g, x, ww);
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        o[e] = rstd * g[e] * ww[e] - x[e] * coef;
-        dwacc[j * VEC + e] += g[e] * x[e] * rstd;
-      }
-      store_slot<T>(out + ro, c0 + (j * GT + gt) * VEC, ce, true, o);
-    }
-    /* The group has read stage s: refill it with the tile NST ahead. */
-    if constexpr (GT == NT)
-      __syncthreads();
-    else
-      __syncwarp();
-    if (gt == 0)
-      issue(k + NST);
-  }
-
-  /* One fp32 partial row of dw per cluster (fused_k's layout); in warp mode
-   * the block's groups are added in group order through shared memory (the
-   * staged rows' space, free once every issued tile has been read). */
-  float *dst = p.dwpart + clus * p.cols;
-  if constexpr (GPC > 1) {
-    float *acc = reinterpret_cast<float *>(dsm);
-    __syncthreads();
-    for (int g = 0; g < GPC; ++g) {
-      if (gi == g) {
-#pragma unroll
-        for (int j = 0; j < S; ++j)
-#pragma unroll
-          for (int e = 0; e < VEC; ++e) {
-            const int c = c0 + (j * GT + gt) * VEC + e;
-            if (c < c1)
-              acc[c] =
-                  g == 0 ? dwacc[j * VEC + e] : acc[c] + dwacc[j * VEC + e];
-          }
-      }
-      __syncthreads();
-    }
-    for (int64_t c = tid; c < p.cols; c += NT)
-      dst[c] = acc[c];
-  } else {
-#pragma unroll
-    for (int j = 0; j < S; ++j)
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        const int c = c0 + (j * GT + gt) * VEC + e;
-        if (c < c1)
-          dst[c] = dwacc[j * VEC + e];
-      }
-  }
-  if constexpr (CL > 1)
-    cg::this_cluster().sync(); /* no block leaves while others read it */
-#else
-  __trap();
-#endif
 }
 
 /* dw[c] = sum over g of part[g][c]: DW_STRANDS strands per column each add
@@ -1102,6 +951,8 @@ size_t fused_smem(const fcfg &c, int fop, int64_t cols) {
   size_t b = (size_t)op_inputs(fop) * c.ns * c.nt * 16u;
   if (fop == F_RMSBWD && CPK_FUSED_DW_SMEM) /* S x 8 (the widest VEC) */
     b += (size_t)(c.nr + c.ns) * 8u * c.nt * sizeof(float);
+  if (fop == F_RMSBWD) /* w: S x 8 per group thread */
+    b += (size_t)(c.nr + c.ns) * 8u * c.gt * sizeof(float);
   if (fop == F_RMSBWD && c.nt / c.gt > 1)
     b += (size_t)cols * sizeof(float);
   return b;
@@ -1121,101 +972,61 @@ bool persist_on() {
   return on != 0;
 }
 
-/* CPK_FUSED_PIPE=0 sends rmsnorm_bwd back to fused_k where PIPE would take
- * it (side-by-side runs; dx has the same bits either way). */
-bool pipe_on() {
-  static int on = -1;
-  if (on < 0) {
-    const char *e = getenv("CPK_FUSED_PIPE");
-    on = (e != nullptr && e[0] == '0' && e[1] == '\0') ? 0 : 1;
-  }
-  return on != 0;
-}
-
-/* CPK_FUSED_DEBUG=1 prints, once per kernel and device, the launch shape
- * and how many groups the occupancy API says are resident. */
-bool debug_on() {
-  static int on = -1;
-  if (on < 0) {
-    const char *e = getenv("CPK_FUSED_DEBUG");
-    on = (e != nullptr && e[0] == '1') ? 1 : 0;
-  }
-  return on != 0;
-}
-
-/* What launch_k keeps per kernel and device: the function attributes (the
- * largest dynamic shared memory any launch asked for) and how many groups
- * are resident at once; asked once, not on every (timed) launch. */
-struct kstate {
-  int dev = -1;
-  size_t smem = 0;
-  int64_t resident = 0;
-};
-
-/* Launches kernel k as ngroups groups (clusters) of cl blocks of nt threads;
- * persistent: no more groups than are resident at once (the kernel walks
- * the rest). */
-template <typename K>
-cudaError_t launch_k(K k, kstate &ks, int nt, int cl, int64_t ngroups,
-                     bool persistent, const fparams &p, size_t smem,
-                     cudaStream_t st) {
+template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
+cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
+                       cudaStream_t st) {
+  auto k = fused_k<T, OP, NT, GT, NR, NS, CL, MB>;
   cudaLaunchConfig_t lc = {};
   cudaLaunchAttribute at[1];
-  lc.gridDim = dim3((unsigned)cl, 1, 1);
-  lc.blockDim = dim3((unsigned)nt, 1, 1);
+  lc.gridDim = dim3((unsigned)CL, 1, 1);
+  lc.blockDim = dim3(NT, 1, 1);
   lc.dynamicSmemBytes = smem;
   lc.stream = st;
-  if (cl > 1) {
+  if (CL > 1) {
     at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cl;
+    at[0].val.clusterDim.x = CL;
     at[0].val.clusterDim.y = 1;
     at[0].val.clusterDim.z = 1;
     lc.attrs = at;
     lc.numAttrs = 1;
   }
+  /* Per device, once: the function attributes (the largest dynamic shared
+   * memory any launch of this configuration asks for) and how many groups
+   * are resident at once; not on every (timed) launch. */
+  static int cdev = -1;
+  static size_t csmem = 0;
+  static int64_t resident = 0;
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
-  if (dev != ks.dev || smem > ks.smem) {
+  if (dev != cdev || smem > csmem) {
     CPK__TRY(cudaFuncSetAttribute(
         k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (cl > 8)
+    if (CL > 8)
       CPK__TRY(cudaFuncSetAttribute(
           k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     int n = 0;
-    if (cl > 1) {
+    if (CL > 1) {
       CPK__TRY(cudaOccupancyMaxActiveClusters(&n, k, &lc));
     } else {
       int sms = 0;
       CPK__TRY(
           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, nt, smem));
+      CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, NT, smem));
       n *= sms;
     }
-    ks.dev = dev;
-    ks.smem = smem;
-    ks.resident = n;
-    if (debug_on())
-      fprintf(stderr,
-              "cpk fused: nt %d cl %d smem %zu: %lld groups resident, "
-              "launching %lld\n",
-              nt, cl, smem, (long long)n, (long long)ngroups);
+    cdev = dev;
+    csmem = smem;
+    resident = n;
   }
-  if (persistent && ks.resident > 0 && ngroups > ks.resident)
-    ngroups = ks.resident;
-  lc.gridDim = dim3((unsigned)(ngroups * cl), 1, 1);
+  /* Prefetching configurations run as a persistent grid of the resident
+   * clusters (rmsnorm_bwd's group count is its own, fused_groups: the dw bits
+   * depend on it). */
+  if (fused_pf(OP, NT, GT, CL) && resident > 0 && ngroups > resident &&
+      persist_on())
+    ngroups = resident;
+  lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
   return cudaGetLastError();
-}
-
-/* Prefetching configurations run as a persistent grid of the resident
- * clusters (rmsnorm_bwd's group count is its own, fused_groups: the dw bits
- * depend on it). */
-template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
-cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
-                       cudaStream_t st) {
-  static kstate ks;
-  return launch_k(fused_k<T, OP, NT, GT, NR, NS, CL, MB>, ks, NT, CL, ngroups,
-                  fused_pf(OP, NT, GT, CL) && persist_on(), p, smem, st);
 }
 
 template <typename T, int OP>
@@ -1250,120 +1061,6 @@ cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
   return cudaErrorInvalidValue;
 }
 
-/* ---- PIPE plans (rmsnorm_bwd) ----
- * Smallest capacity first; each holds cl*gt*s 16-byte vectors of a row.
- * `groups`: the persistent grid's groups (clusters), a constant per
- * configuration so the dw bits depend on the shape only: the groups
- * resident at once on a 132-SM H200 (blocks per SM from the shared memory
- * of NST stages plus w; CPK_FUSED_DEBUG=1 prints the occupancy API's count).
- * A device with fewer runs the rest in a second round. */
-#ifndef CPK_PIPE_NST
-#define CPK_PIPE_NST 2
-#endif
-/* Experiment builds: CPK_PIPE_TABLE=1 takes twice the threads with half the
- * slots for the block rows (more warps per SM), CPK_PIPE_CLAMP=1 clamps the
- * groups to the resident count (for other CPK_PIPE_NST). */
-#ifndef CPK_PIPE_TABLE
-#define CPK_PIPE_TABLE 0
-#endif
-#ifndef CPK_PIPE_CLAMP
-#define CPK_PIPE_CLAMP 0
-#endif
-#if CPK_PIPE_TABLE == 0
-#define PCFGS(X)                                                               \
-  X(0, 256, 32, 4, 1, 2, 264)                                                  \
-  X(1, 128, 32, 8, 1, 3, 396)                                                  \
-  X(2, 128, 128, 4, 1, 4, 528)                                                 \
-  X(3, 256, 256, 4, 1, 2, 264)                                                 \
-  X(4, 256, 256, 4, 2, 2, 132)                                                 \
-  X(5, 256, 256, 4, 4, 2, 62)                                                  \
-  X(6, 256, 256, 4, 8, 2, 30)                                                  \
-  X(7, 256, 256, 4, 16, 2, 14)                                                 \
-  X(8, 256, 256, 8, 16, 1, 7)
-#else
-#define PCFGS(X)                                                               \
-  X(0, 256, 32, 4, 1, 2, 264)                                                  \
-  X(1, 128, 128, 2, 1, 8, 1056)                                                \
-  X(2, 256, 256, 2, 1, 4, 528)                                                 \
-  X(3, 512, 512, 2, 1, 2, 264)                                                 \
-  X(4, 512, 512, 4, 1, 1, 132)                                                 \
-  X(5, 512, 512, 2, 4, 2, 62)                                                  \
-  X(6, 512, 512, 2, 8, 2, 30)                                                  \
-  X(7, 512, 512, 2, 16, 2, 14)                                                 \
-  X(8, 512, 512, 4, 16, 1, 7)
-#endif
-
-struct pcfg {
-  int nt, gt, s, cl, mb, groups;
-};
-#define PCFG_ROW(i, a, b, c, d, m, g) {a, b, c, d, m, g},
-constexpr pcfg kPipe[] = {PCFGS(PCFG_ROW)};
-#undef PCFG_ROW
-constexpr int kNPipe = (int)(sizeof(kPipe) / sizeof(kPipe[0]));
-#define PCFG_IDX(i, a, b, c, d, m, g) i,
-constexpr int kPipeIdx[] = {PCFGS(PCFG_IDX)};
-#undef PCFG_IDX
-constexpr bool pipe_idx_ok() {
-  for (int i = 0; i < kNPipe; ++i)
-    if (kPipeIdx[i] != i)
-      return false;
-  return true;
-}
-static_assert(pipe_idx_ok(), "PCFGS labels must be 0, 1, 2, ... in order");
-
-/* Index into kPipe for rmsnorm_bwd rows of cols elements of dt, or -1. */
-int pipe_plan(cpk_dtype dt, int64_t cols) {
-  if (!dt_ok(dt) || cols < 1)
-    return -1;
-  const int vecw = dt == CPK_F32 ? 4 : 8;
-  const int64_t nvec = (cols + vecw - 1) / vecw;
-  for (int i = 0; i < kNPipe; ++i)
-    if ((int64_t)kPipe[i].cl * kPipe[i].gt * kPipe[i].s >= nvec)
-      return i;
-  return -1;
-}
-
-int64_t pipe_groups(const pcfg &c, int64_t rows) {
-  const int64_t gpc = c.nt / c.gt;
-  const int64_t tiles = (rows + gpc - 1) / gpc;
-  return tiles < c.groups ? tiles : c.groups;
-}
-
-size_t pipe_smem(const pcfg &c, cpk_dtype dt) {
-  const size_t vecw = dt == CPK_F32 ? 4u : 8u;
-  return (size_t)CPK_PIPE_NST * 2u * c.nt * c.s * 16u +
-         (size_t)c.gt * c.s * vecw * sizeof(float);
-}
-
-template <typename T>
-cudaError_t launch_pipe(int pi, const fparams &p, int64_t ngroups, size_t smem,
-                        cudaStream_t st) {
-#define PCFG_CASE(i, a, b, c, d, m, g)                                         \
-  case i: {                                                                    \
-    static kstate ks;                                                          \
-    return launch_k(rmsbwd_pipe_k<T, a, b, c, d, CPK_PIPE_NST, m>, ks, a, d,   \
-                    ngroups, CPK_PIPE_CLAMP != 0, p, smem, st);                \
-  }
-  switch (pi) {
-    PCFGS(PCFG_CASE)
-  default:
-    return cudaErrorInvalidValue;
-  }
-#undef PCFG_CASE
-}
-
-/* The PIPE configuration for this call of rmsnorm_bwd, or -1 (fused_k). */
-int pipe_pick(cpk_dtype dt, const fparams &p) {
-  const int vecw = dt == CPK_F32 ? 4 : 8;
-  if (!pipe_on() || p.vec == 0 || p.cols % vecw != 0)
-    return -1;
-  return pipe_plan(dt, p.cols);
-}
-
-/* dw[c] from the G partial rows in ws (fused_dw_k). */
-cudaError_t launch_dw(cpk_dtype dt, const fparams &p, int64_t groups,
-                      cudaStream_t st);
-
 /* ci: fused_plan(fop, dt, p.cols), not negative. */
 cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
                       cudaStream_t st) {
@@ -1386,49 +1083,25 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
   case F_RMS:
     return launch_dt<F_RMS>(dt, ci, p, ngroups, smem, st);
   default: {
-    const int pi = pipe_pick(dt, p);
-    if (pi >= 0) {
-      const pcfg &pc = kPipe[pi];
-      p.chunk = fused_chunk(p.cols, pc.cl);
-      ngroups = pipe_groups(pc, p.rows);
-      const size_t ps = pipe_smem(pc, dt);
-      switch (dt) {
-      case CPK_F32:
-        CPK__TRY(launch_pipe<float>(pi, p, ngroups, ps, st));
-        break;
-      case CPK_F16:
-        CPK__TRY(launch_pipe<__half>(pi, p, ngroups, ps, st));
-        break;
-      case CPK_BF16:
-        CPK__TRY(launch_pipe<__nv_bfloat16>(pi, p, ngroups, ps, st));
-        break;
-      }
-    } else {
-      CPK__TRY(launch_dt<F_RMSBWD>(dt, ci, p, ngroups, smem, st));
+    CPK__TRY(launch_dt<F_RMSBWD>(dt, ci, p, ngroups, smem, st));
+    const unsigned g = (unsigned)((p.cols + 31) / 32), nt = 32 * DW_STRANDS;
+    switch (dt) {
+    case CPK_F32:
+      fused_dw_k<float>
+          <<<g, nt, 0, st>>>(p.dwpart, (float *)p.dw, p.cols, ngroups);
+      break;
+    case CPK_F16:
+      fused_dw_k<__half>
+          <<<g, nt, 0, st>>>(p.dwpart, (__half *)p.dw, p.cols, ngroups);
+      break;
+    case CPK_BF16:
+      fused_dw_k<__nv_bfloat16>
+          <<<g, nt, 0, st>>>(p.dwpart, (__nv_bfloat16 *)p.dw, p.cols, ngroups);
+      break;
     }
-    return launch_dw(dt, p, ngroups, st);
+    return cudaGetLastError();
   }
   }
-}
-
-cudaError_t launch_dw(cpk_dtype dt, const fparams &p, int64_t groups,
-                      cudaStream_t st) {
-  const unsigned g = (unsigned)((p.cols + 31) / 32), nt = 32 * DW_STRANDS;
-  switch (dt) {
-  case CPK_F32:
-    fused_dw_k<float>
-        <<<g, nt, 0, st>>>(p.dwpart, (float *)p.dw, p.cols, groups);
-    break;
-  case CPK_F16:
-    fused_dw_k<__half>
-        <<<g, nt, 0, st>>>(p.dwpart, (__half *)p.dw, p.cols, groups);
-    break;
-  case CPK_BF16:
-    fused_dw_k<__nv_bfloat16>
-        <<<g, nt, 0, st>>>(p.dwpart, (__nv_bfloat16 *)p.dw, p.cols, groups);
-    break;
-  }
-  return cudaGetLastError();
 }
 
 } /* namespace */
@@ -1442,13 +1115,8 @@ size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
   const int ci = fused_plan(fop, dt, s.cols);
   if (ci < 0)
     return 0;
-  /* Enough for fused_k's partial rows and PIPE's (the call's alignment
-   * decides which runs). */
-  int64_t g = fused_groups(kCfg[ci], s.rows);
-  const int pi = pipe_plan(dt, s.cols);
-  if (pi >= 0 && pipe_groups(kPipe[pi], s.rows) > g)
-    g = pipe_groups(kPipe[pi], s.rows);
-  return ws_round((size_t)g * (size_t)s.cols * sizeof(float));
+  return ws_round((size_t)fused_groups(kCfg[ci], s.rows) * (size_t)s.cols *
+                  sizeof(float));
 }
 
 cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
