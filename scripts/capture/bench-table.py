@@ -9,6 +9,10 @@
                                      and the fraction of the copy ceiling (row
                                      ops) or TFLOP/s and the ratio to the
                                      library peer (matmul), per dtype
+  bench-table.py --full FILE.json...  Markdown: one row per case (variant,
+                                     median, cv, rate, fraction of the copy
+                                     ceiling or of cuBLAS, ratio to the peer
+                                     named), docs/BENCHMARKING.md's full set
   bench-table.py --torch TORCH.txt FILE.json...
                                      Markdown: our TB/s (logical bytes over the
                                      median) beside PyTorch's from the output
@@ -80,6 +84,30 @@ def markdown(runs):
         print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
 
 
+def full(runs):
+    print("| op | variant | dtype | shape | median (us) | cv | GB/s or TFLOP/s "
+          "| fraction of copy bw (memory) or of cuBLAS (matmul) | ratio to peer |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
+    for _, d in runs:
+        for c in d.get("cases", []):
+            t = c.get("throughput") or {}
+            tm = c.get("timing") or {}
+            peer = c.get("peer") or {}
+            us = (tm.get("median_s") or 0) * 1e6
+            cv = (tm.get("cv") or 0) * 100
+            if c["op"] == "matmul":
+                rate = f"{t.get('tflops') or 0:.1f} TFLOP/s"
+                frac = t.get("fraction_of_peer") or 0
+            else:
+                rate = f"{t.get('gbps') or 0:.0f} GB/s"
+                frac = t.get("fraction_of_copy_bw") or 0
+            ftxt = f"{frac:.3f}" + (" (throttled)" if tm.get("throttled") else "")
+            r = peer.get("ratio")
+            ptxt = f"{r:.2f} ({peer.get('name')})" if r else "none"
+            print(f"| {c['op']} | {c['variant']} | {c['dtype']} | {c['shape']} "
+                  f"| {us:.1f} | {cv:.1f}% | {rate} | {ftxt} | {ptxt} |")
+
+
 def torch_table(tpath, runs):
     tb = {}
     names = {"softmax_bwd": "softmax_backward", "rmsnorm_bwd": "rmsnorm_backward"}
@@ -104,6 +132,8 @@ def torch_table(tpath, runs):
 def main(argv):
     if len(argv) > 1 and argv[0] == "--torch":
         torch_table(argv[1], load(argv[2:]))
+    elif argv and argv[0] == "--full":
+        full(load(argv[1:]))
     elif argv and argv[0] == "--md":
         markdown(load(argv[1:]))
     else:
