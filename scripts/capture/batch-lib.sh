@@ -1,7 +1,8 @@
 # batch-lib.sh: sourced by the GPU-machine batch scripts of scripts/capture/.
 # Needs $out (the output folder) and $budget (seconds for the whole batch);
-# creates $out, sets $bin (the binaries: $BIN, default .carry/bin) and $pf
-# (cuda_portfolio there).
+# creates $out, sets $bin (the binaries: $BIN, default .carry/bin), $pf
+# (cuda_portfolio there) and $var (experiment builds beside them: $VAR,
+# default .carry/var).
 #   left               seconds of the budget that are left
 #   gpu_csv NAME       the GPU's clocks, temperature, power and throttle
 #                      reasons (nvidia-smi, CSV) into $out/NAME
@@ -21,6 +22,7 @@ t0=$(date +%s)
 mkdir -p "$out"
 bin=${BIN:-.carry/bin}
 pf=$bin/cuda_portfolio
+var=${VAR:-.carry/var}
 log="$out/COMMANDS.txt"
 : >"$log"
 left() { echo $((budget - ($(date +%s) - t0))); }

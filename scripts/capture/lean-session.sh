@@ -12,7 +12,6 @@ set -u
 out=${1:?usage: lean-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-300}
 . "$(dirname "$0")/batch-lib.sh"
-var=${VAR:-.carry/var}
 gpu_csv gpu-before.csv
 run selftest.txt 120 "$bin/cpk_selftest"
 run test-only.txt 60 "$pf" --test-only --op rmsnorm_backward

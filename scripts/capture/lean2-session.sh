@@ -8,7 +8,6 @@ set -u
 out=${1:?usage: lean2-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-300}
 . "$(dirname "$0")/batch-lib.sh"
-var=${VAR:-.carry/var}
 gpu_csv gpu-before.csv
 run selftest.txt 120 "$bin/cpk_selftest"
 for op in rmsnorm rmsnorm_backward; do

@@ -11,7 +11,6 @@ set -u
 out=${1:?usage: pipe2-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-300}
 . "$(dirname "$0")/batch-lib.sh"
-var=${VAR:-.carry/var}
 gpu_csv gpu-before.csv
 for v in nst3 wide; do
   run "test-$v.txt" 40 "$var/cuda_portfolio-$v" --test-only --op rmsnorm_backward
