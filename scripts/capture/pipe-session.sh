@@ -7,7 +7,9 @@
 # verification set, the sanitizer on rmsnorm_backward, PIPE's dx and dw
 # against fused_k's bit for bit where both use the same groups, then the
 # rmsnorm_backward benchmark set: PIPE, fused_k, PIPE again (the spread
-# between the two PIPE runs is the lease's noise).
+# between the two PIPE runs is the lease's noise). Needs binaries built from
+# 0ba933f: 15e3798 removed PIPE with its switches (CPK_FUSED_PIPE,
+# CPK_FUSED_DEBUG), which later builds ignore.
 set -u
 out=${1:?usage: pipe-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-400}

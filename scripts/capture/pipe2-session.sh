@@ -7,6 +7,9 @@
 # threads, half the slots), and fused_k (CPK_FUSED_PIPE=0), on the GPU
 # machine:
 #   bash scripts/capture/pipe2-session.sh OUTDIR [BUDGET_S]
+# Needs the default build and the variants built from 0ba933f: 15e3798
+# removed PIPE, its switches (CPK_FUSED_PIPE, CPK_FUSED_DEBUG) and its
+# macros (CPK_PIPE_*).
 set -u
 out=${1:?usage: pipe2-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-300}
