@@ -5,8 +5,9 @@
  *
  * Tiles and pipeline
  *  - Block tile 128 (M) x 256 (N), 64 K per stage, a ring of 4 stages in
- *    dynamic shared memory (48 KiB a stage: A 16 KiB, B 32 KiB; 193 KiB in
- *    all), one full and one empty mbarrier per stage.
+ *    dynamic shared memory (48 KiB a stage: A 16 KiB, B 32 KiB), 32 KiB of
+ *    C staging (below), one full and one empty mbarrier per stage: 225 KiB
+ *    in all.
  *  - 384 threads = 3 warpgroups. Warpgroup 0 is the producer: it fills
  *    stages (and gives registers back with setmaxnreg.dec). Warpgroups 1 and
  *    2 are consumers (setmaxnreg.inc). Registers per thread, producer /
@@ -23,9 +24,17 @@
  *    L2. Producer and consumers walk the same sequence, and the stage ring
  *    runs on across tiles, so the producer fills the next tile's stages
  *    while the consumers store the previous one.
- *  - Epilogue: straight from the accumulator registers to global memory,
- *    rounded to T, every store masked against M and N; two elements are
- *    written with one 4-byte store where C and ldc allow it.
+ *  - Epilogue (v4, TMA store): where C's base and ldc are 16-byte aligned
+ *    and both operands go by TMA, each consumer rounds its 64 x 256 rows to
+ *    T into a 16 KiB staging buffer (stmatrix, 128-byte swizzle), half its
+ *    columns at a time, and one of its threads stores the two 64 x 64 boxes
+ *    with cp.async.bulk.tensor (the tensor map clips past M and N); the
+ *    consumer goes on to the next tile while the stores drain, waiting only
+ *    before it writes into the buffer again. Otherwise (v3, and with
+ *    CPK_MM_TMA_STORE=0): straight from the accumulator registers to global
+ *    memory, every store masked against M and N; two elements are written
+ *    with one 4-byte store where C and ldc allow it. Both round each
+ *    accumulator once: the same bits.
  *
  * Shared-memory layouts (what the wgmma descriptors describe)
  *  Every operand tile is stored as "boxes" of R rows x 64 elements (128
@@ -95,6 +104,7 @@
 
 #include <cuda.h>         /* CUtensorMap and its enums: types only, no -lcuda */
 #include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+#include <stdlib.h>       /* getenv */
 #include <string.h>
 
 #include <type_traits>
@@ -114,9 +124,14 @@ constexpr int kGroupM = 16;   /* tile rows per raster group (L2 reuse) */
 constexpr uint32_t kABytes = kBM * kBK * 2;         /* 16 KiB */
 constexpr uint32_t kBBytes = kBN * kBK * 2;         /* 32 KiB */
 constexpr uint32_t kStageBytes = kABytes + kBBytes; /* 48 KiB */
-constexpr size_t kSmemBytes =
-    (size_t)kStages * kStageBytes + 2 * kStages * 8 + 1024; /* + barriers,
-                                                              alignment */
+/* C staging of the TMA-store epilogue: per consumer, half its 64 x 256
+ * rows (64 x 128 elements, two 128-byte swizzled boxes of 64 x 64). */
+constexpr uint32_t kCHalfBytes = 64u * 128u * 2u; /* 16 KiB */
+constexpr uint32_t kCStageBytes = 2u * kCHalfBytes;
+constexpr size_t kSmemBytes = (size_t)kStages * kStageBytes + kCStageBytes +
+                              2 * kStages * 8 + 1024; /* + barriers,
+                                                         alignment */
+static_assert(kSmemBytes <= 232448, "over the 227 KiB a block may have");
 
 /* ---- PTX wrappers ---- */
 
@@ -204,6 +219,44 @@ st_shared_v4(uint32_t addr, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
   asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(x),
                "r"(y), "r"(z), "r"(w)
                : "memory");
+}
+
+/* Four 8 x 8 matrices of 16-bit elements from the accumulator-fragment
+ * layout (thread t: row t / 4, elements 2 (t % 4) and + 1 of matrix q in
+ * r[q]) into shared memory; lanes 8q..8q+7 give the row addresses of
+ * matrix q. */
+__device__ __forceinline__ void
+stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile(
+      "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
+          addr),
+      "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+      : "memory");
+}
+
+/* One 2-D TMA store of a box from shared memory (bulk-group completion);
+ * the tensor map clips what lies past the matrix's edges. */
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *m, uint32_t src,
+                                             int32_t c0, int32_t c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, "
+               "{%1, %2}], [%3];" ::"l"(reinterpret_cast<uint64_t>(m)),
+               "r"(c0), "r"(c1), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/* Waits until the committed bulk stores have read their shared memory. */
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+/* Waits until the committed bulk stores are complete. */
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+/* Named barrier `id` over `n` threads (0 is __syncthreads'). */
+__device__ __forceinline__ void bar_named(int id, int n) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
 }
 
 /* wgmma shared-memory matrix descriptor with the 128-byte swizzle: start
@@ -405,11 +458,14 @@ __device__ __forceinline__ void seg_pos(int s, int64_t r0, int64_t c0,
 
 /* ---- the kernel ----
  * T: __half or __nv_bfloat16. TRA / TRB: trans_a / trans_b. MANA / MANB:
- * the operand is loaded by the manual producer (else by TMA). */
-template <typename T, bool TRA, bool TRB, bool MANA, bool MANB>
+ * the operand is loaded by the manual producer (else by TMA). TMAC: C is
+ * written through shared memory by TMA stores (tma_c), else straight from
+ * the registers. */
+template <typename T, bool TRA, bool TRB, bool MANA, bool MANB, bool TMAC>
 __global__ void __launch_bounds__(kThreads, 1)
     mm_sm90_k(const __grid_constant__ CUtensorMap tma_a,
-              const __grid_constant__ CUtensorMap tma_b, const mm_args g) {
+              const __grid_constant__ CUtensorMap tma_b,
+              const __grid_constant__ CUtensorMap tma_c, const mm_args g) {
   using GA = geom<!TRA, kBM>; /* A is K-major when not transposed */
   using GB = geom<TRB, kBN>;  /* B is K-major when transposed */
   static_assert(GA::bytes == kABytes && GB::bytes == kBBytes, "tile bytes");
@@ -423,7 +479,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   extern __shared__ uint8_t smem_raw[];
   const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const uint32_t bars = base + kStages * kStageBytes;
+  const uint32_t cstage = base + kStages * kStageBytes; /* 1024-aligned */
+  const uint32_t bars = cstage + kCStageBytes;
   auto sa = [&](int s) { return base + (uint32_t)s * kStageBytes; };
   auto sb = [&](int s) { return base + (uint32_t)s * kStageBytes + kABytes; };
   auto full = [&](int s) { return bars + 8u * (uint32_t)s; };
@@ -453,6 +510,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         prefetch_tmap(&tma_a);
       if (!MANB)
         prefetch_tmap(&tma_b);
+      if (TMAC)
+        prefetch_tmap(&tma_c);
     }
     int s = 0;
     uint32_t ph = 0;
@@ -572,6 +631,48 @@ __global__ void __launch_bounds__(kThreads, 1)
       /* Epilogue. Accumulator layout of m64nNk16: warp w of the warpgroup
        * holds rows 16w..16w+15; d[4j + 2h + e] is row 16w + lane/4 + 8h,
        * column 8j + 2 (lane % 4) + e. */
+      if constexpr (TMAC) {
+        /* Through shared memory, half the consumer's 256 columns at a time:
+         * stmatrix puts the rounded values into the staging buffer (two
+         * 64 x 64 boxes, 128-byte swizzle, as the tensor map of C
+         * describes), then one thread stores the two boxes with TMA and the
+         * consumer goes on; the next write into the buffer first waits
+         * until those stores have read it. j pairs (j, j + 1) make one
+         * stmatrix: matrices q = 0..3 are (h, j) = (0, j), (1, j), (0, j +
+         * 1), (1, j + 1); lane 8q + i gives row i of matrix q. */
+        const uint32_t stg = cstage + (uint32_t)c * kCHalfBytes;
+        const int q = lane / 8;
+        const uint32_t srow = (uint32_t)(16 * warp + lane % 8 + 8 * (q & 1));
+        const uint32_t skey = srow & 7u;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          if (ctid == 0)
+            bulk_wait_read();
+          bar_named(1 + c, 128);
+#pragma unroll
+          for (int jj = 0; jj < 16; jj += 2) {
+            const int j = 16 * half + jj;
+            /* 16-byte chunk of the row within the half: 0..15 */
+            const uint32_t ch = (uint32_t)(jj + (q >> 1));
+            const uint32_t addr = stg + (ch >> 3) * 8192u + srow * 128u +
+                                  (((ch & 7u) ^ skey) << 4);
+            stmatrix_x4(addr, ty<T>::pack(d[4 * j], d[4 * j + 1]),
+                        ty<T>::pack(d[4 * j + 2], d[4 * j + 3]),
+                        ty<T>::pack(d[4 * j + 4], d[4 * j + 5]),
+                        ty<T>::pack(d[4 * j + 6], d[4 * j + 7]));
+          }
+          fence_proxy_async();
+          bar_named(1 + c, 128);
+          if (ctid == 0) {
+            const int32_t cy = tm * kBM + 64 * c;
+            const int32_t cx = tn * kBN + 128 * half;
+            tma_store_2d(&tma_c, stg, cx, cy);
+            tma_store_2d(&tma_c, stg + 8192u, cx + 64, cy);
+            bulk_commit();
+          }
+        }
+        continue;
+      }
       const int64_t r0 = (int64_t)tm * kBM + 64 * c + 16 * warp + lane / 4;
       const int64_t c0 = (int64_t)tn * kBN + 2 * (lane % 4);
 #pragma unroll
@@ -595,6 +696,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
+    /* The TMA stores read this block's shared memory: complete them before
+     * the block exits. */
+    if (TMAC && ctid == 0)
+      bulk_wait();
   }
 }
 
@@ -728,37 +833,57 @@ bool make_tmap(CUtensorMap *m, const opnd &o, int box_rows, cpk_dtype dt) {
   return r == CUDA_SUCCESS;
 }
 
-template <typename T, bool TRA, bool TRB, bool MANA, bool MANB>
-cudaError_t launch(const CUtensorMap &ta, const CUtensorMap &tb,
-                   const mm_args &g, unsigned grid, cudaStream_t st) {
-  auto k = mm_sm90_k<T, TRA, TRB, MANA, MANB>;
+/* The three tensor maps of a launch (tc: only read when C goes by TMA). */
+struct tmaps {
+  CUtensorMap a, b, c;
+};
+
+template <typename T, bool TRA, bool TRB, bool MANA, bool MANB, bool TMAC>
+cudaError_t launch(const tmaps &tm, const mm_args &g, unsigned grid,
+                   cudaStream_t st) {
+  auto k = mm_sm90_k<T, TRA, TRB, MANA, MANB, TMAC>;
   CPK__TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)kSmemBytes));
-  k<<<grid, kThreads, kSmemBytes, st>>>(ta, tb, g);
+  k<<<grid, kThreads, kSmemBytes, st>>>(tm.a, tm.b, tm.c, g);
   return cudaGetLastError();
 }
 
-/* Turns the runtime flags into template arguments. */
+/* Turns the runtime flags into template arguments. C goes by TMA only when
+ * both operands do (the manual paths keep the register epilogue: fewer
+ * instantiations, and their calls are the unaligned ones). */
 template <typename T, bool TRA, bool TRB>
-cudaError_t pick_path(bool mana, bool manb, const CUtensorMap &ta,
-                      const CUtensorMap &tb, const mm_args &g, unsigned grid,
-                      cudaStream_t st) {
+cudaError_t pick_path(bool mana, bool manb, bool tmac, const tmaps &tm,
+                      const mm_args &g, unsigned grid, cudaStream_t st) {
   if (mana)
-    return manb ? launch<T, TRA, TRB, true, true>(ta, tb, g, grid, st)
-                : launch<T, TRA, TRB, true, false>(ta, tb, g, grid, st);
-  return manb ? launch<T, TRA, TRB, false, true>(ta, tb, g, grid, st)
-              : launch<T, TRA, TRB, false, false>(ta, tb, g, grid, st);
+    return manb ? launch<T, TRA, TRB, true, true, false>(tm, g, grid, st)
+                : launch<T, TRA, TRB, true, false, false>(tm, g, grid, st);
+  if (manb)
+    return launch<T, TRA, TRB, false, true, false>(tm, g, grid, st);
+  return tmac ? launch<T, TRA, TRB, false, false, true>(tm, g, grid, st)
+              : launch<T, TRA, TRB, false, false, false>(tm, g, grid, st);
 }
 
 template <typename T>
-cudaError_t pick_trans(bool tra, bool trb, bool mana, bool manb,
-                       const CUtensorMap &ta, const CUtensorMap &tb,
-                       const mm_args &g, unsigned grid, cudaStream_t st) {
+cudaError_t pick_trans(bool tra, bool trb, bool mana, bool manb, bool tmac,
+                       const tmaps &tm, const mm_args &g, unsigned grid,
+                       cudaStream_t st) {
   if (tra)
-    return trb ? pick_path<T, true, true>(mana, manb, ta, tb, g, grid, st)
-               : pick_path<T, true, false>(mana, manb, ta, tb, g, grid, st);
-  return trb ? pick_path<T, false, true>(mana, manb, ta, tb, g, grid, st)
-             : pick_path<T, false, false>(mana, manb, ta, tb, g, grid, st);
+    return trb ? pick_path<T, true, true>(mana, manb, tmac, tm, g, grid, st)
+               : pick_path<T, true, false>(mana, manb, tmac, tm, g, grid, st);
+  return trb ? pick_path<T, false, true>(mana, manb, tmac, tm, g, grid, st)
+             : pick_path<T, false, false>(mana, manb, tmac, tm, g, grid, st);
+}
+
+/* CPK_MM_TMA_STORE=0 keeps C's epilogue in registers (the v3 epilogue) for
+ * side-by-side runs (docs/PERFORMANCE.md); C's bits are the same either
+ * way (both round each fp32 accumulator once to T). */
+bool tma_store_on() {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("CPK_MM_TMA_STORE");
+    on = (e != nullptr && e[0] == '0' && e[1] == '\0') ? 0 : 1;
+  }
+  return on != 0;
 }
 
 } /* namespace */
@@ -833,11 +958,20 @@ cudaError_t mm_sm90(cpk_dtype dt, const void *a, const void *b, void *c,
   /* TMA where the operand allows it, else the manual producer. Box rows:
    * K-major tiles are one box of the tile's M or N rows, MN-major tiles
    * boxes of 64 K rows. */
-  CUtensorMap ta, tb;
-  memset(&ta, 0, sizeof ta);
-  memset(&tb, 0, sizeof tb);
-  const bool mana = !make_tmap(&ta, g.a, tra ? kBK : kBM, dt);
-  const bool manb = !make_tmap(&tb, g.b, trb ? kBN : kBK, dt);
+  tmaps tm;
+  memset(&tm, 0, sizeof tm);
+  const bool mana = !make_tmap(&tm.a, g.a, tra ? kBK : kBM, dt);
+  const bool manb = !make_tmap(&tm.b, g.b, trb ? kBN : kBK, dt);
+  /* C as a TMA destination: rows of n elements, ld ldc, boxes of 64 x 64
+   * (the staging layout); refused (register epilogue) when C's base or ldc
+   * is not 16-byte aligned, as at odd ldc. */
+  opnd oc;
+  oc.p = static_cast<const uint8_t *>(c);
+  oc.ld = gm.ldc;
+  oc.rows = gm.m;
+  oc.cols = gm.n;
+  const bool tmac =
+      !mana && !manb && tma_store_on() && make_tmap(&tm.c, oc, 64, dt);
 
   int dev = 0, sms = 0;
   CPK__TRY(cudaGetDevice(&dev));
@@ -846,8 +980,8 @@ cudaError_t mm_sm90(cpk_dtype dt, const void *a, const void *b, void *c,
   const unsigned grid = (unsigned)(tiles < sms ? tiles : (sms > 0 ? sms : 1));
 
   if (dt == CPK_F16)
-    return pick_trans<__half>(tra, trb, mana, manb, ta, tb, g, grid, st);
-  return pick_trans<__nv_bfloat16>(tra, trb, mana, manb, ta, tb, g, grid, st);
+    return pick_trans<__half>(tra, trb, mana, manb, tmac, tm, g, grid, st);
+  return pick_trans<__nv_bfloat16>(tra, trb, mana, manb, tmac, tm, g, grid, st);
 }
 
 } /* namespace cpk__ */

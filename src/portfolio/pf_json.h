@@ -98,7 +98,8 @@ typedef struct {
   int other_processes; /* other compute processes seen on the GPU, -1
                           unknown */
   int launch_knobs;    /* a kernel launch knob was set in the environment
-                          (CPK_FUSED_PERSIST): not the default kernels */
+                          (CPK_FUSED_PERSIST, CPK_MM_TMA_STORE): not the
+                          default kernels */
   pf_ceiling copy;
   pf_ceiling read; /* reading alone (gbps = bytes / median): the roofline
                       of kernels that mostly read */

@@ -45,8 +45,14 @@ static const mm_shape test_mm[] = {
     {200, 304, 104, 0, 0, 0},
     {200, 304, 104, 1, 1, 0},
     {200, 304, 103, 0, 0, 0}};
-static const mm_shape smoke_mm[] = {
-    {33, 65, 17, 0, 0, 0}, {33, 65, 17, 0, 1, 1}, {33, 65, 17, 1, 0, 2}};
+/* The first three take HOPPER's manual loader and register epilogue (odd
+ * leading dimensions), the last two its TMA loads and TMA-store epilogue
+ * (16-byte strides, ragged tiles). */
+static const mm_shape smoke_mm[] = {{33, 65, 17, 0, 0, 0},
+                                    {33, 65, 17, 0, 1, 1},
+                                    {33, 65, 17, 1, 0, 2},
+                                    {40, 72, 24, 0, 0, 0},
+                                    {40, 72, 24, 1, 1, 8}};
 
 /* The benchmark set: the standard shapes of docs/BENCHMARKING.md, the same
  * ones ../shared/tools/torch_baseline.py measures PyTorch on. */

@@ -373,12 +373,23 @@ static void bench_free(pf_bench *b) {
   free(b);
 }
 
+/* Environment variables that change how the kernels launch (read by
+ * kernels/), for side-by-side runs only: a run with one set is flagged. */
+static const struct {
+  const char *name, *effect;
+} pf__knobs[] = {
+    {"CPK_FUSED_PERSIST", "FUSED wide-row clusters do not launch as the "
+                          "default persistent grid"},
+    {"CPK_MM_TMA_STORE", "the HOPPER matmul may not write C by TMA stores "
+                         "(its default epilogue)"},
+};
+
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
   pf_bench *b;
   int r = CM_OK, m;
   char msg[512];
   const char *knob;
-  size_t used;
+  size_t used, k;
   *out = NULL;
   if (o == NULL || o->min_samples < 1 || o->max_samples < o->min_samples ||
       !(o->warmup_s >= 0) || !(o->budget_s >= 0) || !(o->target_cv >= 0))
@@ -404,14 +415,15 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
                 "): these timings are not clean");
     warn(b, msg);
   }
-  knob = getenv("CPK_FUSED_PERSIST");
-  if (knob != NULL) {
+  for (k = 0; k < sizeof pf__knobs / sizeof pf__knobs[0]; k++) {
+    knob = getenv(pf__knobs[k].name);
+    if (knob == NULL)
+      continue;
     b->res.launch_knobs = 1;
     cm_snprintf(msg, sizeof msg,
-                "CPK_FUSED_PERSIST=%s is set: FUSED wide-row clusters do not "
-                "launch as the default persistent grid; side-by-side "
-                "timings, not the default kernels' (docs/BENCHMARKING.md)",
-                knob);
+                "%s=%s is set: %s; side-by-side timings, not the default "
+                "kernels' (docs/BENCHMARKING.md)",
+                pf__knobs[k].name, knob, pf__knobs[k].effect);
     warn(b, msg);
   }
 
