@@ -103,16 +103,26 @@ __device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
  * dirty lines (softmax_backward fp32 0.90 -> 1.00 of the copy ceiling with
  * .nc, H200). row_sum, which only reads, went the other way (16-bit 0.85 ->
  * 0.75 with .nc): its evict-first lines leave those dirty lines in place
- * instead of paying their write-back, so row_sum keeps .cs
- * (docs/PERFORMANCE.md, v4c and v4d). Stores stream (st.global.cs): plain
- * stores were faster on some shapes and 20 % slower on 2048x32768 rmsnorm.
- * Experiment builds may set -DCPK_FUSED_LD_CS=0 or 1 (every op's loads .nc
- * or .cs) or -DCPK_FUSED_ST_PLAIN=1 (plain stores) for side-by-side runs. */
+ * instead of paying their write-back, so row_sum keeps .cs, and (v7) its
+ * shared-memory slots' cp.async loads carry an evict-first L2 policy too
+ * (docs/PERFORMANCE.md, v4c, v4d, v7). Stores, per op (v7): plain for
+ * softmax, rmsnorm_bwd, and rmsnorm's configurations without shared-memory
+ * slots; streaming (st.global.cs) for softmax_bwd and rmsnorm's wide
+ * configurations (the H200 side by side: plain stores +1-5 % on softmax
+ * bf16 and rmsnorm fp32 up to 8192 columns, -20 % on rmsnorm fp32 at
+ * 2048x32768, neutral on softmax_bwd). Experiment builds may set
+ * -DCPK_FUSED_LD_CS=0 or 1 (every op's loads .nc or .cs),
+ * -DCPK_FUSED_ST_PLAIN=0 or 1 (every op's stores .cs or plain) and
+ * -DCPK_FUSED_CP_EF=0 (no cache policy on cp.async) for side-by-side
+ * runs. */
 #ifndef CPK_FUSED_LD_CS
 #define CPK_FUSED_LD_CS (-1)
 #endif
 #ifndef CPK_FUSED_ST_PLAIN
-#define CPK_FUSED_ST_PLAIN 0
+#define CPK_FUSED_ST_PLAIN (-1)
+#endif
+#ifndef CPK_FUSED_CP_EF
+#define CPK_FUSED_CP_EF 1
 #endif
 
 /* rmsnorm_bwd's dw accumulators: in registers (0), or in each thread's own
@@ -146,6 +156,14 @@ __host__ __device__ constexpr bool ld_cs(int op) {
   return CPK_FUSED_LD_CS >= 0 ? CPK_FUSED_LD_CS != 0 : op == F_ROWSUM;
 }
 
+/* Whether an op's row stores stream (.cs) rather than plain; ns: the
+ * configuration's shared-memory slots. */
+__host__ __device__ constexpr bool st_cs(int op, int ns) {
+  return CPK_FUSED_ST_PLAIN >= 0
+             ? CPK_FUSED_ST_PLAIN == 0
+             : !(op == F_SOFTMAX || op == F_RMSBWD || (op == F_RMS && ns == 0));
+}
+
 /* 16-byte row load (each row element is read once). */
 template <bool CS> __device__ __forceinline__ uint4 ld_row(const void *p) {
   if constexpr (CS)
@@ -174,18 +192,17 @@ __device__ __forceinline__ uint4 load_slot(const T *row, int e, int c1,
   return pack_t<T>(v);
 }
 
-/* Writes the valid elements of a slot. */
-template <typename T>
+/* Writes the valid elements of a slot (CS: streaming vector stores). */
+template <typename T, bool CS>
 __device__ __forceinline__ void store_slot(T *row, int e, int c1, bool vec,
                                            const float (&v)[ty<T>::vec]) {
   constexpr int VEC = ty<T>::vec;
   const int n = c1 - e;
   if (n >= VEC && vec) {
-#if !CPK_FUSED_ST_PLAIN
-    __stcs(reinterpret_cast<uint4 *>(row + e), pack_t<T>(v));
-#else
-    *reinterpret_cast<uint4 *>(row + e) = pack_t<T>(v);
-#endif
+    if constexpr (CS)
+      __stcs(reinterpret_cast<uint4 *>(row + e), pack_t<T>(v));
+    else
+      *reinterpret_cast<uint4 *>(row + e) = pack_t<T>(v);
     return;
   }
 #pragma unroll
@@ -246,10 +263,23 @@ __device__ __forceinline__ float fexp(float d) {
   return y;
 }
 
+/* 16 bytes global -> shared, bypassing L1; EF: with an evict-first L2
+ * policy (as ld.global.cs's lines), so the loads leave other lines (the
+ * benchmark flush's dirty ones among them) in place. */
+template <bool EF>
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
   const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem)
-               : "memory");
+  if constexpr (EF) {
+    uint64_t pol;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile(
+        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(s),
+        "l"(gmem), "l"(pol)
+        : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem)
+                 : "memory");
+  }
 }
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
@@ -409,7 +439,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
-  constexpr bool LDCS = ld_cs(OP); /* the row loads' cache hint */
+  constexpr bool LDCS = ld_cs(OP);    /* the row loads' cache hint */
+  constexpr bool SCS = st_cs(OP, NS); /* the row stores' */
   const T *in0 = static_cast<const T *>(p.in0);
   const T *in1 = static_cast<const T *>(p.in1);
   const T *w = static_cast<const T *>(p.w);
@@ -477,7 +508,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     if ((j) >= NR) {                                                           \
       uint4 *dst_ = &dsm[((i)*NS + ((j) >= NR ? (j)-NR : 0)) * NT + tid];      \
       if ((CE)-e_ >= VEC && vec && m_ == nullptr)                              \
-        cp_async16(dst_, src_ + e_);                                           \
+        cp_async16<LDCS && CPK_FUSED_CP_EF>(dst_, src_ + e_);                  \
       else                                                                     \
         *dst_ = load_slot<T, LDCS>(src_, e_, (CE), vec, m_, fill);             \
     } else {                                                                   \
@@ -627,7 +658,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
           v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
-        store_slot<T>(out + ro, SLOT_E(j), ce, vec, v);
+        store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
         PREFETCH(0, j);
       }
     } else if constexpr (OP == F_SMBWD) {
@@ -653,7 +684,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
           g[k] = y[k] * (g[k] - dot);
-        store_slot<T>(out + ro, SLOT_E(j), ce, vec, g);
+        store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, g);
         PREFETCH(0, j);
         PREFETCH(1, j);
       }
@@ -679,7 +710,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
           v[k] = v[k] * rstd * ww[k];
-        store_slot<T>(out + ro, SLOT_E(j), ce, vec, v);
+        store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
         PREFETCH(0, j);
       }
     } else { /* F_RMSBWD: in0 = dy, in1 = x */
@@ -737,7 +768,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
             dwacc[j * VEC + k] =
                 __fmaf_rn(__fmul_rn(g[k], x[k]), rstd, dwacc[j * VEC + k]);
         }
-        store_slot<T>(out + ro, SLOT_E(j), ce, vec, o);
+        store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, o);
       }
     }
   }
@@ -947,12 +978,14 @@ int64_t fused_groups(const fcfg &c, int64_t rows) {
   return need < g ? need : g;
 }
 
-size_t fused_smem(const fcfg &c, int fop, int64_t cols) {
+size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
   size_t b = (size_t)op_inputs(fop) * c.ns * c.nt * 16u;
-  if (fop == F_RMSBWD && CPK_FUSED_DW_SMEM) /* S x 8 (the widest VEC) */
-    b += (size_t)(c.nr + c.ns) * 8u * c.nt * sizeof(float);
-  if (fop == F_RMSBWD) /* w: S x 8 per group thread */
-    b += (size_t)(c.nr + c.ns) * 8u * c.gt * sizeof(float);
+  /* elements per 16-byte slot: the kernel's VEC */
+  const size_t vec = 16u / dt_size(dt);
+  if (fop == F_RMSBWD && CPK_FUSED_DW_SMEM) /* S x VEC per thread */
+    b += (size_t)(c.nr + c.ns) * vec * c.nt * sizeof(float);
+  if (fop == F_RMSBWD) /* w: S x VEC per group thread */
+    b += (size_t)(c.nr + c.ns) * vec * c.gt * sizeof(float);
   if (fop == F_RMSBWD && c.nt / c.gt > 1)
     b += (size_t)cols * sizeof(float);
   return b;
@@ -1072,7 +1105,7 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
     ngroups = fused_groups(c, p.rows);
   else if (ngroups * c.cl > 0x7fffffffLL)
     ngroups = 0x7fffffffLL / c.cl;
-  const size_t smem = fused_smem(c, fop, p.cols);
+  const size_t smem = fused_smem(c, fop, dt, p.cols);
   switch (fop) {
   case F_ROWSUM:
     return launch_dt<F_ROWSUM>(dt, ci, p, ngroups, smem, st);

@@ -110,7 +110,8 @@ static int build_op(const pf_opts *o, pf_set *s, int opi, int smoke) {
   sp.op = opi;
   if (op->kind == PF_KIND_MATMUL) {
     const mm_shape *t = smoke ? smoke_mm : test_mm;
-    int cnt = smoke ? 3 : (int)(sizeof test_mm / sizeof test_mm[0]);
+    int cnt = smoke ? (int)(sizeof smoke_mm / sizeof smoke_mm[0])
+                    : (int)(sizeof test_mm / sizeof test_mm[0]);
     sp.ndims = 3;
     for (i = 0; i < cnt && !err; i++) {
       sp.dims[0] = t[i].m;
