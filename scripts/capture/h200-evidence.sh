@@ -19,31 +19,45 @@
 # default 390, are kept from repro for the steps after it, READ_RESERVE,
 # default 160, from the benchmark set for the read-flush set, TAIL_RESERVE,
 # default 60, from the read-flush set; REPRO_SKIP, default inspect, is
-# repro's --skip list). Everything lands in OUTDIR; COMMANDS.txt records
-# every command, its exit code and duration.
+# repro's --skip list). STEPS (default "check repro bench tail") picks the
+# step groups, for a batch split over two calls of the device tool:
+# check = step 1, repro = 2, bench = 3, tail = 4-6 (e.g. STEPS="check repro"
+# then STEPS=bench\ tail; the reserves apply only within one call).
+# Everything lands in OUTDIR; COMMANDS.txt records every command, its exit
+# code and duration.
 set -u
 out=${1:?usage: h200-evidence.sh OUTDIR [SECONDS] [SELECT]}
 budget=${2:-560}
 select=${3:---dtype bf16}
+steps=" ${STEPS:-check repro bench tail} "
+want() { case "$steps" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 run nvidia-smi-q-before.txt 20 nvidia-smi -q
 run gpu-before.csv 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw,power.limit,persistence_mode,clocks_event_reasons.active --format=csv
-run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
-run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
-run repro-all.txt $(($(left) - ${BENCH_RESERVE:-390})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
-# The full benchmark set, uninstrumented (the repro run above timed only
-# SELECT): the clean JSON of the final run.
-run bench-all.txt $(($(left) - ${READ_RESERVE:-160} - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
-# The same set with the L2 flushed by reading (docs/BENCHMARKING.md, "The
-# two flushes"): the flush's own write-back out of the timed interval.
-run bench-all-read.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --flush read --json "$out/bench-all-read.json"
-run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
-for i in 1 2; do
-  run b2b-$i.txt $(( $(left) > 70 ? 30 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"
-done
-if [ -f .carry/torch_baseline.py ]; then
-  run torch_baseline.txt $(($(left) - 15)) env PYTHONUNBUFFERED=1 python3 .carry/torch_baseline.py
+if want check; then
+  run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
+  run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
+fi
+if want repro; then
+  run repro-all.txt $(($(left) - ${BENCH_RESERVE:-390})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
+fi
+if want bench; then
+  # The full benchmark set, uninstrumented (the repro run above timed only
+  # SELECT): the clean JSON of the final run.
+  run bench-all.txt $(($(left) - ${READ_RESERVE:-160} - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
+  # The same set with the L2 flushed by reading (docs/BENCHMARKING.md, "The
+  # two flushes"): the flush's own write-back out of the timed interval.
+  run bench-all-read.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --flush read --json "$out/bench-all-read.json"
+fi
+if want tail; then
+  run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
+  for i in 1 2; do
+    run b2b-$i.txt $(( $(left) > 70 ? 30 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"
+  done
+  if [ -f .carry/torch_baseline.py ]; then
+    run torch_baseline.txt $(($(left) - 15)) env PYTHONUNBUFFERED=1 python3 .carry/torch_baseline.py
+  fi
 fi
 run gpu-after.csv 10 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv
 exit 0
