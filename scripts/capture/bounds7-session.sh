@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# What bounds the cases that still miss, on the final binary of v4/v7
+# (docs/PERFORMANCE.md, "What bounds the cases that miss"), on the GPU
+# machine, with the stripped binaries in BIN (default .carry/bin) and VAR:
+#   hint-variants.sh .carry/var stplain="-DCPK_FUSED_ST_PLAIN=1"
+#   bash scripts/capture/bounds7-session.sh OUTDIR [BUDGET_S]
+# 1. Nsight Compute (clocks not locked) on one launch per benchmark case of
+#    every row op in every dtype, and of the copy, as CSV (--page details);
+# 2. plain stores everywhere (cuda_portfolio-stplain) against the default
+#    for the ops whose stores stay streaming (softmax_backward; rmsnorm's
+#    wide configurations): default, variant, default.
+# Packs OUTDIR (without the .ncu-rep files) into OUTDIR.tar.gz.
+set -u
+out=${1:?usage: bounds7-session.sh OUTDIR [BUDGET_S]}
+budget=${2:-420}
+. "$(dirname "$0")/batch-lib.sh"
+gpu_csv gpu-before.csv
+for op in softmax rmsnorm row_sum rmsnorm_backward softmax_backward; do
+  for dt in bf16 fp16 fp32; do
+    ncu_bench 45 --op $op --dtype $dt
+  done
+done
+ncu_bench 30 --op copy --dtype bf16
+for op in softmax_backward rmsnorm; do
+  sel="--bench --op $op"
+  run "bench-$op-def-1.txt" 40 "$pf" $sel --json "$out/bench-$op-def-1.json"
+  run "bench-$op-stplain.txt" 40 "$var/cuda_portfolio-stplain" $sel --json "$out/bench-$op-stplain.json"
+  run "bench-$op-def-2.txt" 40 "$pf" $sel --json "$out/bench-$op-def-2.json"
+done
+gpu_csv gpu-after.csv
+pack
+cat "$log"
+exit 0
