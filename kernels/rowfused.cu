@@ -151,6 +151,18 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
                             : ((nt == 256 && nr == 4 && mb < 2) ? 2 : mb);
 }
 
+/* Blocks per SM the other ops' configurations are built for: the table's,
+ * except (experiment, -DCPK_FUSED_SM_MB7=1) softmax's 128-thread 4-slot
+ * configuration for 7 blocks per SM (72 registers: the bf16 build's count,
+ * two under fp16's 74, which ran 6 blocks per SM, 0.93 of the copy ceiling
+ * in-kernel against bf16's 0.98 at 16384x4096; docs/PERFORMANCE.md). */
+#ifndef CPK_FUSED_SM_MB7
+#define CPK_FUSED_SM_MB7 0
+#endif
+__host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
+  return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7 : mb;
+}
+
 /* Whether an op's row loads are evict-first (.cs) rather than read-only. */
 __host__ __device__ constexpr bool ld_cs(int op) {
   return CPK_FUSED_LD_CS >= 0 ? CPK_FUSED_LD_CS != 0 : op == F_ROWSUM;
@@ -1069,8 +1081,9 @@ cudaError_t launch_op(int ci, const fparams &p, int64_t ngroups, size_t smem,
   case i:                                                                      \
     if constexpr ((f) >> OP & 1)                                               \
       return launch_cfg<T, OP, a, b, c, d, e,                                  \
-                        (OP == F_RMSBWD ? rmsbwd_mb(a, c, m) : m)>(p, ngroups, \
-                                                                   smem, st);  \
+                        (OP == F_RMSBWD ? rmsbwd_mb(a, c, m)                   \
+                                        : softmax_mb(OP, a, c, m))>(           \
+          p, ngroups, smem, st);                                               \
     return cudaErrorInvalidValue;
   switch (ci) {
     FCFGS(FCFG_CASE)
