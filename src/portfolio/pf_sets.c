@@ -124,7 +124,8 @@ static int build_op(const pf_opts *o, pf_set *s, int opi, int smoke) {
     }
   } else if (op->kind == PF_KIND_ELEM) {
     const int64_t(*t)[2] = smoke ? smoke_elem : test_elem;
-    int cnt = smoke ? 1 : 3;
+    int cnt = smoke ? (int)(sizeof smoke_elem / sizeof smoke_elem[0])
+                    : (int)(sizeof test_elem / sizeof test_elem[0]);
     sp.ndims = 2;
     for (i = 0; i < cnt && !err; i++) {
       sp.dims[0] = t[i][0];
@@ -134,7 +135,8 @@ static int build_op(const pf_opts *o, pf_set *s, int opi, int smoke) {
     }
   } else {
     const row_shape *t = smoke ? smoke_rows : test_rows;
-    int cnt = smoke ? 3 : (int)(sizeof test_rows / sizeof test_rows[0]);
+    int cnt = smoke ? (int)(sizeof smoke_rows / sizeof smoke_rows[0])
+                    : (int)(sizeof test_rows / sizeof test_rows[0]);
     sp.ndims = 2;
     for (i = 0; i < cnt && !err; i++) {
       sp.dims[0] = t[i].r;

@@ -240,6 +240,47 @@ TEST_IMPL(npy_header) {
   return 0;
 }
 
+/* The smoke set (what the sanitize stage runs) takes every path of the
+ * HOPPER matmul: operands and C with 16-byte leading dimensions (TMA loads
+ * and the TMA-store epilogue, on ragged tiles, in both transposes) and an
+ * odd leading dimension (the manual loader and the register epilogue). A
+ * TMA-path shape added to the table but left out of the set (as a fixed
+ * count once did) fails here. */
+TEST_IMPL(smoke_matmul_paths) {
+  pf_opts o;
+  pf_set s;
+  char err[256];
+  int i, tma_nn = 0, tma_tt = 0, odd = 0;
+  const int mm = pf_op_find("matmul");
+  ASSERT_TRUE(mm >= 0);
+  ASSERT_OK(parse(&o, err, "--smoke", "--op", "matmul", NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  for (i = 0; i < s.n; i++) {
+    const pf_spec *sp = &s.v[i];
+    const int64_t m = sp->dims[0], n = sp->dims[1], k = sp->dims[2];
+    const int64_t lda = (sp->trans_a ? m : k) + sp->ld_pad;
+    const int64_t ldb = (sp->trans_b ? k : n) + sp->ld_pad;
+    const int64_t ldc = n + sp->ld_pad;
+    ASSERT_EQ(sp->op, mm);
+    if (sp->variant != CPK_V_HOPPER || sp->dt == CPK_F32)
+      continue;
+    if (lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0 &&
+        (m % 128 != 0 || n % 256 != 0)) {
+      if (!sp->trans_a && !sp->trans_b)
+        tma_nn = 1;
+      if (sp->trans_a && sp->trans_b)
+        tma_tt = 1;
+    }
+    if (lda % 8 != 0 || ldb % 8 != 0 || ldc % 8 != 0)
+      odd = 1;
+  }
+  ASSERT_TRUE(tma_nn);
+  ASSERT_TRUE(tma_tt);
+  ASSERT_TRUE(odd);
+  pf_set_free(&s);
+  return 0;
+}
+
 /* The smoke set runs every supported (op, variant, dtype) at least once, and
  * its auto cases take every plan; the negative control is in no set. */
 TEST_IMPL(sets_cover) {
