@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 #include <math_constants.h>
 #include <stdint.h>
+#include <stdlib.h> /* getenv */
 
 #include "cpk.h"
 
@@ -409,6 +410,15 @@ __host__ __forceinline__ bool shape_ok(cpk_rows s) {
 
 __host__ __forceinline__ size_t dt_size(cpk_dtype dt) {
   return dt == CPK_F32 ? 4u : 2u;
+}
+
+/* A launch knob for side-by-side runs (CPK_FUSED_PERSIST,
+ * CPK_MM_TMA_STORE; docs/BENCHMARKING.md, and the timing harness flags a
+ * run that sets one): on unless the environment variable `name` is exactly
+ * "0". */
+__host__ inline bool knob_on(const char *name) {
+  const char *e = getenv(name);
+  return !(e != nullptr && e[0] == '0' && e[1] == '\0');
 }
 
 __host__ __forceinline__ bool dt_ok(cpk_dtype dt) {

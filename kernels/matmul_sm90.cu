@@ -104,7 +104,6 @@
 
 #include <cuda.h>         /* CUtensorMap and its enums: types only, no -lcuda */
 #include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
-#include <stdlib.h>       /* getenv */
 #include <string.h>
 
 #include <type_traits>
@@ -671,27 +670,28 @@ __global__ void __launch_bounds__(kThreads, 1)
             bulk_commit();
           }
         }
-        continue;
-      }
-      const int64_t r0 = (int64_t)tm * kBM + 64 * c + 16 * warp + lane / 4;
-      const int64_t c0 = (int64_t)tn * kBN + 2 * (lane % 4);
+      } else {
+        /* Straight from the registers, every store masked (v3). */
+        const int64_t r0 = (int64_t)tm * kBM + 64 * c + 16 * warp + lane / 4;
+        const int64_t c0 = (int64_t)tn * kBN + 2 * (lane % 4);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int64_t row = r0 + 8 * h;
-        if (row >= g.m)
-          continue;
-        T *const crow = cp + row * g.ldc;
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = r0 + 8 * h;
+          if (row >= g.m)
+            continue;
+          T *const crow = cp + row * g.ldc;
 #pragma unroll
-        for (int j = 0; j < 32; ++j) {
-          const int64_t col = c0 + 8 * j;
-          const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
-          if (g.c_pair && col + 1 < g.n) {
-            *reinterpret_cast<uint32_t *>(crow + col) = ty<T>::pack(v0, v1);
-          } else {
-            if (col < g.n)
-              crow[col] = ty<T>::from_f(v0);
-            if (col + 1 < g.n)
-              crow[col + 1] = ty<T>::from_f(v1);
+          for (int j = 0; j < 32; ++j) {
+            const int64_t col = c0 + 8 * j;
+            const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
+            if (g.c_pair && col + 1 < g.n) {
+              *reinterpret_cast<uint32_t *>(crow + col) = ty<T>::pack(v0, v1);
+            } else {
+              if (col < g.n)
+                crow[col] = ty<T>::from_f(v0);
+              if (col + 1 < g.n)
+                crow[col + 1] = ty<T>::from_f(v1);
+            }
           }
         }
       }
@@ -878,12 +878,8 @@ cudaError_t pick_trans(bool tra, bool trb, bool mana, bool manb, bool tmac,
  * side-by-side runs (docs/PERFORMANCE.md); C's bits are the same either
  * way (both round each fp32 accumulator once to T). */
 bool tma_store_on() {
-  static int on = -1;
-  if (on < 0) {
-    const char *e = getenv("CPK_MM_TMA_STORE");
-    on = (e != nullptr && e[0] == '0' && e[1] == '\0') ? 0 : 1;
-  }
-  return on != 0;
+  static const bool on = knob_on("CPK_MM_TMA_STORE");
+  return on;
 }
 
 } /* namespace */

@@ -45,7 +45,6 @@
  * what bounds the shapes that miss the copy ceiling.
  */
 #include <cooperative_groups.h>
-#include <stdlib.h>
 
 #include "common.cuh"
 
@@ -1009,12 +1008,8 @@ size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
  * the same either way (a row's reduction order does not depend on which
  * cluster takes it). */
 bool persist_on() {
-  static int on = -1;
-  if (on < 0) {
-    const char *e = getenv("CPK_FUSED_PERSIST");
-    on = (e != nullptr && e[0] == '0' && e[1] == '\0') ? 0 : 1;
-  }
-  return on != 0;
+  static const bool on = knob_on("CPK_FUSED_PERSIST");
+  return on;
 }
 
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
