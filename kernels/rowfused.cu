@@ -156,11 +156,52 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
  * two under fp16's 74, which ran 6 blocks per SM, 0.93 of the copy ceiling
  * in-kernel against bf16's 0.98 at 16384x4096; docs/PERFORMANCE.md). */
 #ifndef CPK_FUSED_SM_MB7
-#define CPK_FUSED_SM_MB7 0
+#define CPK_FUSED_SM_MB7 1
 #endif
 __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
   return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7 : mb;
 }
+
+/* softmax in 16-bit (v8): the exps of the slots that do not keep them in
+ * fp32 registers (register slots past the first four, every shared-memory
+ * slot) are stored back into the slot as fp16 scaled by 2^15 (exact; e in
+ * (0, 1] becomes a normal fp16 down to e = 1.9e-9) and read back for the
+ * write, instead of being computed a second time: one MUFU op per element
+ * instead of 1.5-1.75. Cost in accuracy: one fp16 rounding (2^-11
+ * relative) before the write's own; docs/VALIDATION.md has the bound
+ * against the tolerances. 0 (experiment): recompute, as v7. */
+#ifndef CPK_FUSED_SM_EXP16
+#define CPK_FUSED_SM_EXP16 1
+#endif
+
+/* The cluster stage of a row group's reduction (v8): lane k of every warp
+ * reads rank k's partial with one distributed-shared-memory load, then the
+ * warp merges them in rank order through shuffles (the same operations in
+ * the same order as one thread reading them one after another, so the same
+ * bits). 0 (experiment): every thread reads the CL partials one after
+ * another, CL round trips, as v7. */
+#ifndef CPK_FUSED_CLRED_PAR
+#define CPK_FUSED_CLRED_PAR 1
+#endif
+
+/* rmsnorm (v8): in the configurations with shared-memory slots (up to 12),
+ * w's slots are copied into shared memory by cp.async before the first row
+ * is loaded, so the write loop reads them there instead of loading each
+ * slot's w from the L2 after the row's reduction. 0 (experiment): as v7. */
+#ifndef CPK_FUSED_RMS_WSM
+#define CPK_FUSED_RMS_WSM 1
+#endif
+__host__ __device__ constexpr bool rms_wsm(int op, int ns) {
+  return CPK_FUSED_RMS_WSM && op == F_RMS && ns > 0 && ns <= 12;
+}
+
+/* rmsnorm's stores are plain in the configurations of at most this many
+ * shared-memory slots (v8: 4, the 4 + 4 configuration of 16-bit 32768-wide
+ * rows took +3 % with plain stores, the 4 + 12 ones of fp32 lost 17-20 %);
+ * 0 (experiment): only the register-only configurations, as v7. */
+#ifndef CPK_FUSED_RMS_PLAIN_NS
+#define CPK_FUSED_RMS_PLAIN_NS 4
+#endif
 
 /* Whether an op's row loads are evict-first (.cs) rather than read-only. */
 __host__ __device__ constexpr bool ld_cs(int op) {
@@ -172,7 +213,8 @@ __host__ __device__ constexpr bool ld_cs(int op) {
 __host__ __device__ constexpr bool st_cs(int op, int ns) {
   return CPK_FUSED_ST_PLAIN >= 0
              ? CPK_FUSED_ST_PLAIN == 0
-             : !(op == F_SOFTMAX || op == F_RMSBWD || (op == F_RMS && ns == 0));
+             : !(op == F_SOFTMAX || op == F_RMSBWD ||
+                 (op == F_RMS && ns <= CPK_FUSED_RMS_PLAIN_NS));
 }
 
 /* 16-byte row load (each row element is read once). */
@@ -274,6 +316,19 @@ __device__ __forceinline__ float fexp(float d) {
   return y;
 }
 
+/* Eight exps e in (0, 1] as fp16 of e * 2^15 (the scaling is exact and
+ * keeps every e >= 2^-15 * 2^-14 a normal fp16: one rounding, 2^-11
+ * relative), for softmax's 16-bit slots (CPK_FUSED_SM_EXP16). */
+__device__ __forceinline__ uint32_t h2pack(float a, float b) {
+  const __half2 h = __floats2half2_rn(a, b); /* a low, b high */
+  return *reinterpret_cast<const uint32_t *>(&h);
+}
+__device__ __forceinline__ uint4 pack_e16(const float (&v)[8]) {
+  constexpr float s = 32768.f;
+  return make_uint4(h2pack(v[0] * s, v[1] * s), h2pack(v[2] * s, v[3] * s),
+                    h2pack(v[4] * s, v[5] * s), h2pack(v[6] * s, v[7] * s));
+}
+
 /* 16 bytes global -> shared, bypassing L1; EF: with an evict-first L2
  * policy (as ld.global.cs's lines), so the loads leave other lines (the
  * benchmark flush's dirty ones among them) in place. */
@@ -373,6 +428,31 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
     }
     cl.sync();
     float a[4];
+#if CPK_FUSED_CLRED_PAR
+    {
+      /* Lane k holds rank k's partial (CL <= 16 < 32 lanes); the merge
+       * takes them from lane 0 up, in rank order. */
+      const int lane = threadIdx.x & 31;
+      const float *rk =
+          cl.map_shared_rank(&rs.clu[buf][0], lane < CL ? lane : 0);
+      float mine[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        mine[q] = q < NQ ? rk[q] : 0.f;
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
+      /* Not unrolled: unrolled, the wide 2-input configurations spilled. */
+#pragma unroll 1
+      for (int k = 1; k < CL; ++k) {
+        float b[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
+        merge<MAX>(a, b);
+      }
+    }
+#else
     {
       const float *r0 = cl.map_shared_rank(&rs.clu[buf][0], 0);
 #pragma unroll
@@ -389,6 +469,7 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
         b[q] = q < NQ ? rk[q] : 0.f;
       merge<MAX>(a, b);
     }
+#endif
 #pragma unroll
     for (int q = 0; q < 4; ++q)
       v[q] = a[q];
@@ -540,6 +621,28 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     }                                                                          \
   } while (0)
 
+  /* rmsnorm's w slots in shared memory after the row slots (rms_wsm:
+   * [S][NT], raw T; the columns of a thread's slots are the same in every
+   * row), copied once per block; the first row's cp.async wait covers
+   * them, and each thread reads only its own cells. */
+  constexpr bool WSM = rms_wsm(OP, NS);
+  uint4 *wraw = dsm + NI * NS * NT;
+  (void)wraw;
+  if constexpr (WSM) {
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+      const int e = SLOT_E(j);
+      uint4 *dst = &wraw[j * NT + tid];
+      if (c1 - e >= VEC && vec) {
+        cp_async16<false>(dst, w + e);
+      } else {
+        float ww[VEC];
+        load_w<T>(w, e, c1, vec, ww);
+        *dst = pack_t<T>(ww);
+      }
+    }
+  }
+
   /* The groups of one warp take consecutive rows and leave the loop
    * together (their shuffles need every lane); a group past the last row
    * runs on empty columns (ce = c0): it loads and stores nothing. */
@@ -622,8 +725,11 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       const float M = red[0];
       /* exp is computed once per element: fp32 slots take it in place;
        * 16-bit register slots (the first KE) keep it in fp32 registers, the
-       * raw values being dead by then; the rest recompute it. */
+       * raw values being dead by then; the rest take it in place as fp16
+       * times 2^15 (E16, CPK_FUSED_SM_EXP16; without it they recompute
+       * it). */
       constexpr int KE = VEC == 8 ? (NR < 4 ? NR : 4) : 0;
+      constexpr bool E16 = VEC == 8 && CPK_FUSED_SM_EXP16;
       float ek[KE > 0 ? KE * VEC : 1];
       float inv = 0.f;
       {
@@ -643,6 +749,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
               for (int k = 0; k < VEC; ++k)
                 ek[(j < KE ? j : 0) * VEC + k] = v[k];
+            } else if constexpr (E16) {
+              SLOT(0, j) = pack_e16(v);
             }
           }
         }
@@ -658,6 +766,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             v[k] = ek[(j < KE ? j : 0) * VEC + k];
+        } else if constexpr (E16) {
+          unpack<__half>(SLOT(0, j), v);
         } else {
           unpack<T>(SLOT(0, j), v);
           if constexpr (VEC == 8) {
@@ -666,9 +776,11 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
               v[k] = fexp(v[k] - M);
           }
         }
+        /* E16 slots hold e * 2^15: scaled back with inv (exact). */
+        const float sc = (E16 && j >= KE) ? inv * 0x1p-15f : inv;
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-          v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
+          v[k] = mode == 0 ? v[k] * sc : (mode == 1 ? 0.f : CUDART_NAN_F);
         store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
         PREFETCH(0, j);
       }
@@ -717,7 +829,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       for (int j = 0; j < S; ++j) {
         float v[VEC], ww[VEC];
         unpack<T>(SLOT(0, j), v);
-        load_w<T>(w, SLOT_E(j), ce, vec, ww);
+        if constexpr (WSM)
+          unpack<T>(wraw[j * NT + tid], ww);
+        else
+          load_w<T>(w, SLOT_E(j), ce, vec, ww);
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
           v[k] = v[k] * rstd * ww[k];
@@ -999,6 +1114,8 @@ size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
     b += (size_t)(c.nr + c.ns) * vec * c.gt * sizeof(float);
   if (fop == F_RMSBWD && c.nt / c.gt > 1)
     b += (size_t)cols * sizeof(float);
+  if (rms_wsm(fop, c.ns)) /* w's raw slots */
+    b += (size_t)(c.nr + c.ns) * c.nt * 16u;
   return b;
 }
 
