@@ -354,23 +354,12 @@ __device__ __forceinline__ void block_ms(float &m, float &s, float *sh) {
  * and the remainder, element by element, to fs(c). Without V everything goes
  * to fs. The thread-to-column assignment depends only on (c0, c1, nthr), so
  * per-thread partial sums are the same on every run. */
-/* The vector loop is unrolled CPK_VISIT_UNROLL times (v8), so a thread has
- * that many 16-byte loads in flight instead of one: the SPLIT and BLOCK
- * kernels that stream the widest rows were latency-bound with one
- * (docs/PERFORMANCE.md). Each thread visits the same columns in the same
- * order either way: the same bits. 1 (experiment): not unrolled, as v7. */
-#ifndef CPK_VISIT_UNROLL
-#define CPK_VISIT_UNROLL 4
-#endif
-constexpr int kVisitUnroll = CPK_VISIT_UNROLL;
-
 template <int VEC, bool V, class FV, class FS>
 __device__ __forceinline__ void visit(int64_t c0, int64_t c1, int tid, int nthr,
                                       FV fv, FS fs) {
   int64_t c = c0;
   if constexpr (V) {
     const int64_t nv = (c1 - c0) / VEC;
-#pragma unroll kVisitUnroll
     for (int64_t i = tid; i < nv; i += nthr)
       fv(c0 + i * VEC);
     c = c0 + nv * VEC;

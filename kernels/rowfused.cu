@@ -104,12 +104,13 @@ __device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
  * 0.75 with .nc): its evict-first lines leave those dirty lines in place
  * instead of paying their write-back, so row_sum keeps .cs, and (v7) its
  * shared-memory slots' cp.async loads carry an evict-first L2 policy too
- * (docs/PERFORMANCE.md, v4c, v4d, v7). Stores, per op (v7): plain for
- * softmax, rmsnorm_bwd, and rmsnorm's configurations without shared-memory
- * slots; streaming (st.global.cs) for softmax_bwd and rmsnorm's wide
- * configurations (the H200 side by side: plain stores +1-5 % on softmax
- * bf16 and rmsnorm fp32 up to 8192 columns, -20 % on rmsnorm fp32 at
- * 2048x32768, neutral on softmax_bwd). Experiment builds may set
+ * (docs/PERFORMANCE.md, v4c, v4d, v7). Stores, per op (v7, v8): plain for
+ * softmax, rmsnorm_bwd, and rmsnorm's configurations of at most 4
+ * shared-memory slots; streaming (st.global.cs) for softmax_bwd and
+ * rmsnorm's wider configurations (the H200 side by side: plain stores +1-5
+ * % on softmax bf16 and rmsnorm fp32 up to 8192 columns, +3 % on rmsnorm
+ * 16-bit at 2048x32768 (4 + 4 slots), -20 % on rmsnorm fp32 there (4 + 12
+ * slots), neutral on softmax_bwd). Experiment builds may set
  * -DCPK_FUSED_LD_CS=0 or 1 (every op's loads .nc or .cs),
  * -DCPK_FUSED_ST_PLAIN=0 or 1 (every op's stores .cs or plain) and
  * -DCPK_FUSED_CP_EF=0 (no cache policy on cp.async) for side-by-side
@@ -151,10 +152,11 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
 }
 
 /* Blocks per SM the other ops' configurations are built for: the table's,
- * except (experiment, -DCPK_FUSED_SM_MB7=1) softmax's 128-thread 4-slot
- * configuration for 7 blocks per SM (72 registers: the bf16 build's count,
- * two under fp16's 74, which ran 6 blocks per SM, 0.93 of the copy ceiling
- * in-kernel against bf16's 0.98 at 16384x4096; docs/PERFORMANCE.md). */
+ * except (v8, CPK_FUSED_SM_MB7) softmax's 128-thread 4-slot configuration,
+ * built for 7 blocks per SM (69 registers; built for the table's 4, fp16
+ * took 74 and ran 6 blocks per SM: 0.87 of the copy ceiling at 16384x4096
+ * against 0.91; docs/PERFORMANCE.md, v7b and v8). 0 (experiment): the
+ * table's. */
 #ifndef CPK_FUSED_SM_MB7
 #define CPK_FUSED_SM_MB7 1
 #endif
@@ -162,23 +164,12 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
   return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7 : mb;
 }
 
-/* softmax in 16-bit (v8): the exps of the slots that do not keep them in
- * fp32 registers (register slots past the first four, every shared-memory
- * slot) are stored back into the slot as fp16 scaled by 2^15 (exact; e in
- * (0, 1] becomes a normal fp16 down to e = 1.9e-9) and read back for the
- * write, instead of being computed a second time: one MUFU op per element
- * instead of 1.5-1.75. Cost in accuracy: one fp16 rounding (2^-11
- * relative) before the write's own; docs/VALIDATION.md has the bound
- * against the tolerances. 0 (experiment): recompute, as v7. */
-#ifndef CPK_FUSED_SM_EXP16
-#define CPK_FUSED_SM_EXP16 1
-#endif
-
 /* The cluster stage of a row group's reduction (v8): lane k of every warp
  * reads rank k's partial with one distributed-shared-memory load, then the
  * warp merges them in rank order through shuffles (the same operations in
  * the same order as one thread reading them one after another, so the same
- * bits). 0 (experiment): every thread reads the CL partials one after
+ * bits). On the H200, +5-10 % on the 2^18- and 2^20-wide clusters (softmax,
+ * softmax_bwd). 0 (experiment): every thread reads the CL partials one after
  * another, CL round trips, as v7. */
 #ifndef CPK_FUSED_CLRED_PAR
 #define CPK_FUSED_CLRED_PAR 1
@@ -187,7 +178,8 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
 /* rmsnorm (v8): in the configurations with shared-memory slots (up to 12),
  * w's slots are copied into shared memory by cp.async before the first row
  * is loaded, so the write loop reads them there instead of loading each
- * slot's w from the L2 after the row's reduction. 0 (experiment): as v7. */
+ * slot's w from the L2 after the row's reduction (H200: +7-10 % at 32768
+ * columns, +5-7 % for 16-bit at 2^18). 0 (experiment): as v7. */
 #ifndef CPK_FUSED_RMS_WSM
 #define CPK_FUSED_RMS_WSM 1
 #endif
@@ -316,19 +308,6 @@ __device__ __forceinline__ float fexp(float d) {
   return y;
 }
 
-/* Eight exps e in (0, 1] as fp16 of e * 2^15 (the scaling is exact and
- * keeps every e >= 2^-15 * 2^-14 a normal fp16: one rounding, 2^-11
- * relative), for softmax's 16-bit slots (CPK_FUSED_SM_EXP16). */
-__device__ __forceinline__ uint32_t h2pack(float a, float b) {
-  const __half2 h = __floats2half2_rn(a, b); /* a low, b high */
-  return *reinterpret_cast<const uint32_t *>(&h);
-}
-__device__ __forceinline__ uint4 pack_e16(const float (&v)[8]) {
-  constexpr float s = 32768.f;
-  return make_uint4(h2pack(v[0] * s, v[1] * s), h2pack(v[2] * s, v[3] * s),
-                    h2pack(v[4] * s, v[5] * s), h2pack(v[6] * s, v[7] * s));
-}
-
 /* 16 bytes global -> shared, bypassing L1; EF: with an evict-first L2
  * policy (as ld.global.cs's lines), so the loads leave other lines (the
  * benchmark flush's dirty ones among them) in place. */
@@ -440,8 +419,9 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
       for (int q = 0; q < 4; ++q)
         mine[q] = q < NQ ? rk[q] : 0.f;
 #pragma unroll
-      for (int q = 0; q < 4; ++q)
+      for (int q = 0; q < 4; ++q) {
         a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
+      }
       /* Not unrolled: unrolled, the wide 2-input configurations spilled. */
 #pragma unroll 1
       for (int k = 1; k < CL; ++k) {
@@ -725,11 +705,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       const float M = red[0];
       /* exp is computed once per element: fp32 slots take it in place;
        * 16-bit register slots (the first KE) keep it in fp32 registers, the
-       * raw values being dead by then; the rest take it in place as fp16
-       * times 2^15 (E16, CPK_FUSED_SM_EXP16; without it they recompute
-       * it). */
+       * raw values being dead by then; the rest recompute it (keeping
+       * those as fp16 in their slots instead took nothing off on the H200:
+       * docs/PERFORMANCE.md, v8). */
       constexpr int KE = VEC == 8 ? (NR < 4 ? NR : 4) : 0;
-      constexpr bool E16 = VEC == 8 && CPK_FUSED_SM_EXP16;
       float ek[KE > 0 ? KE * VEC : 1];
       float inv = 0.f;
       {
@@ -749,8 +728,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
               for (int k = 0; k < VEC; ++k)
                 ek[(j < KE ? j : 0) * VEC + k] = v[k];
-            } else if constexpr (E16) {
-              SLOT(0, j) = pack_e16(v);
             }
           }
         }
@@ -766,8 +743,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             v[k] = ek[(j < KE ? j : 0) * VEC + k];
-        } else if constexpr (E16) {
-          unpack<__half>(SLOT(0, j), v);
         } else {
           unpack<T>(SLOT(0, j), v);
           if constexpr (VEC == 8) {
@@ -776,11 +751,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
               v[k] = fexp(v[k] - M);
           }
         }
-        /* E16 slots hold e * 2^15: scaled back with inv (exact). */
-        const float sc = (E16 && j >= KE) ? inv * 0x1p-15f : inv;
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-          v[k] = mode == 0 ? v[k] * sc : (mode == 1 ? 0.f : CUDART_NAN_F);
+          v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
         store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
         PREFETCH(0, j);
       }

@@ -5,7 +5,8 @@
 # 4 shared-memory slots, softmax's 128-thread 4-slot configuration for 7
 # blocks per SM) against the same sources with every v8 macro off (v7, the
 # previous final binary's kernels), and each change on its own off, on the
-# GPU machine:
+# GPU machine (the sources of that run: commit 04b23c0; the next commit
+# removed CPK_FUSED_SM_EXP16 and CPK_VISIT_UNROLL, which took nothing off):
 #   hint-variants.sh .carry/var old="-DCPK_FUSED_SM_MB7=0 -DCPK_FUSED_SM_EXP16=0
 #     -DCPK_FUSED_CLRED_PAR=0 -DCPK_FUSED_RMS_WSM=0 -DCPK_FUSED_RMS_PLAIN_NS=0"
 #     noexp16=-DCPK_FUSED_SM_EXP16=0 noclred=-DCPK_FUSED_CLRED_PAR=0
