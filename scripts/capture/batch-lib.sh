@@ -12,6 +12,8 @@
 #                      bounds a kernel, the details page as CSV into
 #                      $out/ncu-X-Y-details.csv (the report stays in /tmp:
 #                      too big to bring back)
+#   ncu_row_ops        ncu_bench on every row op in every dtype and on the
+#                      copy (bf16): the counters table of docs/PERFORMANCE.md
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
 #                      $out into $out.tar.gz
 #   run NAME LIM CMD   runs CMD with a time limit of LIM seconds, stdout and
@@ -52,6 +54,15 @@ ncu_bench() {
     ncu -i "/tmp/ncu-$tag.ncu-rep" --csv --page details \
       >"$out/ncu-$tag-details.csv" 2>&1
   fi
+}
+ncu_row_ops() {
+  local op dt
+  for op in softmax rmsnorm row_sum rmsnorm_backward softmax_backward; do
+    for dt in bf16 fp16 fp32; do
+      ncu_bench 45 --op $op --dtype $dt
+    done
+  done
+  ncu_bench 30 --op copy --dtype bf16
 }
 pack() {
   gzip -9 "$out"/*.txt "$out"/*.csv 2>/dev/null

@@ -15,12 +15,7 @@ out=${1:?usage: bounds7-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-420}
 . "$(dirname "$0")/batch-lib.sh"
 gpu_csv gpu-before.csv
-for op in softmax rmsnorm row_sum rmsnorm_backward softmax_backward; do
-  for dt in bf16 fp16 fp32; do
-    ncu_bench 45 --op $op --dtype $dt
-  done
-done
-ncu_bench 30 --op copy --dtype bf16
+ncu_row_ops
 for op in softmax_backward rmsnorm; do
   sel="--bench --op $op"
   run "bench-$op-def-1.txt" 40 "$pf" $sel --json "$out/bench-$op-def-1.json"

@@ -11,12 +11,7 @@ out=${1:?usage: bounds8-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-300}
 . "$(dirname "$0")/batch-lib.sh"
 gpu_csv gpu-before.csv
-for op in softmax rmsnorm row_sum rmsnorm_backward softmax_backward; do
-  for dt in bf16 fp16 fp32; do
-    ncu_bench 45 --op $op --dtype $dt
-  done
-done
-ncu_bench 30 --op copy --dtype bf16
+ncu_row_ops
 gpu_csv gpu-after.csv
 pack
 cat "$log"
