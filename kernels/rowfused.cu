@@ -183,8 +183,19 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
 #ifndef CPK_FUSED_RMS_WSM
 #define CPK_FUSED_RMS_WSM 1
 #endif
-__host__ __device__ constexpr bool rms_wsm(int op, int ns) {
-  return CPK_FUSED_RMS_WSM && op == F_RMS && ns > 0 && ns <= 12;
+/* Experiment (-DCPK_FUSED_HALF_WIDE=1): softmax and rmsnorm take the
+ * 256-thread clusters twice as large (two blocks per SM) instead of the
+ * 512-thread ones for 16384-65536 slots (the 2^18-wide rows), as
+ * softmax_backward does; v3 s2 measured this before the prefetch and v8a
+ * (docs/PERFORMANCE.md). Off: the table as measured. */
+#ifndef CPK_FUSED_HALF_WIDE
+#define CPK_FUSED_HALF_WIDE 0
+#endif
+__host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
+  /* (w's slots would take a 256-thread block past half an SM's shared
+   * memory: not in those.) */
+  return CPK_FUSED_RMS_WSM && op == F_RMS && ns > 0 && ns <= 12 &&
+         !(CPK_FUSED_HALF_WIDE && nt == 256);
 }
 
 /* rmsnorm's stores are plain in the configurations of at most this many
@@ -605,7 +616,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
    * [S][NT], raw T; the columns of a thread's slots are the same in every
    * row), copied once per block; the first row's cp.async wait covers
    * them, and each thread reads only its own cells. */
-  constexpr bool WSM = rms_wsm(OP, NS);
+  constexpr bool WSM = rms_wsm(OP, NT, NS);
   uint4 *wraw = dsm + NI * NS * NT;
   (void)wraw;
   if constexpr (WSM) {
@@ -969,6 +980,8 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
  * copy ceiling against 0.73 with 32 lanes of 4; 256 threads of 8+8 slots
  * for 4096 slots: 0.81 against 0.65 on 512 threads of 4+4), rmsnorm does not
  * (0.835 against 0.86 with 16 lanes), row_sum is indifferent (+-1.5%). */
+#define FCFG_HW256 (CPK_FUSED_HALF_WIDE ? 0x0e : 0x04)
+#define FCFG_HW512 (CPK_FUSED_HALF_WIDE ? 0x01 : 0x0b)
 #define FCFGS(X)                                                               \
   X(0, 256, 16, 8, 0, 1, 1, 0x03)                                              \
   X(1, 256, 32, 4, 0, 1, 1, 0x1f)                                              \
@@ -984,10 +997,10 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
   X(11, 256, 256, 4, 12, 2, 2, 0x04)                                           \
   X(12, 512, 512, 4, 12, 2, 1, 0x0b)                                           \
   X(13, 256, 256, 4, 12, 4, 2, 0x04)                                           \
-  X(14, 512, 512, 4, 12, 4, 1, 0x0b)                                           \
-  X(15, 256, 256, 4, 12, 8, 2, 0x04)                                           \
-  X(16, 512, 512, 4, 12, 8, 1, 0x0b)                                           \
-  X(17, 256, 256, 4, 12, 16, 2, 0x04)                                          \
+  X(14, 512, 512, 4, 12, 4, 1, FCFG_HW512)                                     \
+  X(15, 256, 256, 4, 12, 8, 2, FCFG_HW256)                                     \
+  X(16, 512, 512, 4, 12, 8, 1, FCFG_HW512)                                     \
+  X(17, 256, 256, 4, 12, 16, 2, FCFG_HW256)                                    \
   X(18, 512, 512, 4, 12, 16, 1, 0x0f)                                          \
   X(19, 512, 512, 4, 28, 16, 1, 0x0b)                                          \
   X(20, 512, 512, 4, 0, 2, 1, 0x10)                                            \
@@ -1087,7 +1100,7 @@ size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
     b += (size_t)(c.nr + c.ns) * vec * c.gt * sizeof(float);
   if (fop == F_RMSBWD && c.nt / c.gt > 1)
     b += (size_t)cols * sizeof(float);
-  if (rms_wsm(fop, c.ns)) /* w's raw slots */
+  if (rms_wsm(fop, c.nt, c.ns)) /* w's raw slots */
     b += (size_t)(c.nr + c.ns) * c.nt * 16u;
   return b;
 }

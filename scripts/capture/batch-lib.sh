@@ -14,6 +14,8 @@
 #                      too big to bring back)
 #   ncu_row_ops        ncu_bench on every row op in every dtype and on the
 #                      copy (bf16): the counters table of docs/PERFORMANCE.md
+#   finish             the GPU state after (gpu-after.csv), pack, and the
+#                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
 #                      $out into $out.tar.gz
 #   run NAME LIM CMD   runs CMD with a time limit of LIM seconds, stdout and
@@ -68,4 +70,9 @@ pack() {
   gzip -9 "$out"/*.txt "$out"/*.csv 2>/dev/null
   gunzip "$out"/COMMANDS.txt.gz 2>/dev/null
   tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+}
+finish() {
+  gpu_csv gpu-after.csv
+  pack
+  cat "$log"
 }

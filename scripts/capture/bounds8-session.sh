@@ -12,7 +12,5 @@ budget=${2:-300}
 . "$(dirname "$0")/batch-lib.sh"
 gpu_csv gpu-before.csv
 ncu_row_ops
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0
