@@ -249,21 +249,29 @@ TEST_IMPL(npy_header) {
 TEST_IMPL(smoke_matmul_paths) {
   pf_opts o;
   pf_set s;
+  pf_case c;
   char err[256];
-  int i, tma_nn = 0, tma_tt = 0, odd = 0;
+  int i, nops, tma_nn = 0, tma_tt = 0, odd = 0;
   const int mm = pf_op_find("matmul");
   ASSERT_TRUE(mm >= 0);
   ASSERT_OK(parse(&o, err, "--smoke", "--op", "matmul", NULL));
   ASSERT_OK(pf_sets_build(&o, &s));
   for (i = 0; i < s.n; i++) {
     const pf_spec *sp = &s.v[i];
-    const int64_t m = sp->dims[0], n = sp->dims[1], k = sp->dims[2];
-    const int64_t lda = (sp->trans_a ? m : k) + sp->ld_pad;
-    const int64_t ldb = (sp->trans_b ? k : n) + sp->ld_pad;
-    const int64_t ldc = n + sp->ld_pad;
+    int64_t m, n, lda, ldb, ldc;
     ASSERT_EQ(sp->op, mm);
     if (sp->variant != CPK_V_HOPPER || sp->dt == CPK_F32)
       continue;
+    /* the leading dimensions the runner derives from the spec */
+    memset(&c, 0, sizeof c);
+    c.spec = *sp;
+    ASSERT_OK(pf_case_setup(&c, &pf_ops(&nops)[mm], CPK_V_HOPPER));
+    m = c.g.m;
+    n = c.g.n;
+    lda = c.g.lda;
+    ldb = c.g.ldb;
+    ldc = c.g.ldc;
+    pf_case_free(&c);
     if (lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0 &&
         (m % 128 != 0 || n % 256 != 0)) {
       if (!sp->trans_a && !sp->trans_b)
