@@ -14,6 +14,9 @@
 #                      too big to bring back)
 #   ncu_row_ops        ncu_bench on every row op in every dtype and on the
 #                      copy (bf16): the counters table of docs/PERFORMANCE.md
+#   abc LIM A B VB OP  OP's benchmark set, default build ($pf) as
+#                      bench-OP-A-1, the variant VB as bench-OP-B, the default
+#                      again as bench-OP-A-2 (LIM seconds each)
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -70,6 +73,12 @@ pack() {
   gzip -9 "$out"/*.txt "$out"/*.csv 2>/dev/null
   gunzip "$out"/COMMANDS.txt.gz 2>/dev/null
   tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+}
+abc() {
+  local lim=$1 a=$2 b=$3 vb=$4 op=$5 sel="--bench --op $5"
+  run "bench-$op-$a-1.txt" "$lim" "$pf" $sel --json "$out/bench-$op-$a-1.json"
+  run "bench-$op-$b.txt" "$lim" "$vb" $sel --json "$out/bench-$op-$b.json"
+  run "bench-$op-$a-2.txt" "$lim" "$pf" $sel --json "$out/bench-$op-$a-2.json"
 }
 finish() {
   gpu_csv gpu-after.csv

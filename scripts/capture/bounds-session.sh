@@ -29,8 +29,6 @@ done
 for sel in "--op rmsnorm_backward --dtype bf16" "--op row_sum --dtype bf16" "--op rmsnorm --dtype fp32" "--op softmax_backward --dtype fp32" "--op matmul --dtype bf16" "--op copy --dtype bf16"; do
   ncu_bench 75 $sel
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 python3 scripts/capture/bench-table.py "$out"/copy-*.json "$out"/persist-*.json "$out"/v3-*.json
 exit 0

@@ -17,12 +17,7 @@ budget=${2:-420}
 gpu_csv gpu-before.csv
 ncu_row_ops
 for op in softmax_backward rmsnorm; do
-  sel="--bench --op $op"
-  run "bench-$op-def-1.txt" 40 "$pf" $sel --json "$out/bench-$op-def-1.json"
-  run "bench-$op-stplain.txt" 40 "$var/cuda_portfolio-stplain" $sel --json "$out/bench-$op-stplain.json"
-  run "bench-$op-def-2.txt" 40 "$pf" $sel --json "$out/bench-$op-def-2.json"
+  abc 40 def stplain "$var/cuda_portfolio-stplain" $op
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

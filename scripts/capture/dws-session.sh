@@ -17,7 +17,5 @@ run test-only-dws.txt 90 "$pf-dws" --test-only
 run default-1.txt 40 "$pf" --bench --op rmsnorm_backward --json "$out/default-1.json"
 run dws.txt 40 "$pf-dws" --bench --op rmsnorm_backward --json "$out/dws.json"
 run default-2.txt 40 "$pf" --bench --op rmsnorm_backward --json "$out/default-2.json"
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

@@ -17,8 +17,6 @@ for sel in "--op softmax_backward --dtype fp32" "--op rmsnorm --dtype fp32" "--o
   run "cold-$tag.txt" 40 "$pf" --bench $sel --json "$out/cold-$tag.json"
   run "hot-$tag.txt" 40 "$pf" --bench $sel --hot --json "$out/hot-$tag.json"
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 python3 scripts/capture/bench-table.py "$out"/cold-*.json "$out"/hot-*.json
 exit 0

@@ -21,8 +21,6 @@ for sel in "--op softmax_backward --dtype fp32" "--op rmsnorm --dtype fp32" "--o
     run "$v-$tag.txt" 40 "$pf-$v" --bench $sel --json "$out/$v-$tag.json"
   done
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 python3 scripts/capture/bench-table.py "$out"/*.json | awk '{print $1, $2, $3, $4, $5, $7}'
 exit 0

@@ -23,12 +23,7 @@ for tool in memcheck racecheck; do
   done
 done
 for op in row_sum softmax rmsnorm rmsnorm_backward; do
-  sel="--bench --op $op"
-  run "bench-$op-new-1.txt" 50 "$pf" $sel --json "$out/bench-$op-new-1.json"
-  run "bench-$op-old.txt" 50 "$var/cuda_portfolio-v6hints" $sel --json "$out/bench-$op-old.json"
-  run "bench-$op-new-2.txt" 50 "$pf" $sel --json "$out/bench-$op-new-2.json"
+  abc 50 new old "$var/cuda_portfolio-v6hints" $op
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

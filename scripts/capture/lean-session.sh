@@ -24,7 +24,5 @@ sel="--bench --op rmsnorm_backward"
 run bench-new-1.txt 50 "$pf" $sel --json "$out/bench-new-1.json"
 run bench-old.txt 50 env CPK_FUSED_PIPE=0 "$var/cuda_portfolio-pipe" $sel --json "$out/bench-old.json"
 run bench-new-2.txt 50 "$pf" $sel --json "$out/bench-new-2.json"
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

@@ -20,7 +20,5 @@ for op in rmsnorm_backward rmsnorm; do
   run "bench-$op-old.txt" 50 env CPK_FUSED_PIPE=0 "$var/cuda_portfolio-pipe" $sel --json "$out/bench-$op-old.json"
   run "bench-$op-new-2.txt" 50 "$pf" $sel --json "$out/bench-$op-new-2.json"
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

@@ -24,7 +24,5 @@ for i in 1 2 3; do
     run "mb7-$dt-$i.txt" 15 "$var/cuda_portfolio-mb7" --bench --op softmax --dtype $dt --shape 16384x4096 --json "$out/mb7-$dt-$i.json"
   done
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

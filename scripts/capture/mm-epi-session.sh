@@ -25,7 +25,5 @@ for i in 1 2 3; do
   [ $i -eq 3 ] && break
   run "bench-matmul-v3-$i.txt" 40 env CPK_MM_TMA_STORE=0 "$pf" --bench --op matmul --json "$out/bench-matmul-v3-$i.json"
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

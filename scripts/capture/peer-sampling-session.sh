@@ -20,7 +20,5 @@ for i in 1 2; do
 done
 run softmax-bf16-interleaved.txt 30 "$pf" --bench --op softmax --dtype bf16 --json "$out/softmax-bf16-interleaved.json"
 run softmax-bf16-sequential.txt 30 "$pf" --bench --op softmax --dtype bf16 --peer-sampling sequential --json "$out/softmax-bf16-sequential.json"
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

@@ -38,7 +38,5 @@ done
 run bench-pipe-1.txt 60 env CPK_FUSED_DEBUG=1 "$pf" --bench --op rmsnorm_backward --json "$out/bench-pipe-1.json"
 run bench-old.txt 60 env CPK_FUSED_PIPE=0 "$pf" --bench --op rmsnorm_backward --json "$out/bench-old.json"
 run bench-pipe-2.txt 60 "$pf" --bench --op rmsnorm_backward --json "$out/bench-pipe-2.json"
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

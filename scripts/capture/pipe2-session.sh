@@ -25,7 +25,5 @@ for v in nst3 wide; do
   run "bench-$v.txt" 40 env CPK_FUSED_DEBUG=1 "$var/cuda_portfolio-$v" $sel --json "$out/bench-$v.json"
 done
 run bench-old-2.txt 40 env CPK_FUSED_PIPE=0 "$pf" $sel --json "$out/bench-old-2.json"
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

@@ -50,9 +50,7 @@ done
 for sel in "--op softmax --dtype bf16" "--op rmsnorm --dtype fp32" "--op rmsnorm_backward --dtype bf16" "--op row_sum --dtype bf16" "--op matmul --dtype bf16" "--op copy --dtype bf16"; do
   ncu_bench $(( $(left) - 15 )) $sel
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 zcat "$out/test-only.txt.gz" | grep -hE '^(FAIL)' | head -20
 zcat "$out/test-only.txt.gz" | grep -hE 'passed|failed|skipped' | tail -2
 zcat "$out/selftest.txt.gz" | grep -hE 'FAIL' | head; zcat "$out/selftest.txt.gz" | tail -1

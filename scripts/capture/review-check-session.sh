@@ -18,7 +18,5 @@ done
 for f in write read; do
   run "bench-$f.txt" 40 "$pf" --bench --op row_sum --flush $f --json "$out/bench-row_sum-$f.json"
 done
-gpu_csv gpu-after.csv
-pack
-cat "$log"
+finish
 exit 0

@@ -26,12 +26,6 @@ out=${1:?usage: PART=1|2 v8-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-400}
 . "$(dirname "$0")/batch-lib.sh"
 ops="row_sum softmax softmax_backward rmsnorm rmsnorm_backward"
-abc() { # op: new, old, new
-  local op=$1 sel="--bench --op $1"
-  run "bench-$op-new-1.txt" 60 "$pf" $sel --json "$out/bench-$op-new-1.json"
-  run "bench-$op-old.txt" 60 "$var/cuda_portfolio-old" $sel --json "$out/bench-$op-old.json"
-  run "bench-$op-new-2.txt" 60 "$pf" $sel --json "$out/bench-$op-new-2.json"
-}
 one() { # variant op [shape]
   local v=$1 op=$2 sh=${3:-} tag=$1-$2${3:+-$3}
   run "bench-$tag.txt" 60 "$var/cuda_portfolio-$v" --bench --op $op \
@@ -51,7 +45,7 @@ if [ "${PART:-1}" = 1 ]; then
     done
   done
   for op in softmax rmsnorm row_sum softmax_backward rmsnorm_backward; do
-    abc $op
+    abc 60 new old "$var/cuda_portfolio-old" $op
   done
   one noexp16 softmax
 else
