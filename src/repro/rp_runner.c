@@ -378,10 +378,21 @@ int rp_step_run(const rp_step_spec *spec, rp_step_result *res) {
   opt.cwd = spec->cwd;
   opt.stdio = stdio;
   opt.stdio_count = 3;
-  /* Detached: the child leads a new session and process group, which is
-   * what lets plat_kill_tree end its descendants too, and keeps a Ctrl-C at
-   * the terminal from reaching it before repro has decided what to do. */
+  /* The child is kept apart from repro's terminal, so that a Ctrl-C there
+   * reaches repro alone, which then decides what to do with the step.
+   * POSIX: detached, i.e. the leader of a new session and process group,
+   * which is also what lets plat_kill_tree end its descendants.
+   * Windows: a console of its own, without a window (CREATE_NO_WINDOW,
+   * which libuv sets for UV_PROCESS_WINDOWS_HIDE when no stdio is
+   * inherited), and the console programs the step starts (compilers, the
+   * tool's own workers) share it. Detached there means no console at all,
+   * and then each of those programs gets a new console, each with a window
+   * on the user's desktop. The job object (plat_tree_track) holds the tree. */
+#ifdef _WIN32
+  opt.flags = UV_PROCESS_WINDOWS_HIDE;
+#else
   opt.flags = UV_PROCESS_DETACHED;
+#endif
   opt.exit_cb = rp__exit_cb;
   st.proc.data = &st;
 

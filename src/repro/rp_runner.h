@@ -9,9 +9,10 @@
  * second) or, with verbose, the output itself.
  *
  * Every child leads its own process group (POSIX: UV_PROCESS_DETACHED, i.e.
- * setsid), so ending a step ends its whole tree: at the timeout the group
- * gets SIGTERM, then SIGKILL after the grace period; when the child exits on
- * its own, whatever it left running in its group is killed too.
+ * setsid; Windows: a job object and a console of its own, without a window),
+ * so ending a step ends its whole tree: at the timeout the group gets
+ * SIGTERM, then SIGKILL after the grace period; when the child exits on its
+ * own, whatever it left running in its group is killed too.
  *
  * SIGINT and SIGTERM are caught by rp_runner_init's handlers: the running
  * step's tree is ended, the step is marked interrupted, and

@@ -1,6 +1,7 @@
 /* Tests of the step runner with fake children (helpers of this binary):
  * a hanging process tree ended at its timeout, a crash, megabytes on both
- * streams at once, and the contract's environment as the child sees it.
+ * streams at once, the contract's environment as the child sees it, and
+ * how a step is kept apart from repro's terminal.
  *
  * The same tests run on POSIX and on Windows (cross-built, under Wine in
  * CI): that is the runner's parity proof. The children are started with
@@ -18,6 +19,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <uv.h>
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
 
 #define SPEW_MB 3
 #define SPEW_CHUNK 4096
@@ -125,6 +134,84 @@ HELPER_IMPL(printenv) {
     const char *v = getenv(argv[i]);
     printf("%s=%s\n", argv[i], v != NULL ? v : "<absent>");
   }
+  return 0;
+}
+
+/* The step's side of runner_isolation. POSIX: prints leader=1 when it
+ * leads its own session and process group. Windows: prints console=1 when
+ * it has a console (CONOUT$ opens), and names that console by its title.
+ * Then starts isolation_grand the way a tool starts a compiler (libuv, no
+ * flags, stdout shared) and waits for it. */
+HELPER_IMPL(isolation) {
+  const char *args[5];
+  char tag[64];
+  uv_process_options_t opt;
+  uv_stdio_container_t stdio[3];
+  static uv_process_t kid;
+  (void)argc;
+  (void)argv;
+#ifdef _WIN32
+  {
+    wchar_t title[64];
+    HANDLE con = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE,
+                             FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+                             OPEN_EXISTING, 0, NULL);
+    printf("console=%d\n", con != INVALID_HANDLE_VALUE);
+    if (con != INVALID_HANDLE_VALUE)
+      CloseHandle(con);
+    cm_snprintf(tag, sizeof tag, "cp-step-%lu",
+                (unsigned long)GetCurrentProcessId());
+    _snwprintf(title, 64, L"cp-step-%lu", (unsigned long)GetCurrentProcessId());
+    title[63] = L'\0';
+    SetConsoleTitleW(title); /* fails, harmlessly, without a console */
+  }
+#else
+  printf("leader=%d\n", getsid(0) == getpid() && getpgrp() == getpid());
+  cm_snprintf(tag, sizeof tag, "%ld", (long)getpid());
+#endif
+  fflush(stdout);
+  args[0] = cm_test_self_path();
+  args[1] = "--helper";
+  args[2] = "isolation_grand";
+  args[3] = tag;
+  args[4] = NULL;
+  memset(&opt, 0, sizeof opt);
+  stdio[0].flags = UV_IGNORE;
+  stdio[1].flags = UV_INHERIT_FD;
+  stdio[1].data.fd = 1;
+  stdio[2].flags = UV_INHERIT_FD;
+  stdio[2].data.fd = 2;
+  opt.file = args[0];
+  opt.args = (char **)args;
+  opt.stdio = stdio;
+  opt.stdio_count = 3;
+  if (uv_spawn(uv_default_loop(), &kid, &opt) != 0)
+    return 3;
+  uv_run(uv_default_loop(), UV_RUN_DEFAULT); /* until it has exited */
+  return 0;
+}
+
+/* argv: TAG. Prints shared=1 when it is where the step is: POSIX, in the
+ * step's session (TAG is the step's pid, its session id); Windows, on the
+ * step's console (TAG is that console's title). */
+HELPER_IMPL(isolation_grand) {
+  int shared = 0;
+  if (argc < 1)
+    return 2;
+#ifdef _WIN32
+  {
+    wchar_t title[64];
+    char got[64];
+    DWORD n = GetConsoleTitleW(title, 64);
+    shared = n > 0 && n < 64 &&
+             WideCharToMultiByte(CP_UTF8, 0, title, -1, got, sizeof got, NULL,
+                                 NULL) > 0 &&
+             strcmp(got, argv[0]) == 0;
+  }
+#else
+  shared = (long)getsid(0) == strtol(argv[0], NULL, 10);
+#endif
+  printf("shared=%d\n", shared);
   return 0;
 }
 
@@ -285,6 +372,28 @@ TEST_IMPL(runner_env) {
   ASSERT_CONTAINS(res.out, "NSYS_TEST_MARKER=<absent>\n");
   ASSERT_CONTAINS(res.out, "DROP_ME=<absent>\n");
   ASSERT_CONTAINS(res.out, "KEEP_ME=yes\n");
+  rp_step_result_free(&res);
+  return 0;
+}
+
+/* A step is kept apart from repro's terminal, and what it starts stays with
+ * it: POSIX, the step leads its own session and its child is in it (the
+ * group kill reaches it); Windows, the step has a console of its own (no
+ * window) and its child shares it rather than opening one (with a window)
+ * of its own. */
+TEST_IMPL(runner_isolation) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "isolation", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 30;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 0);
+  ASSERT_CONTAINS(res.out, on_windows() ? "console=1\n" : "leader=1\n");
+  ASSERT_CONTAINS(res.out, "shared=1\n");
   rp_step_result_free(&res);
   return 0;
 }
