@@ -63,24 +63,18 @@ HELPER_IMPL(grand) {
   return 0;
 }
 
-/* argv: PIDFILE. Starts a grandchild (the `grand` helper, sharing our
- * stdout and stderr, so that a surviving grandchild would also hold the
- * step's pipes open), writes PIDFILE.child, then sleeps for ever. The
- * grandchild is started with libuv, not fork, so this helper is the same
- * on POSIX and Windows; it is not detached, so it stays in our process
- * group (POSIX) or job object (Windows). */
-HELPER_IMPL(hang) {
-  char p[1024];
+/* From a helper: starts `self --helper NAME ARG` the way a tool starts a
+ * program of its own (libuv, no flags: not detached), sharing the helper's
+ * stdout and stderr, on libuv's default loop. */
+static int spawn_helper_child(uv_process_t *kid, const char *name,
+                              const char *arg) {
   const char *args[5];
   uv_process_options_t opt;
   uv_stdio_container_t stdio[3];
-  static uv_process_t kid;
-  if (argc < 1 || cm_snprintf(p, sizeof p, "%s.child", argv[0]) != CM_OK)
-    return 2;
   args[0] = cm_test_self_path();
   args[1] = "--helper";
-  args[2] = "grand";
-  args[3] = argv[0];
+  args[2] = name;
+  args[3] = arg;
   args[4] = NULL;
   memset(&opt, 0, sizeof opt);
   stdio[0].flags = UV_IGNORE;
@@ -92,7 +86,21 @@ HELPER_IMPL(hang) {
   opt.args = (char **)args;
   opt.stdio = stdio;
   opt.stdio_count = 3;
-  if (uv_spawn(uv_default_loop(), &kid, &opt) != 0)
+  return uv_spawn(uv_default_loop(), kid, &opt);
+}
+
+/* argv: PIDFILE. Starts a grandchild (the `grand` helper, sharing our
+ * stdout and stderr, so that a surviving grandchild would also hold the
+ * step's pipes open), writes PIDFILE.child, then sleeps for ever. The
+ * grandchild is started with libuv, not fork, so this helper is the same
+ * on POSIX and Windows; it is not detached, so it stays in our process
+ * group (POSIX) or job object (Windows). */
+HELPER_IMPL(hang) {
+  char p[1024];
+  static uv_process_t kid;
+  if (argc < 1 || cm_snprintf(p, sizeof p, "%s.child", argv[0]) != CM_OK)
+    return 2;
+  if (spawn_helper_child(&kid, "grand", argv[0]) != 0)
     return 3;
   if (write_pid(p) != 0)
     return 4;
@@ -143,10 +151,7 @@ HELPER_IMPL(printenv) {
  * Then starts isolation_grand the way a tool starts a compiler (libuv, no
  * flags, stdout shared) and waits for it. */
 HELPER_IMPL(isolation) {
-  const char *args[5];
   char tag[64];
-  uv_process_options_t opt;
-  uv_stdio_container_t stdio[3];
   static uv_process_t kid;
   (void)argc;
   (void)argv;
@@ -170,22 +175,7 @@ HELPER_IMPL(isolation) {
   cm_snprintf(tag, sizeof tag, "%ld", (long)getpid());
 #endif
   fflush(stdout);
-  args[0] = cm_test_self_path();
-  args[1] = "--helper";
-  args[2] = "isolation_grand";
-  args[3] = tag;
-  args[4] = NULL;
-  memset(&opt, 0, sizeof opt);
-  stdio[0].flags = UV_IGNORE;
-  stdio[1].flags = UV_INHERIT_FD;
-  stdio[1].data.fd = 1;
-  stdio[2].flags = UV_INHERIT_FD;
-  stdio[2].data.fd = 2;
-  opt.file = args[0];
-  opt.args = (char **)args;
-  opt.stdio = stdio;
-  opt.stdio_count = 3;
-  if (uv_spawn(uv_default_loop(), &kid, &opt) != 0)
+  if (spawn_helper_child(&kid, "isolation_grand", tag) != 0)
     return 3;
   uv_run(uv_default_loop(), UV_RUN_DEFAULT); /* until it has exited */
   return 0;
