@@ -24,6 +24,26 @@ int cm_parse_i64(const char *s, int64_t *out) {
   return CM_OK;
 }
 
+int cm_parse_pair(const char *s, int64_t lo, int64_t hi, int64_t *a,
+                  int64_t *b) {
+  char first[32];
+  const char *colon = s != NULL ? strchr(s, ':') : NULL;
+  size_t n = s == NULL ? 0 : colon != NULL ? (size_t)(colon - s) : strlen(s);
+  int64_t x = 0, y = 0;
+  if (n == 0 || n >= sizeof first)
+    return CM_EINVAL;
+  memcpy(first, s, n);
+  first[n] = '\0';
+  if (cm_parse_i64(first, &x) != CM_OK || x < lo || x > hi)
+    return CM_EINVAL;
+  if (colon != NULL &&
+      (cm_parse_i64(colon + 1, &y) != CM_OK || y < lo || y > hi))
+    return CM_EINVAL;
+  *a = x;
+  *b = y;
+  return CM_OK;
+}
+
 int cm_parse_u64(const char *s, uint64_t *out) {
   char *end;
   unsigned long long v;

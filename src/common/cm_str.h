@@ -28,6 +28,11 @@
  * only on success. */
 int cm_parse_i64(const char *s, int64_t *out);
 int cm_parse_u64(const char *s, uint64_t *out);
+/* "A" or "A:B", decimal integers each from lo to hi (a clock spec such as
+ * "1755:2619"); *b is 0 without ":B". CM_OK, or CM_EINVAL (nothing
+ * written). */
+int cm_parse_pair(const char *s, int64_t lo, int64_t hi, int64_t *a,
+                  int64_t *b);
 
 /* Parses a whole floating-point string (strtod syntax) into *out. Returns
  * CM_OK, CM_EINVAL or CM_ERANGE (overflow to infinity). */

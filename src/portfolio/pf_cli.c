@@ -46,12 +46,14 @@ static int shape_fits(const int64_t *d, int n, int64_t stride) {
 
 static int takes_value(const char *a) {
   static const char *const flags[] = {
-      "--op",           "--variant",     "--dtype",       "--shape",
-      "--stride",       "--ld-pad",      "--trans",       "--seed",
-      "--gpu",          "--threads",     "--alloc",       "--dump",
-      "--json",         "--format",      "--warmup",      "--budget",
-      "--target-cv",    "--min-samples", "--max-samples", "--flush",
-      "--peer-sampling"};
+      "--op",          "--variant",   "--dtype",
+      "--shape",       "--stride",    "--ld-pad",
+      "--trans",       "--seed",      "--gpu",
+      "--threads",     "--alloc",     "--dump",
+      "--json",        "--format",    "--warmup",
+      "--budget",      "--target-cv", "--min-samples",
+      "--max-samples", "--flush",     "--peer-sampling",
+      "--lock-clocks"};
   size_t i;
   for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (strcmp(a, flags[i]) == 0)
@@ -81,6 +83,18 @@ static int parse_pos_double(const char *flag, const char *s, double *out,
   if (cm_parse_double(s, &v) || !(v >= 0))
     FAIL("%s %s: expected a non-negative number", flag, s);
   *out = v;
+  return CM_OK;
+}
+
+/* --lock-clocks SM_MHZ[:MEM_MHZ] */
+static int parse_lock(const char *s, pf_opts *o, char *err, size_t errsize) {
+  int64_t a, b;
+  if (cm_parse_pair(s, 1, 100000, &a, &b) != CM_OK)
+    FAIL("--lock-clocks %s: expected SM_MHZ or SM_MHZ:MEM_MHZ, clocks in MHz "
+         "the GPU supports (nvidia-smi -q -d SUPPORTED_CLOCKS)",
+         s);
+  o->lock_sm_mhz = (unsigned)a;
+  o->lock_mem_mhz = (unsigned)b;
   return CM_OK;
 }
 
@@ -219,6 +233,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
              "sample by sample, the default) or sequential (ours, then the "
              "peer)",
              val);
+    } else if (strcmp(a, "--lock-clocks") == 0) {
+      if ((r = parse_lock(val, o, err, errsize)))
+        return r;
     } else if (strcmp(a, "--min-samples") == 0) {
       if ((r = parse_int(a, val, 1, 1000000, &v, err, errsize)))
         return r;
@@ -275,6 +292,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
            "chip; use --variant auto (or split/block)",
            op->name, (long long)o->dims[1], pf_dtype_name((cpk_dtype)o->dtype));
   }
+  if (o->lock_sm_mhz > 0 && o->json_path == NULL)
+    FAIL("--lock-clocks %u: clocks are locked for timing only; add --json "
+         "PATH (verification alone runs at the clocks as found)",
+         o->lock_sm_mhz);
   if (o->mode == PF_MODE_NEGATIVE && (o->op >= 0 || o->json_path))
     FAIL("--negative-control runs alone: drop --op and --json");
   return CM_OK;
@@ -338,7 +359,10 @@ void pf_cli_usage(void *stream) {
       "    [--hot | --flush write|read] [--peer-sampling "
       "interleaved|sequential]\n"
       "    [--profile-range]   time verified cases into PATH\n"
-      "exit codes: 0 passed, 1 verification failed, 2 usage error,\n"
-      "  3 CUDA error, 77 no CUDA device (3 when KERNEL_REQUIRE_GPU=1)\n",
+      "    [--lock-clocks SM_MHZ[:MEM_MHZ]]   lock the clocks for the run\n"
+      "    (root; reset at the end, and on SIGINT/SIGTERM; recorded)\n"
+      "exit codes: 0 passed, 1 verification failed, 2 usage error (and\n"
+      "  --lock-clocks refused), 3 CUDA error, 77 no CUDA device (3 when\n"
+      "  KERNEL_REQUIRE_GPU=1), 128+N ended by signal N\n",
       (FILE *)stream);
 }

@@ -273,6 +273,16 @@ static json_t *settings_json(const pf_bench_opts *o) {
   json_object_set_new(s, "allocator", str_or_null(o->allocator));
   json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
   json_object_set_new(s, "roofline_slack", json_real(PF_ROOFLINE_SLACK));
+  if (o->lock_sm_mhz > 0) {
+    json_t *l = json_object();
+    json_object_set_new(l, "sm_mhz", json_integer(o->lock_sm_mhz));
+    json_object_set_new(l, "mem_mhz",
+                        o->lock_mem_mhz > 0 ? json_integer(o->lock_mem_mhz)
+                                            : json_null());
+    json_object_set_new(s, "clocks_locked", l);
+  } else {
+    json_object_set_new(s, "clocks_locked", json_null());
+  }
   return s;
 }
 

@@ -4,19 +4,34 @@
  * which the CUDA toolkit does not always ship and the build machine may not
  * have; the values below are NVML's documented ABI, stable across releases.
  */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* sigaction */
+#endif
 #include "pf_nvml.h"
 
+#include "cm_error.h"
 #include "cm_str.h"
 #include "platform.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
 
 typedef int nvml_ret;   /* nvmlReturn_t: 0 is NVML_SUCCESS */
 typedef void *nvml_dev; /* nvmlDevice_t */
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 enum { NVML_TEMPERATURE_GPU = 0 };
-enum { NVML_ERROR_INSUFFICIENT_SIZE = 7 };
+enum {
+  NVML_ERROR_INVALID_ARGUMENT = 2,
+  NVML_ERROR_NOT_SUPPORTED = 3,
+  NVML_ERROR_NO_PERMISSION = 4,
+  NVML_ERROR_INSUFFICIENT_SIZE = 7
+};
 
 /* nvmlProcessInfo_t as the _v3 query fills it (pid, used memory, GPU and
  * compute instance ids). */
@@ -44,7 +59,31 @@ struct pf_nvml {
   nvml_ret (*name)(nvml_dev, char *, unsigned);
   nvml_ret (*uuid)(nvml_dev, char *, unsigned);
   nvml_ret (*driver)(char *, unsigned);
+  nvml_ret (*set_gpu_locked)(nvml_dev, unsigned, unsigned);
+  nvml_ret (*reset_gpu_locked)(nvml_dev);
+  nvml_ret (*set_mem_locked)(nvml_dev, unsigned, unsigned);
+  nvml_ret (*reset_mem_locked)(nvml_dev);
+  const char *(*error_string)(nvml_ret);
+  int gpu_locked, mem_locked; /* what pf_nvml_lock_clocks locked */
 };
+
+/* The clock lock's guard (see pf_nvml.h): the handle whose clocks are
+ * locked, whether this file is inside an NVML call, and a signal that came
+ * during one. */
+static pf_nvml *volatile pf__locked;
+static volatile sig_atomic_t pf__in_nvml, pf__pending;
+
+static void pf__reset_and_exit(int sig);
+
+/* Around the NVML calls that can happen while clocks are locked. */
+static void nvml_enter(void) {
+  pf__in_nvml = 1;
+}
+static void nvml_leave(void) {
+  pf__in_nvml = 0;
+  if (pf__pending != 0)
+    pf__reset_and_exit((int)pf__pending);
+}
 
 /* ISO C forbids converting void* to a function pointer; copying the bytes is
  * the portable way POSIX itself recommends for dlsym results. */
@@ -98,6 +137,11 @@ pf_nvml *pf_nvml_open(const char *pci_bus_id) {
   sym(n, "nvmlDeviceGetName", &n->name);
   sym(n, "nvmlDeviceGetUUID", &n->uuid);
   sym(n, "nvmlSystemGetDriverVersion", &n->driver);
+  sym(n, "nvmlDeviceSetGpuLockedClocks", &n->set_gpu_locked);
+  sym(n, "nvmlDeviceResetGpuLockedClocks", &n->reset_gpu_locked);
+  sym(n, "nvmlDeviceSetMemoryLockedClocks", &n->set_mem_locked);
+  sym(n, "nvmlDeviceResetMemoryLockedClocks", &n->reset_mem_locked);
+  sym(n, "nvmlErrorString", &n->error_string);
   n->ready = 1;
   return n;
 }
@@ -105,6 +149,7 @@ pf_nvml *pf_nvml_open(const char *pci_bus_id) {
 void pf_nvml_close(pf_nvml *n) {
   if (n == NULL)
     return;
+  pf_nvml_unlock_clocks(n);
   if (n->ready && n->shutdown != NULL)
     n->shutdown();
   if (n->lib != NULL)
@@ -123,6 +168,7 @@ void pf_nvml_read(pf_nvml *n, pf_nvml_snapshot *s) {
   memset(s, 0, sizeof *s);
   if (n == NULL || !n->ready)
     return;
+  nvml_enter();
   if (n->clock) {
     s->sm_clock_ok = n->clock(n->dev, NVML_CLOCK_SM, &s->sm_clock_mhz) == 0;
     s->mem_clock_ok = n->clock(n->dev, NVML_CLOCK_MEM, &s->mem_clock_mhz) == 0;
@@ -135,6 +181,7 @@ void pf_nvml_read(pf_nvml *n, pf_nvml_snapshot *s) {
   }
   if (n->reasons)
     s->reasons_ok = n->reasons(n->dev, &s->reasons) == 0;
+  nvml_leave();
 }
 
 void pf_nvml_facts_read(pf_nvml *n, pf_nvml_facts *f) {
@@ -176,7 +223,9 @@ int pf_nvml_other_processes(pf_nvml *n, unsigned self_pid, unsigned *pids,
   buf = calloc(CAP, sizeof *buf);
   if (buf == NULL)
     return -1;
+  nvml_enter();
   r = n->procs(n->dev, &count, buf);
+  nvml_leave();
   if (r != 0 || count > CAP) {
     free(buf);
     return -1;
@@ -229,4 +278,198 @@ void pf_nvml_reason_names(unsigned long long reasons, char *buf, size_t size) {
 
 int pf_nvml_reasons_throttle(unsigned long long reasons) {
   return (reasons & ~PF_NVML_BENIGN_REASONS) != 0;
+}
+
+/* ---- Locked clocks ---- */
+
+/* The resets alone, with nothing else: also what the signal handler runs. */
+static int pf__reset_locked(pf_nvml *n) {
+  int bad = 0;
+  if (n->mem_locked && n->reset_mem_locked != NULL)
+    bad |= n->reset_mem_locked(n->dev) != 0;
+  if (n->gpu_locked && n->reset_gpu_locked != NULL)
+    bad |= n->reset_gpu_locked(n->dev) != 0;
+  n->mem_locked = n->gpu_locked = 0;
+  return bad;
+}
+
+static void pf__say(const char *msg) {
+  size_t len = strlen(msg);
+#ifdef _WIN32
+  (void)!_write(2, msg, (unsigned)len);
+#else
+  (void)!write(2, msg, len);
+#endif
+}
+
+static void pf__reset_and_exit(int sig) {
+  pf_nvml *n = pf__locked;
+  pf__locked = NULL;
+  if (n != NULL && pf__reset_locked(n) != 0)
+    pf__say("cuda_portfolio: interrupted; NVML refused to reset the locked "
+            "clocks: reset them as root with nvidia-smi -rgc and -rmc\n");
+  else
+    pf__say("cuda_portfolio: interrupted; the locked clocks were reset\n");
+  _exit(128 + sig);
+}
+
+static void pf__on_signal(int sig) {
+#ifdef _WIN32
+  /* The C runtime resets the handler before calling it: stay in place for
+   * a second signal during an NVML call. */
+  signal(sig, pf__on_signal);
+#endif
+  if (pf__in_nvml) {
+    pf__pending = sig; /* acted on as the NVML call returns */
+    return;
+  }
+  pf__reset_and_exit(sig);
+}
+
+static const int pf__sigs[] = {
+    SIGINT,
+    SIGTERM,
+#ifdef SIGHUP
+    SIGHUP,
+#endif
+};
+#define PF__NSIGS (int)(sizeof pf__sigs / sizeof pf__sigs[0])
+
+/* POSIX: sigaction, so that the handler stays installed after a first
+ * signal (ISO C's signal() may reset it to the default, and does under
+ * glibc in strict C11 mode: a second signal during an NVML call would then
+ * end the process with the clocks still locked). */
+#ifdef _WIN32
+static void (*pf__old[PF__NSIGS])(int);
+static void pf__handlers_install(void) {
+  int i;
+  for (i = 0; i < PF__NSIGS; i++)
+    pf__old[i] = signal(pf__sigs[i], pf__on_signal);
+}
+static void pf__handlers_restore(void) {
+  int i;
+  for (i = 0; i < PF__NSIGS; i++)
+    signal(pf__sigs[i], pf__old[i] == SIG_ERR ? SIG_DFL : pf__old[i]);
+}
+#else
+static struct sigaction pf__old[PF__NSIGS];
+static void pf__handlers_install(void) {
+  struct sigaction sa;
+  int i;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = pf__on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (i = 0; i < PF__NSIGS; i++)
+    sigaction(pf__sigs[i], &sa, &pf__old[i]);
+}
+static void pf__handlers_restore(void) {
+  int i;
+  for (i = 0; i < PF__NSIGS; i++)
+    sigaction(pf__sigs[i], &pf__old[i], NULL);
+}
+#endif
+
+static int pf__lock_error(pf_nvml *n, nvml_ret r, const char *what,
+                          unsigned mhz, char *err, size_t errsize) {
+  const char *text = n->error_string != NULL ? n->error_string(r) : NULL;
+  char nv[96];
+  cm_snprintf(nv, sizeof nv, "NVML %d%s%s", r, text ? ": " : "",
+              text ? text : "");
+  switch (r) {
+  case NVML_ERROR_NO_PERMISSION:
+    cm_snprintf(err, errsize,
+                "locking the %s clocks needs root on Linux (sudo) or an "
+                "elevated prompt on Windows (%s); or time without "
+                "--lock-clocks: the clocks are recorded either way",
+                what, nv);
+    return CM_EACCES;
+  case NVML_ERROR_NOT_SUPPORTED:
+    cm_snprintf(err, errsize,
+                "this GPU or driver cannot lock its %s clocks (%s); time %s",
+                what, nv,
+                strcmp(what, "memory") == 0
+                    ? "with the SM clock alone (--lock-clocks SM_MHZ)"
+                    : "without --lock-clocks");
+    return CM_ENOTSUP;
+  case NVML_ERROR_INVALID_ARGUMENT:
+    cm_snprintf(err, errsize,
+                "the GPU refused %u MHz for its %s clocks (%s); pick one of "
+                "the clocks `nvidia-smi -q -d SUPPORTED_CLOCKS` lists",
+                mhz, what, nv);
+    return CM_EINVAL;
+  default:
+    cm_snprintf(err, errsize, "locking the %s clocks at %u MHz failed (%s)",
+                what, mhz, nv);
+    return CM_EIO;
+  }
+}
+
+int pf_nvml_lock_clocks(pf_nvml *n, unsigned sm_mhz, unsigned mem_mhz,
+                        char *err, size_t errsize) {
+  nvml_ret r;
+  int rc = CM_OK;
+  if (errsize > 0)
+    err[0] = '\0';
+  if (n == NULL || !n->ready) {
+    cm_snprintf(err, errsize,
+                "locking clocks needs NVML, and it is absent here (%s)",
+                n != NULL ? n->why : "not opened");
+    return CM_ENOTSUP;
+  }
+  if (sm_mhz == 0 || pf__locked != NULL || n->gpu_locked) {
+    cm_strlcpy(err, "clocks already locked, or no SM clock given", errsize);
+    return CM_EINVAL;
+  }
+  if (n->set_gpu_locked == NULL || n->reset_gpu_locked == NULL ||
+      (mem_mhz != 0 &&
+       (n->set_mem_locked == NULL || n->reset_mem_locked == NULL))) {
+    cm_snprintf(err, errsize,
+                "this driver's NVML has no %s (drivers before R470 lack "
+                "it); time without --lock-clocks",
+                n->set_gpu_locked == NULL ? "nvmlDeviceSetGpuLockedClocks"
+                                          : "nvmlDeviceSetMemoryLockedClocks");
+    return CM_ENOTSUP;
+  }
+  /* The handlers first: from the moment a clock is locked, a signal resets
+   * it. */
+  pf__pending = 0;
+  pf__locked = n;
+  pf__handlers_install();
+  nvml_enter();
+  r = n->set_gpu_locked(n->dev, sm_mhz, sm_mhz);
+  if (r == 0)
+    n->gpu_locked = 1;
+  if (r == 0 && mem_mhz != 0) {
+    r = n->set_mem_locked(n->dev, mem_mhz, mem_mhz);
+    if (r == 0)
+      n->mem_locked = 1;
+    else
+      rc = pf__lock_error(n, r, "memory", mem_mhz, err, errsize);
+  } else if (r != 0) {
+    rc = pf__lock_error(n, r, "SM", sm_mhz, err, errsize);
+  }
+  nvml_leave();
+  if (r != 0) {
+    pf_nvml_unlock_clocks(n); /* the SM lock of a refused memory lock */
+    return rc;
+  }
+  return CM_OK;
+}
+
+int pf_nvml_unlock_clocks(pf_nvml *n) {
+  int bad, sig;
+  if (n == NULL || pf__locked != n)
+    return CM_OK;
+  pf__in_nvml = 1; /* a signal now waits for the resets */
+  bad = pf__reset_locked(n);
+  pf__locked = NULL;
+  pf__handlers_restore();
+  sig = (int)pf__pending;
+  pf__pending = 0;
+  pf__in_nvml = 0;
+  /* One that came meanwhile: the clocks are reset, so it acts as usual. */
+  if (sig != 0)
+    raise(sig);
+  return bad ? CM_EIO : CM_OK;
 }

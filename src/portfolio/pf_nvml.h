@@ -86,4 +86,30 @@ void pf_nvml_reason_names(unsigned long long reasons, char *buf, size_t size);
 /* 1 if reasons holds a bit outside PF_NVML_BENIGN_REASONS. Pure. */
 int pf_nvml_reasons_throttle(unsigned long long reasons);
 
+/* ---- Locked clocks (cuda_portfolio --lock-clocks) ----
+ *
+ * For the user's own machine: fixed clocks make absolute times comparable
+ * from run to run (the project's H200 runs never lock; they record the
+ * clocks as found). Locks the SM clocks at sm_mhz (NVML's locked GPU clocks,
+ * minimum = maximum) and, when mem_mhz is not 0, the memory clocks at
+ * mem_mhz. Needs root (Linux) or an elevated prompt (Windows), and a GPU and
+ * driver that support it (SM clocks: Volta and later; memory clocks: Ampere
+ * and later). Returns CM_OK; else CM_EACCES (no permission), CM_ENOTSUP (the
+ * GPU, driver or NVML cannot, or NVML is absent), CM_EINVAL (a clock the GPU
+ * refuses) or CM_EIO, with a one-line message naming the fix in err. A
+ * partial lock (SM locked, memory refused) is undone before an error
+ * returns. One lock per process.
+ *
+ * Until pf_nvml_unlock_clocks (or pf_nvml_close, which calls it), SIGINT and
+ * SIGTERM (SIGHUP too, on POSIX) reset the locked clocks and then end the
+ * process with status 128 + the signal (a shell's code for it); a signal that
+ * arrives while this file is inside an NVML call is acted on as that call
+ * returns. */
+int pf_nvml_lock_clocks(pf_nvml *n, unsigned sm_mhz, unsigned mem_mhz,
+                        char *err, size_t errsize);
+/* Resets what pf_nvml_lock_clocks locked and restores the signal handlers.
+ * CM_OK (also when nothing was locked), or CM_EIO when NVML refused a reset
+ * (the clocks may still be locked: `nvidia-smi -rgc` / `-rmc` as root). */
+int pf_nvml_unlock_clocks(pf_nvml *n);
+
 #endif

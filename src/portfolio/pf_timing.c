@@ -441,6 +441,30 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
     warn(b, msg);
   }
   check_processes(b);
+  /* --lock-clocks: before anything is measured, the copy ceiling included,
+   * so that the whole run is at the locked clocks. pf_nvml_close (in
+   * bench_free) resets them, and a signal does meanwhile. */
+  if (o->lock_sm_mhz > 0) {
+    char why[400];
+    r = pf_nvml_lock_clocks(b->nvml, o->lock_sm_mhz, o->lock_mem_mhz, why,
+                            sizeof why);
+    if (r != CM_OK) {
+      fprintf(stderr, "cuda_portfolio: --lock-clocks: %s\n", why);
+      r = CM_EREFUSED;
+      goto fail;
+    }
+    if (o->lock_mem_mhz > 0)
+      cm_snprintf(msg, sizeof msg,
+                  "clocks locked for this run by --lock-clocks (SM %u MHz, "
+                  "memory %u MHz): its absolute times hold at those clocks",
+                  o->lock_sm_mhz, o->lock_mem_mhz);
+    else
+      cm_snprintf(msg, sizeof msg,
+                  "clocks locked for this run by --lock-clocks (SM %u MHz, "
+                  "memory as found): its absolute times hold at those clocks",
+                  o->lock_sm_mhz);
+    warn(b, msg);
+  }
 
   PF_CU_GOTO(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking), r,
              fail);

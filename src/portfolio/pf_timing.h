@@ -32,6 +32,9 @@ typedef struct {
   int progress;          /* 1: progress line on stderr when it is a terminal */
   pf_format format;      /* --format json (default) or gbench */
   int device;            /* CUDA device ordinal (--gpu N) */
+  unsigned lock_sm_mhz;  /* --lock-clocks: SM clocks locked at this for the
+                            run (0: as found, the default) */
+  unsigned lock_mem_mhz; /* and memory clocks (0: as found) */
   const char *allocator; /* "exact" or "pooled", as the runner used it */
   unsigned long long seed;
   int argc;

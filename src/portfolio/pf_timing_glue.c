@@ -64,13 +64,17 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   bo.progress = plat_isatty(2);
   bo.format = o->gbench ? PF_FORMAT_GBENCH : PF_FORMAT_JSON;
   bo.device = o->gpu;
+  bo.lock_sm_mhz = o->lock_sm_mhz;
+  bo.lock_mem_mhz = o->lock_mem_mhz;
   bo.allocator = pf_alloc_name(r->alloc);
   bo.seed = r->seed;
   bo.argc = argc;
   bo.argv = argv;
   if ((err = pf_bench_open(&bo, &b)) != CM_OK) {
-    fprintf(stderr, "cuda_portfolio: could not start timing: %s\n",
-            cm_strerror(err));
+    /* A refused --lock-clocks has said why already. */
+    if (err != CM_EREFUSED)
+      fprintf(stderr, "cuda_portfolio: could not start timing: %s\n",
+              cm_strerror(err));
     return err == CM_ECUDA ? PF_EXIT_CUDA : PF_EXIT_USAGE;
   }
   if (pf_peer_open(&r->peer) != CM_OK)

@@ -38,13 +38,15 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
     const char *name;
     char *dst;
     size_t n;
-  } strs[] = {{"--only", cli->only, sizeof cli->only},
-              {"--skip", cli->skip, sizeof cli->skip},
-              {"--preset", cli->opt.preset, sizeof cli->opt.preset},
-              {"--root", cli->root, sizeof cli->root},
-              {"--out", cli->out, sizeof cli->out},
-              {"--build-dir", cli->build_dir, sizeof cli->build_dir},
-              {"--select", cli->opt.select, sizeof cli->opt.select}};
+  } strs[] = {
+      {"--only", cli->only, sizeof cli->only},
+      {"--skip", cli->skip, sizeof cli->skip},
+      {"--preset", cli->opt.preset, sizeof cli->opt.preset},
+      {"--root", cli->root, sizeof cli->root},
+      {"--out", cli->out, sizeof cli->out},
+      {"--build-dir", cli->build_dir, sizeof cli->build_dir},
+      {"--select", cli->opt.select, sizeof cli->opt.select},
+      {"--lock-clocks", cli->opt.lock_clocks, sizeof cli->opt.lock_clocks}};
   size_t i;
   if (strcmp(name, "--profile-set") == 0) {
     if (strcmp(v, "smoke") != 0 && strcmp(v, "bench") != 0) {
@@ -56,6 +58,16 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
     }
     cli->opt.profile_bench = strcmp(v, "bench") == 0;
     return CM_OK;
+  }
+  if (strcmp(name, "--lock-clocks") == 0) {
+    unsigned sm, mem;
+    if (rp_lock_spec_parse(v, &sm, &mem) != CM_OK) {
+      cm_snprintf(err, size,
+                  "--lock-clocks needs SM_MHZ or SM_MHZ:MEM_MHZ, clocks the "
+                  "GPU supports (nvidia-smi -q -d SUPPORTED_CLOCKS), not '%s'",
+                  v);
+      return CM_EINVAL;
+    }
   }
   if (strcmp(name, "--gpu") == 0) {
     int64_t g;
@@ -311,6 +323,8 @@ void rp_cli_usage(FILE *f) {
       "                   (e.g. \"--op softmax --dtype bf16\"; default: all)\n"
       "  --profile-set smoke|bench  what the profile stage profiles: the\n"
       "                   smoke set (default) or the benchmark shapes\n"
+      "  --lock-clocks SM_MHZ[:MEM_MHZ]  time stage: lock the GPU's clocks\n"
+      "                   for the run (root; reset after; recorded)\n"
       "  -h, --help       this text\n\n"
       "exit codes:\n");
 #define XX(name, code, msg) fprintf(f, "  %3d  %s\n", code, msg);

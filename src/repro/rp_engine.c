@@ -251,6 +251,10 @@ int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
   json_object_set_new(o, "select", json_string(ctx->opt.select));
   json_object_set_new(o, "profile_set",
                       json_string(ctx->opt.profile_bench ? "bench" : "smoke"));
+  json_object_set_new(o, "lock_clocks",
+                      ctx->opt.lock_clocks[0] != '\0'
+                          ? json_string(ctx->opt.lock_clocks)
+                          : json_null());
   json_object_set_new(m, "options", o);
   rp__manifest_git(ctx, m);
   rp__manifest_tools(ctx, m);

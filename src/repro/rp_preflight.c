@@ -387,3 +387,27 @@ void rp_preflight(const rp_contract *c, const rp_probe *p, rp_checks *out) {
                   idle == 0 ? RP_EFFECT_LIMIT : RP_EFFECT_NONE, "%s", detail);
   }
 }
+
+int rp_lock_spec_parse(const char *spec, unsigned *sm, unsigned *mem) {
+  int64_t a, b;
+  if (cm_parse_pair(spec, 1, 100000, &a, &b) != CM_OK)
+    return CM_EINVAL;
+  *sm = (unsigned)a;
+  *mem = (unsigned)b;
+  return CM_OK;
+}
+
+void rp_lock_clocks_check(const char *spec, int privileged, rp_checks *out) {
+  if (privileged)
+    rp_checks_add(out, "lock clocks", RP_CHECK_PASS, RP_EFFECT_NONE,
+                  "cuda_portfolio --lock-clocks %s: locked for the timing "
+                  "run, reset at its end (and on SIGINT/SIGTERM), recorded "
+                  "in the result's settings.clocks_locked",
+                  spec);
+  else
+    rp_checks_add(out, "lock clocks", RP_CHECK_FAIL, RP_EFFECT_REFUSE,
+                  "--lock-clocks %s needs root on Linux (sudo ./repro time "
+                  "--lock-clocks %s) or an elevated prompt on Windows; or "
+                  "time without it: the clocks are recorded either way",
+                  spec, spec);
+}

@@ -72,6 +72,15 @@ const char *rp_check_state_name(rp_check_state s);
 
 /* ---- Pure helpers, unit-tested ---- */
 
+/* --lock-clocks SM_MHZ[:MEM_MHZ], as cuda_portfolio takes it: CM_OK with the
+ * MHz (mem 0 when absent), or CM_EINVAL. */
+int rp_lock_spec_parse(const char *spec, unsigned *sm, unsigned *mem);
+
+/* The time stage's check of --lock-clocks spec (the caller passes a valid
+ * one): locking clocks needs root (Linux) or an elevated prompt (Windows);
+ * without, the stage is refused, with the command that would work. */
+void rp_lock_clocks_check(const char *spec, int privileged, rp_checks *out);
+
 /* Finds a version in `TOOL --version` output: the number after "release ",
  * "version " or "Version " when present, else the first dotted number.
  * Writes up to 4 components into v (missing ones 0) and the text into

@@ -64,6 +64,8 @@ typedef struct {
                             space-separated ("--op softmax --dtype bf16") */
   int profile_bench;     /* --profile-set bench: the profile stage runs the
                             benchmark set (--bench), not --smoke */
+  char lock_clocks[32];  /* --lock-clocks SM_MHZ[:MEM_MHZ] for the time
+                            stage ("": the clocks as found) */
 } rp_options;
 
 /* One run: the folder, the manifest under construction, the options. */

@@ -33,8 +33,14 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
     rp_stage_set(st, RP_ST_FAILED, "--select has too many words");
     return;
   }
+  if (ctx->opt.lock_clocks[0] != '\0') {
+    args[n++] = "--lock-clocks";
+    args[n++] = ctx->opt.lock_clocks;
+    json_object_set_new(st->record, "lock_clocks",
+                        json_string(ctx->opt.lock_clocks));
+  }
   args[n] = NULL;
-  if (n > 3)
+  if (ctx->opt.select[0] != '\0')
     json_object_set_new(st->record, "select", json_string(ctx->opt.select));
   code = rp_portfolio_step(ctx, st, "cuda_portfolio", args, &b, &have);
   if (code == 0 && have && b.instrumented)
@@ -81,6 +87,16 @@ static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
                cm_strerror(r));
 }
 
+/* --lock-clocks: cuda_portfolio locks through NVML, which needs root. */
+static void rp__time_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  if (ctx->opt.lock_clocks[0] == '\0')
+    return;
+  rp_lock_clocks_check(ctx->opt.lock_clocks,
+                       ctx->probe.use_privileged ? ctx->probe.privileged
+                                                 : plat_is_privileged() == 1,
+                       &st->checks);
+}
+
 const rp_stage_desc rp_stage_time = {
     "time", "cuda_portfolio --bench --json, uninstrumented, on an idle GPU",
-    NULL, rp__time_steps, rp__time_post};
+    rp__time_preflight, rp__time_steps, rp__time_post};

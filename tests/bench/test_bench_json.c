@@ -318,6 +318,41 @@ TEST_IMPL(settings_flush) {
   return 0;
 }
 
+/* --lock-clocks is recorded in settings: null by default (the clocks as
+ * found), the locked MHz otherwise (memory null when only the SM clocks
+ * were locked); every form validates. */
+TEST_IMPL(settings_clocks_locked) {
+  pf_results r;
+  json_t *doc, *st, *lk, *schema = load_schema();
+  char err[512];
+  ASSERT_TRUE(schema != NULL);
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  st = json_object_get(doc, "settings");
+  ASSERT_TRUE(json_is_null(json_object_get(st, "clocks_locked")));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
+  json_decref(doc);
+  r.opts.lock_sm_mhz = 1755;
+  doc = pf_json_document(&r);
+  lk = json_object_get(json_object_get(doc, "settings"), "clocks_locked");
+  ASSERT_EQ(json_integer_value(json_object_get(lk, "sm_mhz")), 1755);
+  ASSERT_TRUE(json_is_null(json_object_get(lk, "mem_mhz")));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
+  json_decref(doc);
+  r.opts.lock_mem_mhz = 2619;
+  doc = pf_json_document(&r);
+  lk = json_object_get(json_object_get(doc, "settings"), "clocks_locked");
+  ASSERT_EQ(json_integer_value(json_object_get(lk, "mem_mhz")), 2619);
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
+  /* A lock without its SM clock is not a valid record. */
+  json_object_set_new(lk, "sm_mhz", json_integer(0));
+  ASSERT_NE(schema_check(schema, doc, err, sizeof err), 0);
+  json_decref(doc);
+  json_decref(schema);
+  pf_results_free(&r);
+  return 0;
+}
+
 TEST_IMPL(suspicious_flag) {
   pf_ceiling copy;
   pf_case_result c;

@@ -177,6 +177,29 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "--peer-sampling paired: expected interleaved");
   ASSERT_EQ(parse(&o, err, "--hot", "--flush", "read", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "a hot run does not flush");
+  /* --lock-clocks: MHz, optionally :MHz, and only for a timed run. */
+  ASSERT_OK(parse(&o, err, "--json", "r.json", "--lock-clocks", "1755"));
+  ASSERT_EQ(o.lock_sm_mhz, 1755);
+  ASSERT_EQ(o.lock_mem_mhz, 0);
+  ASSERT_OK(parse(&o, err, "--json", "r.json", "--lock-clocks", "1755:2619"));
+  ASSERT_EQ(o.lock_sm_mhz, 1755);
+  ASSERT_EQ(o.lock_mem_mhz, 2619);
+  ASSERT_OK(parse(&o, err, "--json", "r.json", NULL, NULL));
+  ASSERT_EQ(o.lock_sm_mhz, 0); /* the default: clocks as found */
+  ASSERT_EQ(parse(&o, err, "--lock-clocks", "1755", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "add --json PATH");
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--lock-clocks", "fast"),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "expected SM_MHZ or SM_MHZ:MEM_MHZ");
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--lock-clocks", "1755:"),
+            CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--lock-clocks", ":2619"),
+            CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--lock-clocks", "0"),
+            CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--lock-clocks", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "needs a value");
   {
     char *argv[] = {"cuda_portfolio", "--op",    "matmul", "--variant",
                     "tiled",          "--dtype", "bf16",   NULL};

@@ -281,6 +281,40 @@ TEST_IMPL(compare_refuse_os_gpu) {
   return 0;
 }
 
+/* Clocks locked in one run and as found in the other: refused (a
+ * difference in time would be the clocks' as much as the kernels'). */
+TEST_IMPL(compare_refuse_clock_locks) {
+  fx_opts o;
+  rp_results a, b;
+  json_t *ja, *jb, *lk;
+  char why[1024];
+  fx_opts_init(&o);
+  ja = fx_results(&o);
+  jb = fx_results(&o);
+  lk = json_object();
+  json_object_set_new(lk, "sm_mhz", json_integer(1755));
+  json_object_set_new(lk, "mem_mhz", json_null());
+  json_object_set_new(json_object_get(jb, "settings"), "clocks_locked", lk);
+  ASSERT_OK(rp_results_from_json(ja, &a));
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  ASSERT_STR_EQ(a.clocks_locked, "");
+  ASSERT_STR_EQ(b.clocks_locked, "SM 1755 MHz");
+  ASSERT_EQ(rp_compare_check(&a, &b, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "clock locks");
+  ASSERT_CONTAINS(why, "as found");
+  ASSERT_CONTAINS(why, "SM 1755 MHz");
+  ASSERT_EQ(rp_compare_check(&b, &b, why, sizeof why), 1);
+  rp_results_free(&b);
+  json_object_set_new(lk, "mem_mhz", json_integer(2619));
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  ASSERT_STR_EQ(b.clocks_locked, "SM 1755 MHz, memory 2619 MHz");
+  rp_results_free(&a);
+  rp_results_free(&b);
+  json_decref(ja);
+  json_decref(jb);
+  return 0;
+}
+
 TEST_IMPL(compare_json_and_unmatched) {
   fx_opts o;
   rp_results a, b;

@@ -8,6 +8,7 @@
  *   sleep       write its pid to FAKE_PF_PIDFILE and hang
  *   json_clean  write an uninstrumented results JSON to the --json path
  *   json_instr  write an instrumented one
+ * (both with the arguments it was given, as "fake_argv")
  * Any other mode, or none, exits 2. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,22 @@
   "[cuda_portfolio] version=fake allocator=pooled instrumented=false "         \
   "markers=- seed=1\n"
 
-static int rt__write_json(const char *path, int instrumented) {
+/* The results file, with the arguments it was given (words without quotes
+ * or backslashes, as repro passes them). */
+static int rt__write_json(const char *path, int instrumented, int argc,
+                          char **argv) {
   FILE *f = fopen(path, "w");
+  int i;
   if (f == NULL)
     return 3;
-  fprintf(f, "{\"schema\": 1, \"instrumented\": %s, \"cases\": []}\n",
+  fprintf(f,
+          "{\"schema\": 1, \"instrumented\": %s, \"cases\": [], "
+          "\"fake_argv\": [",
           instrumented ? "true" : "false");
+  for (i = 1; i < argc; i++)
+    fprintf(f, "%s\"%s\"", i > 1 ? ", " : "",
+            strpbrk(argv[i], "\"\\") == NULL ? argv[i] : "?");
+  fprintf(f, "]}\n");
   return fclose(f) == 0 ? 0 : 3;
 }
 
@@ -53,6 +64,6 @@ int main(int argc, char **argv) {
       uv_sleep(1000);
   }
   if (strcmp(mode, "json_clean") == 0 || strcmp(mode, "json_instr") == 0)
-    return json != NULL ? rt__write_json(json, mode[5] == 'i') : 0;
+    return json != NULL ? rt__write_json(json, mode[5] == 'i', argc, argv) : 0;
   return 2;
 }

@@ -249,6 +249,57 @@ TEST_IMPL(cli_time_results_filed) {
   return 0;
 }
 
+/* repro time --lock-clocks: passed to cuda_portfolio when repro runs as root
+ * (or elevated), refused by the stage's preflight otherwise; a malformed
+ * spec is a usage error. */
+TEST_IMPL(cli_time_lock_clocks) {
+  static const char *const args[] = {"time", "--lock-clocks", "1755:2619",
+                                     NULL};
+  static const char *const bad[] = {"time", "--lock-clocks", "fast", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char root[600], run[1300], p[1500];
+  rp_step_result res;
+  json_t *m, *doc, *a;
+  size_t i;
+  int at = -1;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(make_root("lock", root, sizeof root), 0);
+  ASSERT_OK(run_repro(root, bad, clean, &res));
+  ASSERT_EQ(res.exit_code, 2);
+  rp_step_result_free(&res);
+  ASSERT_OK(run_repro(root, args, clean, &res));
+  if (plat_is_privileged() != 1) {
+    ASSERT_EQ(res.exit_code, 3);
+    rp_step_result_free(&res);
+    m = load_manifest(root, run, sizeof run);
+    ASSERT_TRUE(m != NULL);
+    ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
+    ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "needs root");
+    json_decref(m);
+    return 0;
+  }
+  ASSERT_EQ(res.exit_code, 0);
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(stage(m, "time"), "lock_clocks"), "1755:2619");
+  ASSERT_STR_EQ(str(json_object_get(m, "options"), "lock_clocks"), "1755:2619");
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+  doc = json_load_file(p, 0, NULL);
+  ASSERT_TRUE(doc != NULL);
+  a = json_object_get(doc, "fake_argv");
+  for (i = 0; i + 1 < json_array_size(a); i++)
+    if (strcmp(json_string_value(json_array_get(a, i)), "--lock-clocks") == 0)
+      at = (int)i;
+  ASSERT_TRUE(at >= 0);
+  ASSERT_STR_EQ(json_string_value(json_array_get(a, (size_t)at + 1)),
+                "1755:2619");
+  json_decref(doc);
+  return 0;
+}
+
 #ifdef _WIN32
 /* Windows has no SIGINT to send to another process: libuv turns a console
  * Ctrl-C into SIGINT, and another process can only raise one with

@@ -300,6 +300,36 @@ static const char *find_check(const rp_checks *cs, const char *name,
   return NULL;
 }
 
+/* --lock-clocks: the spec cuda_portfolio takes, and the time stage's check
+ * (root needed; refused without, with the command that works). */
+TEST_IMPL(lock_clocks_check) {
+  unsigned sm = 9, mem = 9;
+  rp_checks cs;
+  char reason[512];
+  ASSERT_OK(rp_lock_spec_parse("1755", &sm, &mem));
+  ASSERT_TRUE(sm == 1755 && mem == 0);
+  ASSERT_OK(rp_lock_spec_parse("1755:2619", &sm, &mem));
+  ASSERT_TRUE(sm == 1755 && mem == 2619);
+  ASSERT_EQ(rp_lock_spec_parse("", &sm, &mem), CM_EINVAL);
+  ASSERT_EQ(rp_lock_spec_parse("fast", &sm, &mem), CM_EINVAL);
+  ASSERT_EQ(rp_lock_spec_parse("1755:", &sm, &mem), CM_EINVAL);
+  ASSERT_EQ(rp_lock_spec_parse(":2619", &sm, &mem), CM_EINVAL);
+  ASSERT_EQ(rp_lock_spec_parse("0", &sm, &mem), CM_EINVAL);
+  ASSERT_EQ(rp_lock_spec_parse("1755:2619:1", &sm, &mem), CM_EINVAL);
+  memset(&cs, 0, sizeof cs);
+  rp_lock_clocks_check("1755", 0, &cs);
+  ASSERT_EQ(cs.n, 1);
+  ASSERT_EQ(cs.items[0].state, RP_CHECK_FAIL);
+  ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_REFUSE);
+  ASSERT_CONTAINS(reason, "needs root");
+  ASSERT_CONTAINS(reason, "sudo ./repro time --lock-clocks 1755");
+  memset(&cs, 0, sizeof cs);
+  rp_lock_clocks_check("1755", 1, &cs);
+  ASSERT_EQ(cs.items[0].state, RP_CHECK_PASS);
+  ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_NONE);
+  return 0;
+}
+
 /* Preflight against fabricated inputs: markers, device folder, counters,
  * tool missing, and the verdicts they lead to. */
 TEST_IMPL(preflight_fabricated) {

@@ -100,6 +100,12 @@ int rp_compare_check(const rp_results *b, const rp_results *n, char *why,
                n->compute_capability);
   if (strcmp(b->os, n->os) != 0)
     add_reason(why, size, "OS environments", b->os, n->os);
+  /* Locked clocks against clocks as found (or other locked clocks): a
+   * difference in time would be the clocks' as much as the kernels'. */
+  if (strcmp(b->clocks_locked, n->clocks_locked) != 0)
+    add_reason(why, size, "clock locks",
+               b->clocks_locked[0] ? b->clocks_locked : "as found",
+               n->clocks_locked[0] ? n->clocks_locked : "as found");
   return why[0] == '\0';
 }
 

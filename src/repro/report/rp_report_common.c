@@ -84,6 +84,14 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
                 r->peer_sampling[0] ? ", peer sampled " : "", r->peer_sampling);
     set(rows, &n, "timing protocol", t);
   }
+  if (r != NULL) {
+    if (r->clocks_locked[0] != '\0')
+      cm_snprintf(t, sizeof t, "locked for the run (--lock-clocks): %s",
+                  r->clocks_locked);
+    else
+      cm_strlcpy(t, "as found (recorded before and after each case)", sizeof t);
+    set(rows, &n, "clocks", t);
+  }
   cm_snprintf(t, sizeof t, "%zu clean, %zu instrumented", run->nclean,
               run->ninstrumented);
   set(rows, &n, "results files", t);

@@ -152,6 +152,14 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
           sizeof out->peer_sampling);
   get_str(get(doc, "ceilings"), "absent_reason", out->copy_absent_reason,
           sizeof out->copy_absent_reason);
+  {
+    const json_t *lk = get(get(doc, "settings"), "clocks_locked");
+    int64_t sm = get_int(lk, "sm_mhz"), mem = get_int(lk, "mem_mhz");
+    if (json_is_object(lk) && sm > 0)
+      cm_snprintf(out->clocks_locked, sizeof out->clocks_locked,
+                  mem > 0 ? "SM %lld MHz, memory %lld MHz" : "SM %lld MHz",
+                  (long long)sm, (long long)mem);
+  }
 
   warn = get(doc, "warnings");
   if (json_is_array(warn) && json_array_size(warn) > 0) {

@@ -63,6 +63,9 @@ typedef struct {
   char cache[8];          /* settings.cache: "cold", "hot", "" absent */
   char flush[8];          /* settings.flush: "write", "read", "" absent/null */
   char peer_sampling[16]; /* settings.peer_sampling, "" absent */
+  char clocks_locked[48]; /* settings.clocks_locked as "SM 1755 MHz" or
+                             "SM 1755 MHz, memory 2619 MHz"; "" when null
+                             or absent: the clocks as found */
   rp_case *cases;         /* owned */
   size_t ncases;
   char **warnings; /* owned */
