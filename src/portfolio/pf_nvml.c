@@ -425,8 +425,8 @@ int pf_nvml_lock_clocks(pf_nvml *n, unsigned sm_mhz, unsigned mem_mhz,
       (mem_mhz != 0 &&
        (n->set_mem_locked == NULL || n->reset_mem_locked == NULL))) {
     cm_snprintf(err, errsize,
-                "this driver's NVML has no %s (drivers before R470 lack "
-                "it); time without --lock-clocks",
+                "this driver's NVML has no %s (an older driver); time "
+                "without --lock-clocks",
                 n->set_gpu_locked == NULL ? "nvmlDeviceSetGpuLockedClocks"
                                           : "nvmlDeviceSetMemoryLockedClocks");
     return CM_ENOTSUP;
