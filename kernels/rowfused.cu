@@ -187,7 +187,11 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
  * 256-thread clusters twice as large (two blocks per SM) instead of the
  * 512-thread ones for 16384-65536 slots (the 2^18-wide rows), as
  * softmax_backward does; v3 s2 measured this before the prefetch and v8a
- * (docs/PERFORMANCE.md). Off: the table as measured. */
+ * (docs/PERFORMANCE.md, v8f: +8-9 % for 16-bit softmax at 2^18, a loss for
+ * fp32 softmax and for rmsnorm). 2: only what won, 16-bit softmax rows of
+ * 16385-32768 slots (2^18 columns) on configuration 15 instead of 14, the
+ * candidate for the next final run; its kernel is the one measured with 1.
+ * Off: the table as measured. */
 #ifndef CPK_FUSED_HALF_WIDE
 #define CPK_FUSED_HALF_WIDE 0
 #endif
@@ -195,7 +199,7 @@ __host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
   /* (w's slots would take a 256-thread block past half an SM's shared
    * memory: not in those.) */
   return CPK_FUSED_RMS_WSM && op == F_RMS && ns > 0 && ns <= 12 &&
-         !(CPK_FUSED_HALF_WIDE && nt == 256);
+         !(CPK_FUSED_HALF_WIDE == 1 && nt == 256);
 }
 
 /* rmsnorm's stores are plain in the configurations of at most this many
@@ -980,8 +984,10 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
  * copy ceiling against 0.73 with 32 lanes of 4; 256 threads of 8+8 slots
  * for 4096 slots: 0.81 against 0.65 on 512 threads of 4+4), rmsnorm does not
  * (0.835 against 0.86 with 16 lanes), row_sum is indifferent (+-1.5%). */
-#define FCFG_HW256 (CPK_FUSED_HALF_WIDE ? 0x0e : 0x04)
-#define FCFG_HW512 (CPK_FUSED_HALF_WIDE ? 0x01 : 0x0b)
+#define FCFG_HW256 (CPK_FUSED_HALF_WIDE == 1 ? 0x0e : 0x04)
+#define FCFG_HW256_15                                                          \
+  (CPK_FUSED_HALF_WIDE == 1 ? 0x0e : CPK_FUSED_HALF_WIDE == 2 ? 0x06 : 0x04)
+#define FCFG_HW512 (CPK_FUSED_HALF_WIDE == 1 ? 0x01 : 0x0b)
 #define FCFGS(X)                                                               \
   X(0, 256, 16, 8, 0, 1, 1, 0x03)                                              \
   X(1, 256, 32, 4, 0, 1, 1, 0x1f)                                              \
@@ -998,7 +1004,7 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
   X(12, 512, 512, 4, 12, 2, 1, 0x0b)                                           \
   X(13, 256, 256, 4, 12, 4, 2, 0x04)                                           \
   X(14, 512, 512, 4, 12, 4, 1, FCFG_HW512)                                     \
-  X(15, 256, 256, 4, 12, 8, 2, FCFG_HW256)                                     \
+  X(15, 256, 256, 4, 12, 8, 2, FCFG_HW256_15)                                  \
   X(16, 512, 512, 4, 12, 8, 1, FCFG_HW512)                                     \
   X(17, 256, 256, 4, 12, 16, 2, FCFG_HW256)                                    \
   X(18, 512, 512, 4, 12, 16, 1, 0x0f)                                          \
@@ -1029,6 +1035,12 @@ constexpr bool cfg_idx_ok() {
   return true;
 }
 static_assert(cfg_idx_ok(), "FCFGS labels must be 0, 1, 2, ... in order");
+constexpr int cfg_slots(int i) {
+  return kCfg[i].cl * kCfg[i].gt * (kCfg[i].nr + kCfg[i].ns);
+}
+static_assert(cfg_slots(14) == cfg_slots(15) && kCfg[15].nt == 256,
+              "CPK_FUSED_HALF_WIDE=2 moves 16-bit softmax from 14 to its "
+              "256-thread twin 15");
 
 int fop_of(cpk_op op) {
   switch (op) {
@@ -1056,6 +1068,10 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
   const int64_t nvec = (cols + vecw - 1) / vecw;
   for (int i = 0; i < kNCfg; ++i) {
     const fcfg &c = kCfg[i];
+    /* CPK_FUSED_HALF_WIDE=2: 16-bit softmax passes 14 for its twin 15. */
+    if (CPK_FUSED_HALF_WIDE == 2 && i == 14 && fop == F_SOFTMAX &&
+        dt != CPK_F32)
+      continue;
     if ((c.ops >> fop & 1) && (int64_t)c.cl * c.gt * (c.nr + c.ns) >= nvec)
       return i;
   }
