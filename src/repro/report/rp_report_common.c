@@ -89,8 +89,11 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
       cm_snprintf(t, sizeof t, "locked for the run (--lock-clocks): %s",
                   r->clocks_locked);
     else
-      cm_strlcpy(t, "as found (recorded before and after each case)", sizeof t);
-    set(rows, &n, "clocks", t);
+      cm_strlcpy(t,
+                 "none: clocks as found (recorded before and after each "
+                 "case)",
+                 sizeof t);
+    set(rows, &n, "clock lock", t);
   }
   cm_snprintf(t, sizeof t, "%zu clean, %zu instrumented", run->nclean,
               run->ninstrumented);
