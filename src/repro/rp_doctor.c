@@ -72,6 +72,8 @@ static int rp__doctor_stage(rp_ctx *ctx, plat_os os, const rp_stage_desc *d,
           path, c.timeout_s, rp_need_name(c.device), rp_need_name(c.counters),
           rp_need_name(c.idle), c.instrumented ? "yes" : "no");
   rp_preflight(&c, &ctx->probe, &cs);
+  if (d == &rp_stage_time)
+    rp_time_lock_check(ctx, &cs);
   for (i = 0; i < cs.n; i++) {
     /* In place, so that the verdict's reason reads the same. */
     const char *t =

@@ -147,6 +147,11 @@ const rp_stage_desc *rp_stage_find(const char *name);
 extern const rp_stage_desc rp_stage_build, rp_stage_test, rp_stage_sanitize,
     rp_stage_inspect, rp_stage_profile, rp_stage_time, rp_stage_selftest;
 
+/* The time stage's --lock-clocks check (rp_lock_clocks_check with the
+ * probe's or the OS's answer on privilege), for its preflight and for
+ * doctor; adds nothing without --lock-clocks. */
+void rp_time_lock_check(const rp_ctx *ctx, rp_checks *out);
+
 /* ---- The engine (rp_engine.c) ---- */
 
 /* Creates the run: run id, folder, the manifest's fixed fields (host, OS,

@@ -88,13 +88,17 @@ static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
 }
 
 /* --lock-clocks: cuda_portfolio locks through NVML, which needs root. */
-static void rp__time_preflight(rp_ctx *ctx, rp_stage_run *st) {
+void rp_time_lock_check(const rp_ctx *ctx, rp_checks *out) {
   if (ctx->opt.lock_clocks[0] == '\0')
     return;
   rp_lock_clocks_check(ctx->opt.lock_clocks,
                        ctx->probe.use_privileged ? ctx->probe.privileged
                                                  : plat_is_privileged() == 1,
-                       &st->checks);
+                       out);
+}
+
+static void rp__time_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  rp_time_lock_check(ctx, &st->checks);
 }
 
 const rp_stage_desc rp_stage_time = {

@@ -327,6 +327,25 @@ TEST_IMPL(lock_clocks_check) {
   rp_lock_clocks_check("1755", 1, &cs);
   ASSERT_EQ(cs.items[0].state, RP_CHECK_PASS);
   ASSERT_EQ(rp_checks_verdict(&cs, reason, sizeof reason), RP_EFFECT_NONE);
+  /* What the time stage's preflight and doctor call: the option and the
+   * probe's answer on privilege. */
+  {
+    rp_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.probe.use_privileged = 1;
+    memset(&cs, 0, sizeof cs);
+    rp_time_lock_check(&ctx, &cs); /* no --lock-clocks: no check */
+    ASSERT_EQ(cs.n, 0);
+    cm_strlcpy(ctx.opt.lock_clocks, "1755:2619", sizeof ctx.opt.lock_clocks);
+    rp_time_lock_check(&ctx, &cs);
+    ASSERT_EQ(cs.n, 1);
+    ASSERT_EQ(cs.items[0].effect, RP_EFFECT_REFUSE);
+    ASSERT_CONTAINS(cs.items[0].detail, "--lock-clocks 1755:2619 needs root");
+    ctx.probe.privileged = 1;
+    memset(&cs, 0, sizeof cs);
+    rp_time_lock_check(&ctx, &cs);
+    ASSERT_EQ(cs.items[0].state, RP_CHECK_PASS);
+  }
   return 0;
 }
 
