@@ -417,7 +417,7 @@ int pf_nvml_lock_clocks(pf_nvml *n, unsigned sm_mhz, unsigned mem_mhz,
                 n != NULL ? n->why : "not opened");
     return CM_ENOTSUP;
   }
-  if (sm_mhz == 0 || pf__locked != NULL || n->gpu_locked) {
+  if (sm_mhz == 0 || pf__locked != NULL) {
     cm_strlcpy(err, "clocks already locked, or no SM clock given", errsize);
     return CM_EINVAL;
   }

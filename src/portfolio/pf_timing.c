@@ -445,7 +445,7 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
    * so that the whole run is at the locked clocks. pf_nvml_close (in
    * bench_free) resets them, and a signal does meanwhile. */
   if (o->lock_sm_mhz > 0) {
-    char why[400];
+    char why[400], mem[32] = "as found";
     r = pf_nvml_lock_clocks(b->nvml, o->lock_sm_mhz, o->lock_mem_mhz, why,
                             sizeof why);
     if (r != CM_OK) {
@@ -454,15 +454,11 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
       goto fail;
     }
     if (o->lock_mem_mhz > 0)
-      cm_snprintf(msg, sizeof msg,
-                  "clocks locked for this run by --lock-clocks (SM %u MHz, "
-                  "memory %u MHz): its absolute times hold at those clocks",
-                  o->lock_sm_mhz, o->lock_mem_mhz);
-    else
-      cm_snprintf(msg, sizeof msg,
-                  "clocks locked for this run by --lock-clocks (SM %u MHz, "
-                  "memory as found): its absolute times hold at those clocks",
-                  o->lock_sm_mhz);
+      cm_snprintf(mem, sizeof mem, "%u MHz", o->lock_mem_mhz);
+    cm_snprintf(msg, sizeof msg,
+                "clocks locked for this run by --lock-clocks (SM %u MHz, "
+                "memory %s): its absolute times hold at those clocks",
+                o->lock_sm_mhz, mem);
     warn(b, msg);
   }
 
