@@ -27,6 +27,13 @@
  * Wide-row clusters of softmax, softmax_bwd and row_sum (fused_pf) run as a
  * persistent grid and load their next row while writing this one.
  *
+ * The wide path (wide_k, v9) takes the rows of its own table (kWide: some
+ * 2^17-2^26-wide rows, rmsnorm_bwd's fp32 rows of 16385-32768) where the
+ * H200 ran it faster: it holds nothing of a row on chip but reads it twice,
+ * the second time from the L2, with a persistent grid of clusters sized so
+ * the rows in flight stay in the L2; device memory still sees each input
+ * read once and each output written once while they do.
+ *
  * rmsnorm_bwd's dw (a column sum over rows) is accumulated in registers by
  * persistent row groups: each cluster walks rows g, g + G, ... and writes one
  * fp32 partial row of dw into the workspace; a second kernel adds the G
@@ -82,6 +89,7 @@ struct fparams {
   int64_t rows, cols, stride;
   int64_t chunk; /* columns per cluster rank, multiple of 8 */
   int vec;       /* rows and w 16-byte aligned: vector loads and stores */
+  int wsm;       /* wide_k, rmsnorm: w's chunk in shared memory */
 };
 
 /* ---- raw 16-byte slots ---- */
@@ -183,17 +191,29 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
 #ifndef CPK_FUSED_RMS_WSM
 #define CPK_FUSED_RMS_WSM 1
 #endif
-/* Experiment (-DCPK_FUSED_HALF_WIDE=1): softmax and rmsnorm take the
- * 256-thread clusters twice as large (two blocks per SM) instead of the
- * 512-thread ones for 16384-65536 slots (the 2^18-wide rows), as
- * softmax_backward does; v3 s2 measured this before the prefetch and v8a
- * (docs/PERFORMANCE.md, v8f: +8-9 % for 16-bit softmax at 2^18, a loss for
- * fp32 softmax and for rmsnorm). 2: only what won, 16-bit softmax rows of
- * 16385-32768 slots (2^18 columns) on configuration 15 instead of 14, the
- * candidate for the next final run; its kernel is the one measured with 1.
- * Off: the table as measured. */
+/* CPK_FUSED_HALF_WIDE: 2 (the default since v9): 16-bit softmax rows of
+ * 16385-32768 slots (2^18 columns) on the 256-thread configuration 15, two
+ * blocks per SM, instead of its 512-thread twin 14 (docs/PERFORMANCE.md,
+ * v8f: 0.57 -> 0.61-0.62 of the copy ceiling). 1 (experiment): softmax and
+ * rmsnorm take the 256-thread clusters twice as large for 16384-65536
+ * slots, as softmax_backward does (v8f: a loss for fp32 softmax and for
+ * rmsnorm). 0: the table as measured before v8f. */
 #ifndef CPK_FUSED_HALF_WIDE
-#define CPK_FUSED_HALF_WIDE 0
+#define CPK_FUSED_HALF_WIDE 2
+#endif
+/* The wide path (v9, wide_k below): the rows of kWide's rules re-read
+ * from the L2 instead of held on chip. 0 (experiment): off, the table above
+ * for every row. CPK_FUSED_WIDE_KNOBS=1 (experiment builds): its
+ * configuration from the environment when CPK_WIDE_MIN is set (wide_env).
+ * CPK_WIDE_ST_CS: its row stores streaming (1) or plain (0). */
+#ifndef CPK_FUSED_WIDE
+#define CPK_FUSED_WIDE 1
+#endif
+#ifndef CPK_FUSED_WIDE_KNOBS
+#define CPK_FUSED_WIDE_KNOBS 0
+#endif
+#ifndef CPK_WIDE_ST_CS
+#define CPK_WIDE_ST_CS 1
 #endif
 __host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
   /* (w's slots would take a 256-thread block past half an SM's shared
@@ -938,6 +958,384 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   }
 }
 
+/* ---- WIDE (v9): rows re-read from the L2 ----
+ * A thread-block cluster per row, as fused_k's wide configurations, but
+ * nothing of the row is held across its reduction: each thread streams its
+ * part of the rank's chunk twice, U 16-byte loads per input in flight per
+ * step. The first read comes from device memory with an evict-last L2
+ * policy, the second (after the cluster's reduction) from the L2 with an
+ * evict-first policy, and the row is written with streaming stores, so the
+ * device memory sees each input read once and each output written once
+ * while the rows in flight (one per resident cluster) fit in the L2. With
+ * nothing held, a block needs few registers (U x NI x 4 for the data) and
+ * little shared memory (rmsnorm's w, rmsnorm_bwd's w and dw accumulators):
+ * the row count in flight is set by the grid, not by what a row needs on
+ * chip. softmax sums exp(x - m) against a running per-thread max m (a
+ * partial rescaled by exp(m_old - m_new) when the max grows), then the
+ * cluster takes the row max M and each thread rescales its sum by
+ * exp(m - M) before the sum's reduction; the write takes exp(x - M) once
+ * more (the same one exp per element in the output as fused_k). Reduction
+ * order: per-thread compensated sums in the thread's column order, the
+ * block's warps, the cluster's ranks (group_reduce): a pure function of
+ * (NT, cluster size, cols). */
+__device__ __forceinline__ uint64_t pol_evict_last() {
+  uint64_t p;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ uint64_t pol_evict_first() {
+  uint64_t p;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+/* 16-byte read-only load with an L2 cache policy. */
+__device__ __forceinline__ uint4 ld_pol(const void *a, uint64_t pol) {
+  uint4 r;
+  asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+      : "l"(a), "l"(pol));
+  return r;
+}
+/* Vector e.. of a row as load_slot gives it, whole aligned vectors with the
+ * policy. */
+template <typename T>
+__device__ __forceinline__ uint4 wide_ld(const T *row, int e, int c1, bool vec,
+                                         const uint8_t *mrow, float fill,
+                                         uint64_t pol) {
+  constexpr int VEC = ty<T>::vec;
+  if (c1 - e >= VEC && vec && mrow == nullptr)
+    return ld_pol(row + e, pol);
+  return load_slot<T, false>(row, e, c1, vec, mrow, fill);
+}
+
+/* The cluster stage of group_reduce for a cluster size known at run time
+ * (after group_reduce's block stage, CL = 1 there): the same parallel merge
+ * in rank order. */
+template <bool MAX, int NQ>
+__device__ __forceinline__ void wide_reduce_cl(float (&v)[4], redscratch &rs,
+                                               int buf, int ncl) {
+#if CPK_CLUSTERS
+  cg::cluster_group cl = cg::this_cluster();
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int q = 0; q < NQ; ++q)
+      rs.clu[buf][q] = v[q];
+  }
+  cl.sync();
+  const int lane = threadIdx.x & 31;
+  const float *rk = cl.map_shared_rank(&rs.clu[buf][0], lane < ncl ? lane : 0);
+  float mine[4], a[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    mine[q] = q < NQ ? rk[q] : 0.f;
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
+#pragma unroll 1
+  for (int k = 1; k < ncl; ++k) {
+    float b[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
+    merge<MAX>(a, b);
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    v[q] = a[q];
+#else
+  (void)v;
+  (void)rs;
+  (void)buf;
+  (void)ncl;
+  __trap();
+#endif
+}
+
+template <bool MAX, int NQ, int NT>
+__device__ __forceinline__ void wide_reduce(float (&v)[4], redscratch &rs,
+                                            int &rb, int ncl) {
+  const int buf = rb & 1; /* the buffer group_reduce takes next */
+  group_reduce<MAX, NQ, NT, NT, 1>(v, rs, rb);
+  if (ncl > 1)
+    wide_reduce_cl<MAX, NQ>(v, rs, buf, ncl);
+}
+
+template <typename T, int OP, int NT, int U, int MB>
+__global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
+  constexpr int VEC = ty<T>::vec;
+  constexpr int NI = op_inputs(OP);
+  /* rmsnorm_bwd: dw accumulators [chunk] fp32, then w [chunk] raw T;
+   * rmsnorm (p.wsm): w [chunk] raw T. */
+  extern __shared__ uint4 dsm[];
+  __shared__ redscratch rs;
+  const int tid = threadIdx.x;
+  int rank = 0, ncl = 1;
+#if CPK_CLUSTERS
+  {
+    cg::cluster_group cl = cg::this_cluster();
+    rank = (int)cl.block_rank();
+    ncl = (int)cl.num_blocks();
+  }
+#endif
+  const int64_t clus = (int64_t)blockIdx.x / ncl;
+  const int64_t ngrp = (int64_t)gridDim.x / ncl;
+  const int c0 = (int)((int64_t)rank * p.chunk);
+  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
+  const int nv = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
+  const bool vec = p.vec != 0;
+  const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
+  const T *in0 = static_cast<const T *>(p.in0);
+  const T *in1 = static_cast<const T *>(p.in1);
+  const T *w = static_cast<const T *>(p.w);
+  T *out = static_cast<T *>(p.out);
+  /* row_sum reads its rows once: evict first there too */
+  const uint64_t pf = pol_evict_first();
+  const uint64_t pl = OP == F_ROWSUM ? pf : pol_evict_last();
+  int rb = 0;
+
+  float *dwa = reinterpret_cast<float *>(dsm);
+  uint4 *wv = OP == F_RMSBWD ? dsm + (p.chunk * 4) / 16 : dsm;
+  const bool wsm = OP == F_RMSBWD || (OP == F_RMS && p.wsm);
+  if (OP == F_RMSBWD || (OP == F_RMS && wsm)) {
+    for (int v = tid; v < nv; v += NT) {
+      float ww[VEC];
+      load_w<T>(w, c0 + v * VEC, c1, vec, ww);
+      wv[v] = pack_t<T>(ww);
+      if constexpr (OP == F_RMSBWD) {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+          dwa[v * VEC + k] = 0.f;
+      }
+    }
+    __syncthreads();
+  }
+  auto wget = [&](int idx, int e, float(&ww)[VEC]) {
+    if (wsm)
+      unpack<T>(wv[idx], ww);
+    else
+      load_w<T>(w, e, c1, vec, ww);
+  };
+  (void)wget;
+
+  for (int64_t r = clus; r < p.rows; r += ngrp) {
+    const int64_t ro = r * p.stride;
+    const T *x0 = in0 + ro;
+    const T *x1 = NI > 1 ? in1 + ro : nullptr;
+    const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
+                              ? p.mask + r * p.mstride
+                              : nullptr;
+    /* pass 1: the statistics, loads from device memory (evict last) */
+    csum a, b;
+    float m = -CUDART_INF_F, bad = 0.f;
+    for (int v0 = 0; v0 < nv; v0 += NT * U) {
+      uint4 q[NI][U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int e = c0 + (v0 + u * NT + tid) * VEC;
+        q[0][u] = wide_ld<T>(x0, e, c1, vec, mrow, fill, pl);
+        if constexpr (NI > 1)
+          q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pl);
+      }
+      if constexpr (OP == F_ROWSUM) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          float v[VEC];
+          unpack<T>(q[0][u], v);
+          a.add(pair_sum(v));
+        }
+      } else if constexpr (OP == F_SOFTMAX) {
+        float bm;
+        if constexpr (VEC == 4) {
+          bm = -CUDART_INF_F;
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const uint4 w4 = q[0][u];
+            bm = fmax_nan(bm, fmax_nan(fmax_nan(__uint_as_float(w4.x),
+                                                __uint_as_float(w4.y)),
+                                       fmax_nan(__uint_as_float(w4.z),
+                                                __uint_as_float(w4.w))));
+          }
+        } else {
+          uint32_t acc = ninf2<T>();
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const uint4 w4 = q[0][u];
+            acc = hmax2_nan<T>(acc, hmax2_nan<T>(hmax2_nan<T>(w4.x, w4.y),
+                                                 hmax2_nan<T>(w4.z, w4.w)));
+          }
+          bm = fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
+        }
+        if (bm != bm || bm == CUDART_INF_F)
+          bad = 1.f;
+        if (bad == 0.f) {
+          if (bm > m) { /* m = -inf: the factor is exp(-inf) = 0 */
+            const float f = fexp(m - bm);
+            a.s *= f;
+            a.c *= f;
+            m = bm;
+          }
+          if (m != -CUDART_INF_F) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+              float v[VEC];
+              unpack<T>(q[0][u], v);
+#pragma unroll
+              for (int k = 0; k < VEC; ++k)
+                v[k] = fexp(v[k] - m);
+              a.add(pair_sum(v));
+            }
+          }
+        }
+      } else if constexpr (OP == F_SMBWD) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          float g[VEC], y[VEC];
+          unpack<T>(q[0][u], g);
+          unpack<T>(q[1][u], y);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            g[k] *= y[k];
+          a.add(pair_sum(g));
+        }
+      } else if constexpr (OP == F_RMS) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          float v[VEC];
+          unpack<T>(q[0][u], v);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            v[k] *= v[k];
+          a.add(pair_sum(v));
+        }
+      } else { /* F_RMSBWD: in0 = dy, in1 = x */
+        float pt[U], pd[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int idx = v0 + u * NT + tid;
+          float g[VEC], x[VEC], ww[VEC], t[VEC / 2], d[VEC / 2];
+          unpack<T>(q[0][u], g);
+          unpack<T>(q[1][u], x);
+          unpack<T>(wv[idx < nv ? idx : 0], ww);
+#pragma unroll
+          for (int k = 0; k < VEC / 2; ++k) {
+            const int e0 = 2 * k, e1 = 2 * k + 1;
+            t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
+            d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
+                             __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
+          }
+          pt[u] = pair_sum(t);
+          pd[u] = pair_sum(d);
+        }
+        a.add(pair_sum(pt));
+        b.add(pair_sum(pd));
+      }
+    }
+
+    /* the row's statistics over the cluster */
+    float s0 = 0.f, s1 = 0.f; /* op's two scalars */
+    int mode = 0;
+    if constexpr (OP == F_SOFTMAX) {
+      float red[4] = {bad != 0.f ? -CUDART_INF_F : m, bad, 0.f, 0.f};
+      wide_reduce<true, 2, NT>(red, rs, rb, ncl);
+      mode = red[1] != 0.f ? 2 : (red[0] == -CUDART_INF_F ? 1 : 0);
+      const float M = red[0];
+      /* this thread's sum, against the row max */
+      const float f = (mode == 0 && m != -CUDART_INF_F) ? fexp(m - M) : 0.f;
+      float sred[4] = {a.s * f, a.c * f, 0.f, 0.f};
+      wide_reduce<false, 2, NT>(sred, rs, rb, ncl);
+      s0 = M;
+      s1 = 1.f / csv(sred, 0);
+    } else if constexpr (OP == F_RMSBWD) {
+      float red[4] = {a.s, a.c, b.s, b.c};
+      wide_reduce<false, 4, NT>(red, rs, rb, ncl);
+      s0 = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
+      s1 = -(s0 * s0 * s0 * csv(red, 2) / (float)p.cols);
+    } else {
+      float red[4] = {a.s, a.c, 0.f, 0.f};
+      wide_reduce<false, 2, NT>(red, rs, rb, ncl);
+      s0 = csv(red, 0);
+      if constexpr (OP == F_RMS)
+        s0 = rsqrtf(s0 / (float)p.cols + p.eps);
+    }
+    if constexpr (OP == F_ROWSUM) {
+      if (tid == 0 && rank == 0)
+        st1(out + r, s0);
+      continue;
+    }
+
+    /* pass 2: the write, the inputs again from the L2 (evict first) */
+    T *orow = out + ro;
+    for (int v0 = 0; v0 < nv; v0 += NT * U) {
+      uint4 q[NI][U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int e = c0 + (v0 + u * NT + tid) * VEC;
+        q[0][u] = wide_ld<T>(x0, e, c1, vec, mrow, fill, pf);
+        if constexpr (NI > 1)
+          q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pf);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int idx = v0 + u * NT + tid;
+        const int e = c0 + idx * VEC;
+        float o[VEC];
+        if constexpr (OP == F_SOFTMAX) {
+          unpack<T>(q[0][u], o);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = mode == 0 ? fexp(o[k] - s0) * s1
+                             : (mode == 1 ? 0.f : CUDART_NAN_F);
+        } else if constexpr (OP == F_SMBWD) {
+          float y[VEC];
+          unpack<T>(q[0][u], o);
+          unpack<T>(q[1][u], y);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = y[k] * (o[k] - s0);
+        } else if constexpr (OP == F_RMS) {
+          float ww[VEC];
+          unpack<T>(q[0][u], o);
+          wget(idx < nv ? idx : 0, e, ww);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = o[k] * s0 * ww[k];
+        } else { /* F_RMSBWD */
+          float g[VEC], x[VEC], ww[VEC];
+          unpack<T>(q[0][u], g);
+          unpack<T>(q[1][u], x);
+          unpack<T>(wv[idx < nv ? idx : 0], ww);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = __fmaf_rn(s0, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], s1));
+          if (idx < nv) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              dwa[idx * VEC + k] =
+                  __fmaf_rn(__fmul_rn(g[k], x[k]), s0, dwa[idx * VEC + k]);
+          }
+        }
+        if (idx < nv)
+          store_slot<T, CPK_WIDE_ST_CS != 0>(orow, e, c1, vec, o);
+      }
+    }
+  }
+
+  if constexpr (OP == F_RMSBWD) {
+    /* this cluster's partial row of dw (each column's accumulator was
+     * written by its own thread only) */
+    float *dst = p.dwpart + clus * p.cols;
+    for (int v = tid; v < nv; v += NT)
+#pragma unroll
+      for (int k = 0; k < VEC; ++k)
+        if (c0 + v * VEC + k < c1)
+          dst[c0 + v * VEC + k] = dwa[v * VEC + k];
+  }
+#if CPK_CLUSTERS
+  if (ncl > 1)
+    cg::this_cluster().sync(); /* no block leaves while others read it */
+#endif
+}
+
 /* dw[c] = sum over g of part[g][c]: DW_STRANDS strands per column each add
  * the partial rows g = strand, strand + DW_STRANDS, ... (compensated, in
  * order), then the strands are merged in strand order. A fixed order,
@@ -1221,6 +1619,206 @@ cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
   return cudaErrorInvalidValue;
 }
 
+/* ---- WIDE plans and launches ---- */
+
+/* Experiment builds (-DCPK_FUSED_WIDE_KNOBS=1) take the wide path's
+ * configuration from the environment: CPK_WIDE_MIN (the narrowest row it
+ * takes), CPK_WIDE_NT (256 or 512 threads), CPK_WIDE_CL (cluster size),
+ * CPK_WIDE_G (clusters in the grid, 0: the default). */
+int64_t wide_env(const char *name, int64_t dflt) {
+#if CPK_FUSED_WIDE_KNOBS
+  const char *e = getenv(name);
+  if (e != nullptr && *e != '\0')
+    return strtoll(e, nullptr, 10);
+#else
+  (void)name;
+#endif
+  return dflt;
+}
+
+struct wcfg {
+  int nt, cl;
+  int64_t groups; /* clusters in the grid (at most) */
+  bool wsm;       /* rmsnorm: w's chunk in shared memory */
+  size_t smem;    /* dynamic shared memory per block */
+  int64_t chunk;
+};
+
+/* Where the wide path takes the row, from the H200 side by side of
+ * docs/PERFORMANCE.md (v9: each rule's case against fused_k and the plan's
+ * other picks, in the same lease, twice): (op, dtypes, columns lo..hi) ->
+ * (threads, cluster size, clusters in the grid). The grid's clusters are
+ * the rows in flight: their inputs (rows x NI x row bytes, at most 33 MiB
+ * here) have to stay in the 60 MiB L2 between the two reads. */
+enum { WD_F32 = 1, WD_16 = 6, WD_ALL = 7 }; /* bit per cpk_dtype */
+struct wrule {
+  int fop, dts;
+  int64_t lo, hi;
+  int nt, cl, groups;
+};
+constexpr wrule kWide[] = {
+    /* row_sum 256 x 262144: fp32 0.76 -> 0.82, 16-bit 0.70 -> 0.71 */
+    {F_ROWSUM, WD_ALL, 131073, 262144, 256, 4, 132},
+    /* row_sum 32 x 1048576 (SPLIT before): fp32 0.63 -> 0.71, bf16 0.51
+     * -> 0.61 */
+    {F_ROWSUM, WD_ALL, 262145, (int64_t)1 << 26, 256, 8, 33},
+    /* softmax fp32 256 x 262144: 0.60 -> 0.66 (2^20: fused_k's 0.57
+     * stays) */
+    {F_SOFTMAX, WD_F32, 131073, 262144, 256, 8, 33},
+    /* softmax 16-bit 32 x 1048576: 0.41 -> 0.49 */
+    {F_SOFTMAX, WD_16, 262145, (int64_t)1 << 26, 256, 8, 33},
+    /* rmsnorm 256 x 262144: bf16 0.53 -> 0.57, fp32 0.55 -> 0.60 */
+    {F_RMS, WD_16, 131073, 262144, 256, 8, 33},
+    {F_RMS, WD_F32, 131073, 262144, 256, 16, 14},
+    /* rmsnorm_bwd fp32 2048 x 32768: 0.54 -> 0.74 (16-bit: no gain) */
+    {F_RMSBWD, WD_F32, 16385, 32768, 512, 2, 66},
+};
+
+/* The wide path's configuration for (op, dtype, cols), or false where the
+ * path does not take the row (kWide; an experiment build's environment,
+ * CPK_WIDE_MIN set, replaces the table). A pure function of its arguments
+ * in a product build. */
+bool wide_cfg(int fop, cpk_dtype dt, int64_t cols, wcfg &w) {
+  if (!CPK_FUSED_WIDE || fop < 0 || !dt_ok(dt) || cols < 1)
+    return false;
+  const int64_t kmin = wide_env("CPK_WIDE_MIN", 0);
+  if (kmin > 0) {
+    if (cols < kmin || cols > (int64_t)1 << 26)
+      return false;
+    w.nt = wide_env("CPK_WIDE_NT", 512) == 256 ? 256 : 512;
+    const int64_t cl = wide_env("CPK_WIDE_CL", 8);
+    w.cl = (int)(cl < 1 ? 1 : cl > 16 ? 16 : cl);
+    w.groups = wide_env("CPK_WIDE_G", 0);
+    if (w.groups <= 0)
+      w.groups = (int64_t)132 * (w.nt == 512 ? 1 : 2) / w.cl;
+  } else {
+    const wrule *r = nullptr;
+    for (const wrule &k : kWide)
+      if (k.fop == fop && (k.dts >> dt & 1) && cols >= k.lo && cols <= k.hi)
+        r = &k;
+    if (r == nullptr)
+      return false;
+    w.nt = r->nt;
+    w.cl = r->cl;
+    w.groups = r->groups;
+  }
+  if (w.groups < 1)
+    w.groups = 1;
+  w.chunk = fused_chunk(cols, w.cl);
+  const size_t es = dt_size(dt);
+  w.wsm = false;
+  w.smem = 0;
+  if (fop == F_RMSBWD)
+    w.smem = (size_t)w.chunk * (4u + es);
+  if (fop == F_RMS && (size_t)w.chunk * es <= 112u * 1024u) {
+    w.wsm = true;
+    w.smem = (size_t)w.chunk * es;
+  }
+  return w.smem <= 227u * 1024u;
+}
+
+/* Clusters in the grid: a pure function of the shape (rmsnorm_bwd's dw
+ * partial rows are one per cluster, so the dw bits depend on it). */
+int64_t wide_groups(const wcfg &w, int64_t rows) {
+  return rows < w.groups ? rows : w.groups;
+}
+
+template <typename T, int OP, int NT>
+cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
+                        cudaStream_t st) {
+  constexpr int U = op_inputs(OP) == 1 ? 8 : 4;
+  /* 64 registers (rmsnorm_bwd: 128; at 64 its 16-bit kernels spilled) */
+  constexpr int MB = (NT == 512 ? 2 : 4) / (OP == F_RMSBWD ? 2 : 1);
+  auto k = wide_k<T, OP, NT, U, MB>;
+  static int cdev = -1;
+  static size_t csmem = 0;
+  int dev = 0;
+  CPK__TRY(cudaGetDevice(&dev));
+  if (dev != cdev || w.smem > csmem) {
+    CPK__TRY(cudaFuncSetAttribute(
+        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)w.smem));
+    CPK__TRY(cudaFuncSetAttribute(
+        k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cdev = dev;
+    csmem = w.smem;
+  }
+  cudaLaunchConfig_t lc = {};
+  cudaLaunchAttribute at[1];
+  lc.gridDim = dim3((unsigned)(groups * w.cl), 1, 1);
+  lc.blockDim = dim3(NT, 1, 1);
+  lc.dynamicSmemBytes = w.smem;
+  lc.stream = st;
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = (unsigned)w.cl;
+  at[0].val.clusterDim.y = 1;
+  at[0].val.clusterDim.z = 1;
+  lc.attrs = at;
+  lc.numAttrs = 1;
+  CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
+  return cudaGetLastError();
+}
+
+template <int OP>
+cudaError_t launch_wide_dt(cpk_dtype dt, const fparams &p, const wcfg &w,
+                           int64_t groups, cudaStream_t st) {
+#define WIDE_NT(T)                                                             \
+  (w.nt == 256 ? launch_wide<T, OP, 256>(p, w, groups, st)                     \
+               : launch_wide<T, OP, 512>(p, w, groups, st))
+  switch (dt) {
+  case CPK_F32:
+    return WIDE_NT(float);
+  case CPK_F16:
+    return WIDE_NT(__half);
+  case CPK_BF16:
+    return WIDE_NT(__nv_bfloat16);
+  }
+#undef WIDE_NT
+  return cudaErrorInvalidValue;
+}
+
+template <typename T>
+void launch_dw(const float *part, void *dw, int64_t cols, int64_t groups,
+               cudaStream_t st) {
+  const unsigned g = (unsigned)((cols + 31) / 32), nt = 32 * DW_STRANDS;
+  fused_dw_k<T><<<g, nt, 0, st>>>(part, (T *)dw, cols, groups);
+}
+
+cudaError_t run_dw(cpk_dtype dt, const fparams &p, int64_t groups,
+                   cudaStream_t st) {
+  switch (dt) {
+  case CPK_F32:
+    launch_dw<float>(p.dwpart, p.dw, p.cols, groups, st);
+    break;
+  case CPK_F16:
+    launch_dw<__half>(p.dwpart, p.dw, p.cols, groups, st);
+    break;
+  case CPK_BF16:
+    launch_dw<__nv_bfloat16>(p.dwpart, p.dw, p.cols, groups, st);
+    break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t run_wide(int fop, cpk_dtype dt, const wcfg &w, fparams p,
+                     cudaStream_t st) {
+  p.chunk = w.chunk;
+  p.wsm = w.wsm ? 1 : 0;
+  const int64_t groups = wide_groups(w, p.rows);
+  switch (fop) {
+  case F_ROWSUM:
+    return launch_wide_dt<F_ROWSUM>(dt, p, w, groups, st);
+  case F_SOFTMAX:
+    return launch_wide_dt<F_SOFTMAX>(dt, p, w, groups, st);
+  case F_SMBWD:
+    return launch_wide_dt<F_SMBWD>(dt, p, w, groups, st);
+  case F_RMS:
+    return launch_wide_dt<F_RMS>(dt, p, w, groups, st);
+  default:
+    CPK__TRY(launch_wide_dt<F_RMSBWD>(dt, p, w, groups, st));
+    return run_dw(dt, p, groups, st);
+  }
+}
+
 /* ci: fused_plan(fop, dt, p.cols), not negative. */
 cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
                       cudaStream_t st) {
@@ -1242,25 +1840,9 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
     return launch_dt<F_SMBWD>(dt, ci, p, ngroups, smem, st);
   case F_RMS:
     return launch_dt<F_RMS>(dt, ci, p, ngroups, smem, st);
-  default: {
+  default:
     CPK__TRY(launch_dt<F_RMSBWD>(dt, ci, p, ngroups, smem, st));
-    const unsigned g = (unsigned)((p.cols + 31) / 32), nt = 32 * DW_STRANDS;
-    switch (dt) {
-    case CPK_F32:
-      fused_dw_k<float>
-          <<<g, nt, 0, st>>>(p.dwpart, (float *)p.dw, p.cols, ngroups);
-      break;
-    case CPK_F16:
-      fused_dw_k<__half>
-          <<<g, nt, 0, st>>>(p.dwpart, (__half *)p.dw, p.cols, ngroups);
-      break;
-    case CPK_BF16:
-      fused_dw_k<__nv_bfloat16>
-          <<<g, nt, 0, st>>>(p.dwpart, (__nv_bfloat16 *)p.dw, p.cols, ngroups);
-      break;
-    }
-    return cudaGetLastError();
-  }
+    return run_dw(dt, p, ngroups, st);
   }
 }
 
@@ -1272,6 +1854,10 @@ size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
   const int fop = fop_of(op);
   if (fop != F_RMSBWD)
     return 0;
+  wcfg wc;
+  if (wide_cfg(fop, dt, s.cols, wc))
+    return ws_round((size_t)wide_groups(wc, s.rows) * (size_t)s.cols *
+                    sizeof(float));
   const int ci = fused_plan(fop, dt, s.cols);
   if (ci < 0)
     return 0;
@@ -1284,8 +1870,10 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
                       int64_t mstride, float eps, cpk_rows s, void *ws,
                       cudaStream_t st) {
   const int fop = fop_of(op);
+  wcfg wc;
+  const bool wide = wide_cfg(fop, dt, s.cols, wc);
   const int ci = fused_plan(fop, dt, s.cols);
-  if (ci < 0)
+  if (ci < 0 && !wide)
     return cudaErrorInvalidValue;
   const size_t es = dt_size(dt);
   fparams p = {};
@@ -1306,11 +1894,17 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
   p.vec = rows_vec_ok(in0, s.stride, es) && rows_vec_ok(in1, s.stride, es) &&
           (!out_rows || rows_vec_ok(out, s.stride, es)) &&
           (w == nullptr || aligned16(w));
+  if (wide)
+    return run_wide(fop, dt, wc, p, st);
   return run_fused(fop, dt, ci, p, st);
 }
 
 } /* namespace cpk__ */
 
 extern "C" int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols) {
-  return fused_plan(fop_of(op), dt, cols) >= 0 ? 1 : 0;
+  wcfg wc;
+  return (fused_plan(fop_of(op), dt, cols) >= 0 ||
+          wide_cfg(fop_of(op), dt, cols, wc))
+             ? 1
+             : 0;
 }

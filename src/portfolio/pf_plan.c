@@ -23,7 +23,8 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
   }
   if (dev->fused && cpk_fused_fits(op, dt, cols)) {
     const int64_t max = op == CPK_OP_RMSNORM_BWD ? PF_PLAN_FUSED_MAX_COLS_RMSBWD
-                        : (op == CPK_OP_SOFTMAX || op == CPK_OP_SOFTMAX_BWD)
+                        : (op == CPK_OP_SOFTMAX || op == CPK_OP_SOFTMAX_BWD ||
+                           op == CPK_OP_ROW_SUM)
                             ? INT64_MAX
                             : PF_PLAN_FUSED_MAX_COLS;
     if (cols <= max)

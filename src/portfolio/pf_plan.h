@@ -11,13 +11,15 @@
 
 #include "cpk.h"
 
-/* row_sum and rmsnorm: FUSED is the pick up to this row width. Past it a
- * row spans a 16-block cluster with one block per SM, and on the H200 the
- * two-kernel SPLIT was faster on 2^20-wide rows (row_sum 0.64 of the copy
- * ceiling against 0.54, rmsnorm 0.53 against 0.44: docs/PERFORMANCE.md).
- * softmax and softmax_backward take FUSED wherever the row fits: their
- * prefetching clusters beat SPLIT there (softmax fp32 0.55 against 0.47,
- * softmax_backward bf16 0.65 against 0.50). */
+/* rmsnorm: FUSED is the pick up to this row width. Past it a row spans a
+ * 16-block cluster with one block per SM, and on the H200 the two-kernel
+ * SPLIT was faster on 2^20-wide rows (0.53 of the copy ceiling against
+ * 0.44, and 0.49-0.53 against the wide path's 0.44-0.48:
+ * docs/PERFORMANCE.md). softmax, softmax_backward and row_sum take FUSED
+ * wherever the row fits: their prefetching clusters beat SPLIT there
+ * (softmax fp32 0.55 against 0.47, softmax_backward bf16 0.65 against
+ * 0.50), and since v9 row_sum's 2^20-wide rows take the wide path (0.61 /
+ * 0.71 bf16 / fp32 against SPLIT's 0.51 / 0.63). */
 #define PF_PLAN_FUSED_MAX_COLS 262144
 /* rmsnorm_backward: its FUSED dw partials (one fp32 row per row group) cost
  * more than they save past this width: 256 x 262144 bf16 ran at 0.20 of the

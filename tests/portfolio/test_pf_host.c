@@ -48,16 +48,17 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, sms),
             CPK_V_TENSORCORE);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ADD, CPK_F16, 1, 9, sms), CPK_V_VECTOR);
-  /* With clusters: FUSED where the row can be held (rowfused.cu's list), up
-   * to 2^18-wide rows for row_sum and rmsnorm and 2^16 for rmsnorm_backward;
-   * past that the measured faster SPLIT / BLOCK (pf_plan.h). */
+  /* With clusters: FUSED where the row can be held (rowfused.cu's list and
+   * its wide path), up to 2^18-wide rows for rmsnorm and 2^16 for
+   * rmsnorm_backward; past that the measured faster SPLIT / BLOCK
+   * (pf_plan.h). */
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 65536, 1024, &h),
             CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 256, 262144, &h),
             CPK_V_FUSED);
-  /* 2^20-wide rows fit (one 16-block cluster): softmax and softmax_backward
-   * take FUSED, row_sum and rmsnorm SPLIT (measured faster there); fp32
-   * softmax_backward's two 4 MiB rows do not fit: SPLIT */
+  /* 2^20-wide rows fit (one 16-block cluster, or the wide path): softmax,
+   * softmax_backward and row_sum take FUSED, rmsnorm SPLIT (measured faster
+   * there); fp32 softmax_backward's two 4 MiB rows do not fit: SPLIT */
   ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX_BWD, CPK_BF16, 1048576), 1);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 32, 1048576, &h),
             CPK_V_FUSED);
@@ -66,6 +67,10 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_F32, 32, 1048576, &h),
             CPK_V_SPLIT);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F32, 32, 1048576, &h),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_BF16, 2, 4194304, &h),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM, CPK_F32, 32, 1048576, &h),
             CPK_V_SPLIT);
   ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM, CPK_BF16, 32, 1048576, &h),
             CPK_V_SPLIT);
@@ -84,6 +89,13 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 262144), 0);
   ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262144), 1);
   ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262145), 0);
+  /* the wide path (kWide) holds row_sum and 16-bit softmax rows past the
+   * on-chip list, up to 2^26 columns */
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_ROW_SUM, CPK_F32, 4194304), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_BF16, (int64_t)1 << 26), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_BF16, ((int64_t)1 << 26) + 1),
+            0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 4194304), 0);
   ASSERT_EQ(cpk_fused_fits(CPK_OP_MATMUL, CPK_F32, 16), 0);
   return 0;
 }
