@@ -343,6 +343,52 @@ __device__ __forceinline__ float fexp(float d) {
   return y;
 }
 
+/* The running max.NaN of a row's raw 16-byte slots, one instruction per
+ * element (per pair in 16-bit, the packed maximum unpacked at the end):
+ * max_acc_init, then max_acc_add per slot, then max_acc_get. A NaN or +inf
+ * anywhere poisons it. */
+template <typename T> __device__ __forceinline__ uint32_t max_acc_init() {
+  if constexpr (ty<T>::vec == 4)
+    return __float_as_uint(-CUDART_INF_F);
+  else
+    return ninf2<T>();
+}
+template <typename T>
+__device__ __forceinline__ uint32_t max_acc_add(uint32_t acc, const uint4 &w4) {
+  if constexpr (ty<T>::vec == 4)
+    return __float_as_uint(fmax_nan(
+        __uint_as_float(acc),
+        fmax_nan(fmax_nan(__uint_as_float(w4.x), __uint_as_float(w4.y)),
+                 fmax_nan(__uint_as_float(w4.z), __uint_as_float(w4.w)))));
+  else
+    return hmax2_nan<T>(
+        acc, hmax2_nan<T>(hmax2_nan<T>(w4.x, w4.y), hmax2_nan<T>(w4.z, w4.w)));
+}
+template <typename T>
+__device__ __forceinline__ float max_acc_get(uint32_t acc) {
+  if constexpr (ty<T>::vec == 4)
+    return __uint_as_float(acc);
+  else
+    return fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
+}
+
+/* rmsnorm_bwd's two row terms of one slot, sum x^2 (pt) and sum g w x (pd):
+ * the pairs' sums by fma, then pairwise (v6b, docs/PERFORMANCE.md). */
+template <int VEC>
+__device__ __forceinline__ float2 rmsbwd_terms(const float (&g)[VEC],
+                                               const float (&x)[VEC],
+                                               const float (&ww)[VEC]) {
+  float t[VEC / 2], d[VEC / 2];
+#pragma unroll
+  for (int k = 0; k < VEC / 2; ++k) {
+    const int e0 = 2 * k, e1 = 2 * k + 1;
+    t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
+    d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
+                     __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
+  }
+  return make_float2(pair_sum(t), pair_sum(d));
+}
+
 /* 16 bytes global -> shared, bypassing L1; EF: with an evict-first L2
  * policy (as ld.global.cs's lines), so the loads leave other lines (the
  * benchmark flush's dirty ones among them) in place. */
@@ -396,6 +442,52 @@ __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
   }
 }
 
+/* The cluster stage of a row group's reduction (v8, CPK_FUSED_CLRED_PAR):
+ * lane k of every warp reads rank k's partial with one distributed-shared-
+ * memory load (ncl <= 16 < 32 lanes), then the warp merges them in rank
+ * order through shuffles, from lane 0 up. ncl: the cluster size, a
+ * template constant in fused_k, known at run time in wide_k. */
+template <bool MAX, int NQ>
+__device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
+                                              int buf, int ncl) {
+#if CPK_CLUSTERS
+  cg::cluster_group cl = cg::this_cluster();
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int q = 0; q < NQ; ++q)
+      rs.clu[buf][q] = v[q];
+  }
+  cl.sync();
+  const int lane = threadIdx.x & 31;
+  const float *rk = cl.map_shared_rank(&rs.clu[buf][0], lane < ncl ? lane : 0);
+  float mine[4], a[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    mine[q] = q < NQ ? rk[q] : 0.f;
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
+    /* Not unrolled: unrolled, the wide 2-input configurations spilled. */
+#pragma unroll 1
+  for (int k = 1; k < ncl; ++k) {
+    float b[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
+    merge<MAX>(a, b);
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    v[q] = a[q];
+#else
+  (void)v;
+  (void)rs;
+  (void)buf;
+  (void)ncl;
+  __trap();
+#endif
+}
+
 template <bool MAX, int NQ, int NT, int GT, int CL>
 __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
                                              int &rb) {
@@ -433,7 +525,9 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
     }
   }
   if constexpr (CL > 1) {
-#if CPK_CLUSTERS
+#if CPK_FUSED_CLRED_PAR
+    cluster_merge<MAX, NQ>(v, rs, buf, CL);
+#elif CPK_CLUSTERS
     cg::cluster_group cl = cg::this_cluster();
     if (threadIdx.x == 0) {
 #pragma unroll
@@ -442,32 +536,6 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
     }
     cl.sync();
     float a[4];
-#if CPK_FUSED_CLRED_PAR
-    {
-      /* Lane k holds rank k's partial (CL <= 16 < 32 lanes); the merge
-       * takes them from lane 0 up, in rank order. */
-      const int lane = threadIdx.x & 31;
-      const float *rk =
-          cl.map_shared_rank(&rs.clu[buf][0], lane < CL ? lane : 0);
-      float mine[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        mine[q] = q < NQ ? rk[q] : 0.f;
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
-      }
-      /* Not unrolled: unrolled, the wide 2-input configurations spilled. */
-#pragma unroll 1
-      for (int k = 1; k < CL; ++k) {
-        float b[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
-        merge<MAX>(a, b);
-      }
-    }
-#else
     {
       const float *r0 = cl.map_shared_rank(&rs.clu[buf][0], 0);
 #pragma unroll
@@ -484,7 +552,6 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
         b[q] = q < NQ ? rk[q] : 0.f;
       merge<MAX>(a, b);
     }
-#endif
 #pragma unroll
     for (int q = 0; q < 4; ++q)
       v[q] = a[q];
@@ -711,27 +778,11 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     } else if constexpr (OP == F_SOFTMAX) {
       /* Max with NaN propagation (max.NaN): one instruction per element
        * (per pair in 16-bit), and a NaN or +inf anywhere poisons the row. */
-      float m;
-      if constexpr (VEC == 4) {
-        m = -CUDART_INF_F;
+      uint32_t macc = max_acc_init<T>();
 #pragma unroll
-        for (int j = 0; j < S; ++j) {
-          const uint4 w4 = SLOT(0, j);
-          m = fmax_nan(
-              m,
-              fmax_nan(fmax_nan(__uint_as_float(w4.x), __uint_as_float(w4.y)),
-                       fmax_nan(__uint_as_float(w4.z), __uint_as_float(w4.w))));
-        }
-      } else {
-        uint32_t acc = ninf2<T>();
-#pragma unroll
-        for (int j = 0; j < S; ++j) {
-          const uint4 w4 = SLOT(0, j);
-          acc = hmax2_nan<T>(acc, hmax2_nan<T>(hmax2_nan<T>(w4.x, w4.y),
-                                               hmax2_nan<T>(w4.z, w4.w)));
-        }
-        m = fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
-      }
+      for (int j = 0; j < S; ++j)
+        macc = max_acc_add<T>(macc, SLOT(0, j));
+      const float m = max_acc_get<T>(macc);
       const float bad0 = (m != m || m == CUDART_INF_F) ? 1.f : 0.f;
       float red[4] = {bad0 != 0.f ? -CUDART_INF_F : m, bad0, 0.f, 0.f};
       group_reduce<true, 2, NT, GT, CL>(red, rs, rb);
@@ -854,6 +905,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       float pt[S], pd[S];
 #pragma unroll
       for (int j = 0; j < S; ++j) {
+        /* rmsbwd_terms written out: through the helper, ptxas schedules
+         * these kernels differently (the same operations, other SASS), and
+         * these are the measured ones */
         float g[VEC], x[VEC], ww[VEC], t[VEC / 2], d[VEC / 2];
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
@@ -1008,56 +1062,13 @@ __device__ __forceinline__ uint4 wide_ld(const T *row, int e, int c1, bool vec,
   return load_slot<T, false>(row, e, c1, vec, mrow, fill);
 }
 
-/* The cluster stage of group_reduce for a cluster size known at run time
- * (after group_reduce's block stage, CL = 1 there): the same parallel merge
- * in rank order. */
-template <bool MAX, int NQ>
-__device__ __forceinline__ void wide_reduce_cl(float (&v)[4], redscratch &rs,
-                                               int buf, int ncl) {
-#if CPK_CLUSTERS
-  cg::cluster_group cl = cg::this_cluster();
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int q = 0; q < NQ; ++q)
-      rs.clu[buf][q] = v[q];
-  }
-  cl.sync();
-  const int lane = threadIdx.x & 31;
-  const float *rk = cl.map_shared_rank(&rs.clu[buf][0], lane < ncl ? lane : 0);
-  float mine[4], a[4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    mine[q] = q < NQ ? rk[q] : 0.f;
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
-#pragma unroll 1
-  for (int k = 1; k < ncl; ++k) {
-    float b[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
-    merge<MAX>(a, b);
-  }
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    v[q] = a[q];
-#else
-  (void)v;
-  (void)rs;
-  (void)buf;
-  (void)ncl;
-  __trap();
-#endif
-}
-
 template <bool MAX, int NQ, int NT>
 __device__ __forceinline__ void wide_reduce(float (&v)[4], redscratch &rs,
                                             int &rb, int ncl) {
   const int buf = rb & 1; /* the buffer group_reduce takes next */
   group_reduce<MAX, NQ, NT, NT, 1>(v, rs, rb);
   if (ncl > 1)
-    wide_reduce_cl<MAX, NQ>(v, rs, buf, ncl);
+    cluster_merge<MAX, NQ>(v, rs, buf, ncl);
 }
 
 template <typename T, int OP, int NT, int U, int MB>
@@ -1144,27 +1155,11 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
           a.add(pair_sum(v));
         }
       } else if constexpr (OP == F_SOFTMAX) {
-        float bm;
-        if constexpr (VEC == 4) {
-          bm = -CUDART_INF_F;
+        uint32_t macc = max_acc_init<T>();
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const uint4 w4 = q[0][u];
-            bm = fmax_nan(bm, fmax_nan(fmax_nan(__uint_as_float(w4.x),
-                                                __uint_as_float(w4.y)),
-                                       fmax_nan(__uint_as_float(w4.z),
-                                                __uint_as_float(w4.w))));
-          }
-        } else {
-          uint32_t acc = ninf2<T>();
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const uint4 w4 = q[0][u];
-            acc = hmax2_nan<T>(acc, hmax2_nan<T>(hmax2_nan<T>(w4.x, w4.y),
-                                                 hmax2_nan<T>(w4.z, w4.w)));
-          }
-          bm = fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
-        }
+        for (int u = 0; u < U; ++u)
+          macc = max_acc_add<T>(macc, q[0][u]);
+        const float bm = max_acc_get<T>(macc);
         if (bm != bm || bm == CUDART_INF_F)
           bad = 1.f;
         if (bad == 0.f) {
@@ -1212,19 +1207,13 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int idx = v0 + u * NT + tid;
-          float g[VEC], x[VEC], ww[VEC], t[VEC / 2], d[VEC / 2];
+          float g[VEC], x[VEC], ww[VEC];
           unpack<T>(q[0][u], g);
           unpack<T>(q[1][u], x);
           unpack<T>(wv[idx < nv ? idx : 0], ww);
-#pragma unroll
-          for (int k = 0; k < VEC / 2; ++k) {
-            const int e0 = 2 * k, e1 = 2 * k + 1;
-            t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
-            d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
-                             __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
-          }
-          pt[u] = pair_sum(t);
-          pd[u] = pair_sum(d);
+          const float2 r = rmsbwd_terms<VEC>(g, x, ww);
+          pt[u] = r.x;
+          pd[u] = r.y;
         }
         a.add(pair_sum(pt));
         b.add(pair_sum(pd));
