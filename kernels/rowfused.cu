@@ -205,7 +205,8 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
  * from the L2 instead of held on chip. 0 (experiment): off, the table above
  * for every row. CPK_FUSED_WIDE_KNOBS=1 (experiment builds): its
  * configuration from the environment when CPK_WIDE_MIN is set (wide_env).
- * CPK_WIDE_ST_CS: its row stores streaming (1) or plain (0). */
+ * CPK_WIDE_ST_CS: its row stores streaming (1) or plain (0); CPK_WIDE_U
+ * below. */
 #ifndef CPK_FUSED_WIDE
 #define CPK_FUSED_WIDE 1
 #endif
@@ -214,6 +215,12 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
 #endif
 #ifndef CPK_WIDE_ST_CS
 #define CPK_WIDE_ST_CS 1
+#endif
+/* CPK_WIDE_U: the wide path's 16-byte loads in flight per thread (one-input
+ * ops; two-input ops half), 8 as measured; 16 (experiment) builds its
+ * kernels for twice the registers. */
+#ifndef CPK_WIDE_U
+#define CPK_WIDE_U 8
 #endif
 __host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
   /* (w's slots would take a 256-thread block past half an SM's shared
@@ -1715,9 +1722,14 @@ int64_t wide_groups(const wcfg &w, int64_t rows) {
 template <typename T, int OP, int NT>
 cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
                         cudaStream_t st) {
-  constexpr int U = op_inputs(OP) == 1 ? 8 : 4;
-  /* 64 registers (rmsnorm_bwd: 128; at 64 its 16-bit kernels spilled) */
-  constexpr int MB = (NT == 512 ? 2 : 4) / (OP == F_RMSBWD ? 2 : 1);
+  /* 16-byte loads in flight per thread and input: CPK_WIDE_U (one-input
+   * ops; half that for two) */
+  constexpr int U = op_inputs(OP) == 1 ? CPK_WIDE_U : CPK_WIDE_U / 2;
+  /* 64 registers (rmsnorm_bwd: 128; at 64 its 16-bit kernels spilled);
+   * twice that for twice the loads */
+  constexpr int MB0 =
+      (NT == 512 ? 2 : 4) / (OP == F_RMSBWD ? 2 : 1) / (CPK_WIDE_U > 8 ? 2 : 1);
+  constexpr int MB = MB0 > 0 ? MB0 : 1;
   auto k = wide_k<T, OP, NT, U, MB>;
   static int cdev = -1;
   static size_t csmem = 0;
