@@ -1114,7 +1114,7 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
   float *dwa = reinterpret_cast<float *>(dsm);
   uint4 *wv = OP == F_RMSBWD ? dsm + (p.chunk * 4) / 16 : dsm;
   const bool wsm = OP == F_RMSBWD || (OP == F_RMS && p.wsm);
-  if (OP == F_RMSBWD || (OP == F_RMS && wsm)) {
+  if (wsm) {
     for (int v = tid; v < nv; v += NT) {
       float ww[VEC];
       load_w<T>(w, c0 + v * VEC, c1, vec, ww);
@@ -1142,18 +1142,22 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
                               ? p.mask + r * p.mstride
                               : nullptr;
+    /* the step from vector v0 on: U vectors of each input, L2 policy pol */
+    auto load = [&](uint4(&q)[NI][U], int v0, uint64_t pol) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int e = c0 + (v0 + u * NT + tid) * VEC;
+        q[0][u] = wide_ld<T>(x0, e, c1, vec, mrow, fill, pol);
+        if constexpr (NI > 1)
+          q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pol);
+      }
+    };
     /* pass 1: the statistics, loads from device memory (evict last) */
     csum a, b;
     float m = -CUDART_INF_F, bad = 0.f;
     for (int v0 = 0; v0 < nv; v0 += NT * U) {
       uint4 q[NI][U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int e = c0 + (v0 + u * NT + tid) * VEC;
-        q[0][u] = wide_ld<T>(x0, e, c1, vec, mrow, fill, pl);
-        if constexpr (NI > 1)
-          q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pl);
-      }
+      load(q, v0, pl);
       if constexpr (OP == F_ROWSUM) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -1263,13 +1267,7 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     T *orow = out + ro;
     for (int v0 = 0; v0 < nv; v0 += NT * U) {
       uint4 q[NI][U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int e = c0 + (v0 + u * NT + tid) * VEC;
-        q[0][u] = wide_ld<T>(x0, e, c1, vec, mrow, fill, pf);
-        if constexpr (NI > 1)
-          q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pf);
-      }
+      load(q, v0, pf);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int idx = v0 + u * NT + tid;
@@ -1525,24 +1523,34 @@ bool persist_on() {
   return on;
 }
 
+/* A launch of `blocks` blocks of nt threads in clusters of cl (cl > 1: the
+ * cluster attribute, stored in *at) with smem bytes of dynamic shared
+ * memory on st; fused_k's and wide_k's launches. */
+cudaLaunchConfig_t cluster_launch(unsigned blocks, int nt, int cl, size_t smem,
+                                  cudaStream_t st, cudaLaunchAttribute *at) {
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(blocks, 1, 1);
+  lc.blockDim = dim3((unsigned)nt, 1, 1);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = st;
+  if (cl > 1) {
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = (unsigned)cl;
+    at->val.clusterDim.y = 1;
+    at->val.clusterDim.z = 1;
+    lc.attrs = at;
+    lc.numAttrs = 1;
+  }
+  return lc;
+}
+
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
                        cudaStream_t st) {
   auto k = fused_k<T, OP, NT, GT, NR, NS, CL, MB>;
-  cudaLaunchConfig_t lc = {};
-  cudaLaunchAttribute at[1];
-  lc.gridDim = dim3((unsigned)CL, 1, 1);
-  lc.blockDim = dim3(NT, 1, 1);
-  lc.dynamicSmemBytes = smem;
-  lc.stream = st;
-  if (CL > 1) {
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = CL;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    lc.attrs = at;
-    lc.numAttrs = 1;
-  }
+  cudaLaunchAttribute at;
+  /* one cluster's worth for the occupancy query; the grid is set below */
+  cudaLaunchConfig_t lc = cluster_launch((unsigned)CL, NT, CL, smem, st, &at);
   /* Per device, once: the function attributes (the largest dynamic shared
    * memory any launch of this configuration asks for) and how many groups
    * are resident at once; not on every (timed) launch. */
@@ -1743,18 +1751,9 @@ cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
     cdev = dev;
     csmem = w.smem;
   }
-  cudaLaunchConfig_t lc = {};
-  cudaLaunchAttribute at[1];
-  lc.gridDim = dim3((unsigned)(groups * w.cl), 1, 1);
-  lc.blockDim = dim3(NT, 1, 1);
-  lc.dynamicSmemBytes = w.smem;
-  lc.stream = st;
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = (unsigned)w.cl;
-  at[0].val.clusterDim.y = 1;
-  at[0].val.clusterDim.z = 1;
-  lc.attrs = at;
-  lc.numAttrs = 1;
+  cudaLaunchAttribute at;
+  const cudaLaunchConfig_t lc =
+      cluster_launch((unsigned)(groups * w.cl), NT, w.cl, w.smem, st, &at);
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
   return cudaGetLastError();
 }
