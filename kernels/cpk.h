@@ -91,11 +91,26 @@ size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
  * compute capability >= 9.0), negative on a CUDA error (as -cudaError_t). */
 int cpk_variant_available(cpk_op op, cpk_variant v, cpk_dtype dt);
 
-/* 1 when CPK_V_FUSED of op can hold a row of this shape on chip (the only
- * shapes it accepts; otherwise the launcher returns cudaErrorInvalidValue and
- * the plan chooser takes another variant), else 0. Pure: depends on op, dtype
- * and cols only. */
+/* 1 when CPK_V_FUSED of op takes rows of this width on the current device
+ * (the only shapes it accepts; otherwise the launcher returns
+ * cudaErrorInvalidValue and the plan chooser takes another variant), else 0.
+ * It holds a row on chip in a block or a thread-block cluster (widths that
+ * depend on op, dtype and cols only), or, for the widths of its grid path
+ * (cpk_fused_grid), spreads each row over a grid of 132 blocks that must all
+ * be resident at once: that needs a device with at least 132 SMs (H100 SXM,
+ * H200), and the launcher returns cudaErrorNotSupported for such a width on
+ * another device. */
 int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols);
+
+/* 1 when CPK_V_FUSED of op takes rows of this width through its grid path on
+ * the current device (a cooperative grid of 132 blocks, each owning a
+ * 1/132 column chunk of every row: the row is read once and held on chip
+ * across the whole GPU; kernels/rowfused.cu, grid_k), else 0. The path needs
+ * a workspace (cpk_workspace_bytes includes it for these widths); its
+ * contents need no initialisation and must be left alone between launches
+ * on one stream. The environment variable CPK_FUSED_GRID=0 turns the path
+ * off (side-by-side runs). */
+int cpk_fused_grid(cpk_op op, cpk_dtype dt, int64_t cols);
 
 /* ---- measurement helpers (the timing harness's, not ops: no reference,
  * no variant) ---- */

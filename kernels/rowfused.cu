@@ -1363,6 +1363,467 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
   }
 }
 
+/* ---- the grid path (v10, grid_k) ----
+ *
+ * For the rows of kGrid (2^17 to 2^20 columns and past): one persistent grid
+ * of GRID_P blocks, all resident at once (a cooperative launch), in which
+ * block b owns the column chunk [b * chunk, (b + 1) * chunk) of every row.
+ * Each block streams its chunk of rows r = 0, 1, ... into a ring of
+ * GRID_S shared-memory stages (cp.async: each thread fills and reads only its
+ * own cells, so a stage needs no barrier), B rows per stage, and for each
+ * row publishes its partial statistics (a compensated sum, or softmax's
+ * (max, sum)) to the workspace; one batch later it gathers the GRID_P
+ * partials of those rows, merges them in block order (every block the same
+ * bits) and writes its chunk of the output from the stage, which then takes
+ * the batch S rows on. Every input byte is read once from device memory and
+ * held on chip until it is written; the exchange of a batch overlaps the
+ * next batch's loads. rmsnorm_bwd's dw: a block owns its columns in every
+ * row, so it sums its dw chunk in registers over the rows in order and
+ * writes it: no partial rows, no second kernel.
+ *
+ * The exchange: ws = [header: u64 epoch][flags: u64 [GRID_RING][P]]
+ * [partials: float4 [GRID_RING][P]]. A block writes row r's partial into
+ * slot r % GRID_RING, then (release) the flag tag(r) = epoch' << 32 | r,
+ * where epoch' is the header's value + 1; a reader polls a row's flags
+ * (relaxed loads, all in flight at once), then fences (acquire) and reads
+ * the partials. A block publishes batch b only after it has gathered batch b - 1,
+ * which every block published after gathering b - 2, ..., so a slot is
+ * rewritten only after every block has read it (the ring holds four
+ * batches and more). When block 0 has gathered the last batch, every block
+ * has read the header; it then stores epoch', so the next launch's tags
+ * differ from every flag this one wrote. No reset between launches, no
+ * memset: a fresh workspace's bytes match a tag with odds of 2^-64 per flag.
+ * A flag that never comes (only a bug could do that: the cooperative launch
+ * guarantees every block runs) ends in a trap after seconds, not a hang. */
+#ifndef CPK_FUSED_GRID
+#define CPK_FUSED_GRID 1
+#endif
+#ifndef CPK_GRID_ST_CS
+#define CPK_GRID_ST_CS 1
+#endif
+#define GRID_P 132
+#define GRID_S 3
+#define GRID_RING 128
+#define GRID_STAGE_BYTES 65536
+
+/* Rows per stage: as many as fill GRID_STAGE_BYTES (at most 16). */
+__host__ __device__ constexpr int grid_b(int op, int nt, int nv) {
+  return GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16) < 1 ? 1
+         : GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16) > 16
+             ? 16
+             : GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16);
+}
+
+struct gws {
+  unsigned long long *hdr;
+  unsigned long long *flag; /* [GRID_RING][GRID_P] */
+  float4 *part;             /* [GRID_RING][GRID_P] */
+  int dwvec;                /* rmsnorm_bwd: dw 16-byte aligned */
+};
+
+__device__ __forceinline__ void st_release(unsigned long long *p,
+                                           unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+               : "memory");
+}
+__device__ __forceinline__ unsigned long long
+ld_relaxed(const unsigned long long *p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+               : "=l"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+/* Merges partial b into a: softmax (m, s, c) online against the larger
+ * max; rmsnorm_bwd two compensated sums; the rest one. */
+template <int OP>
+__device__ __forceinline__ void gcomb(float (&a)[4], const float (&b)[4]) {
+  if constexpr (OP == F_SOFTMAX) {
+    const float M = fmax_nan(a[0], b[0]);
+    csum t;
+    if (M == M && M != CUDART_INF_F && M != -CUDART_INF_F) {
+      const float fa = fexp(a[0] - M), fb = fexp(b[0] - M);
+      t.s = a[1] * fa;
+      t.c = a[2] * fa;
+      t.merge(b[1] * fb, b[2] * fb);
+    }
+    a[0] = M;
+    a[1] = t.s;
+    a[2] = t.c;
+  } else {
+    csum t;
+    t.s = a[0];
+    t.c = a[1];
+    t.merge(b[0], b[1]);
+    a[0] = t.s;
+    a[1] = t.c;
+    if constexpr (OP == F_RMSBWD) {
+      csum u;
+      u.s = a[2];
+      u.c = a[3];
+      u.merge(b[2], b[3]);
+      a[2] = u.s;
+      a[3] = u.c;
+    }
+  }
+}
+
+template <int OP> __device__ __forceinline__ void gneutral(float (&a)[4]) {
+  a[0] = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
+  a[1] = a[2] = a[3] = 0.f;
+}
+
+template <int OP> __device__ __forceinline__ void gwarp(float (&a)[4]) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    float b[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      b[q] = __shfl_xor_sync(0xffffffffu, a[q], o);
+    gcomb<OP>(a, b);
+  }
+}
+
+template <typename T, int OP, int NT, int NV>
+__global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
+  constexpr int VEC = ty<T>::vec;
+  constexpr int NI = op_inputs(OP);
+  constexpr int NW = NT / 32;
+  constexpr int B = grid_b(OP, NT, NV);
+  constexpr int S = GRID_S;
+  /* stage s, row i, input n, slot j, thread t */
+  extern __shared__ uint4 gsm[];
+  __shared__ float red[2][B][4][NW];
+  __shared__ float stat[2][B][3]; /* by batch parity: the last batch's
+                                     gather has no barrier before it */
+  auto cell = [&](int s, int i, int n, int j) -> uint4 & {
+    return gsm[(((s * B + i) * NI + n) * NV + j) * NT + threadIdx.x];
+  };
+  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
+  const int blk = blockIdx.x;
+  const int c0 = (int)((int64_t)blk * p.chunk);
+  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
+  const int nvc = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
+  const bool vec = p.vec != 0;
+  const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
+  const T *in0 = static_cast<const T *>(p.in0);
+  const T *in1 = static_cast<const T *>(p.in1);
+  T *out = static_cast<T *>(p.out);
+  const int64_t nb = (p.rows + B - 1) / B;
+  const unsigned long long ep = (__ldcg(g.hdr) + 1ull) & 0xffffffffull;
+
+  /* this thread's columns of w (rmsnorm, rmsnorm_bwd) and dw sums */
+  float wr[NV][VEC], dwr[NV][VEC];
+#pragma unroll
+  for (int j = 0; j < NV; ++j) {
+    const int e = c0 + (j * NT + tid) * VEC;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+      wr[j][k] = dwr[j][k] = 0.f;
+    if constexpr (OP == F_RMS || OP == F_RMSBWD) {
+      if (j * NT + tid < nvc)
+        load_w<T>(static_cast<const T *>(p.w), e, c1, vec, wr[j]);
+    }
+  }
+
+  /* batch bt into its stage: whole aligned vectors by cp.async (evict
+   * first), the rest (a row's last partial vector, unaligned rows, masked
+   * softmax rows) by plain loads with the op's fill; one group per batch */
+  auto issue = [&](int64_t bt) {
+    if (bt < nb) {
+      const int s = (int)(bt % S);
+#pragma unroll
+      for (int i = 0; i < B; ++i) {
+        const int64_t r = bt * B + i;
+        if (r >= p.rows)
+          break;
+        const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
+                                  ? p.mask + r * p.mstride
+                                  : nullptr;
+#pragma unroll
+        for (int j = 0; j < NV; ++j) {
+          if (j * NT + tid >= nvc)
+            break;
+          const int e = c0 + (j * NT + tid) * VEC;
+#pragma unroll
+          for (int n = 0; n < NI; ++n) {
+            const T *src = (n == 0 ? in0 : in1) + r * p.stride;
+            if (vec && c1 - e >= VEC && (n > 0 || mrow == nullptr))
+              cp_async16<true>(&cell(s, i, n, j), src + e);
+            else
+              cell(s, i, n, j) = load_slot<T, false>(
+                  src, e, c1, vec, n == 0 ? mrow : nullptr, n == 0 ? fill : 0.f);
+          }
+        }
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+
+  for (int s = 0; s < S; ++s)
+    issue(s);
+
+  for (int64_t bt = 0; bt <= nb; ++bt) {
+    if (bt < nb) {
+      /* this thread's part of batch bt has landed (the newest group, batch
+       * bt + 1, may still be in flight; at bt = 0 two may) */
+      if (bt == 0)
+        asm volatile("cp.async.wait_group %0;" ::"n"(S - 1) : "memory");
+      else
+        asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
+      const int s = (int)(bt % S);
+      const int rb = (int)(bt & 1);
+#pragma unroll 1
+      for (int i = 0; i < B; ++i) {
+        if (bt * B + i >= p.rows)
+          break;
+        float a[4];
+        gneutral<OP>(a);
+        if constexpr (OP == F_SOFTMAX) {
+          uint32_t macc = max_acc_init<T>();
+#pragma unroll
+          for (int j = 0; j < NV; ++j)
+            if (j * NT + tid < nvc)
+              macc = max_acc_add<T>(macc, cell(s, i, 0, j));
+          float m = max_acc_get<T>(macc);
+          csum t;
+          if (m != m || m == CUDART_INF_F) {
+            m = CUDART_NAN_F; /* poisons the row's max */
+          } else if (m != -CUDART_INF_F) {
+#pragma unroll
+            for (int j = 0; j < NV; ++j) {
+              if (j * NT + tid < nvc) {
+                float v[VEC];
+                unpack<T>(cell(s, i, 0, j), v);
+#pragma unroll
+                for (int k = 0; k < VEC; ++k)
+                  v[k] = fexp(v[k] - m);
+                t.add(pair_sum(v));
+              }
+            }
+          }
+          a[0] = m;
+          a[1] = t.s;
+          a[2] = t.c;
+        } else if constexpr (OP == F_RMSBWD) {
+          csum t, u;
+#pragma unroll
+          for (int j = 0; j < NV; ++j) {
+            if (j * NT + tid < nvc) {
+              float gg[VEC], x[VEC];
+              unpack<T>(cell(s, i, 0, j), gg);
+              unpack<T>(cell(s, i, 1, j), x);
+              const float2 r2 = rmsbwd_terms<VEC>(gg, x, wr[j]);
+              t.add(r2.x);
+              u.add(r2.y);
+            }
+          }
+          a[0] = t.s;
+          a[1] = t.c;
+          a[2] = u.s;
+          a[3] = u.c;
+        } else {
+          csum t;
+#pragma unroll
+          for (int j = 0; j < NV; ++j) {
+            if (j * NT + tid < nvc) {
+              float v[VEC];
+              unpack<T>(cell(s, i, 0, j), v);
+              if constexpr (OP == F_SMBWD) {
+                float y[VEC];
+                unpack<T>(cell(s, i, 1, j), y);
+#pragma unroll
+                for (int k = 0; k < VEC; ++k)
+                  v[k] *= y[k];
+              } else if constexpr (OP == F_RMS) {
+#pragma unroll
+                for (int k = 0; k < VEC; ++k)
+                  v[k] *= v[k];
+              }
+              t.add(pair_sum(v));
+            }
+          }
+          a[0] = t.s;
+          a[1] = t.c;
+        }
+        gwarp<OP>(a);
+        if (lane == 0) {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            red[rb][i][q][wid] = a[q];
+        }
+      }
+      __syncthreads();
+      /* the block's partial of each row, in warp order; published */
+      for (int i = wid; i < B; i += NW) {
+        const int64_t r = bt * B + i;
+        if (r >= p.rows)
+          break;
+        float a[4];
+        if (lane < NW) {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            a[q] = red[rb][i][q][lane];
+        } else {
+          gneutral<OP>(a);
+        }
+        gwarp<OP>(a);
+        if (lane == 0) {
+          const size_t at = (size_t)(r % GRID_RING) * GRID_P + blk;
+          __stcg(&g.part[at], make_float4(a[0], a[1], a[2], a[3]));
+          st_release(&g.flag[at], ep << 32 | (unsigned long long)(uint32_t)r);
+        }
+      }
+    }
+    if (bt == 0)
+      continue;
+
+    /* batch bt - 1: gather, merge in block order, write */
+    const int64_t pb = bt - 1;
+    for (int i = wid; i < B; i += NW) {
+      const int64_t r = pb * B + i;
+      if (r >= p.rows)
+        break;
+      const unsigned long long tag =
+          ep << 32 | (unsigned long long)(uint32_t)r;
+      const size_t base = (size_t)(r % GRID_RING) * GRID_P;
+      /* lane l takes blocks l, l + 32, ...: every flag's load in flight
+       * at once (relaxed), one fence (acquire), then every partial's */
+      constexpr int KP = (GRID_P + 31) / 32;
+      unsigned long long f[KP];
+#pragma unroll
+      for (int u = 0; u < KP; ++u)
+        f[u] = lane + 32 * u < GRID_P ? ld_relaxed(&g.flag[base + lane + 32 * u])
+                                      : tag;
+      unsigned spins = 0;
+      for (;;) {
+        bool all = true;
+#pragma unroll
+        for (int u = 0; u < KP; ++u)
+          all = all && f[u] == tag;
+        if (all)
+          break;
+        if (++spins > (1u << 24))
+          __trap(); /* a block that never published: not a hang */
+        __nanosleep(20);
+#pragma unroll
+        for (int u = 0; u < KP; ++u)
+          if (f[u] != tag)
+            f[u] = ld_relaxed(&g.flag[base + lane + 32 * u]);
+      }
+      asm volatile("fence.acq_rel.gpu;" ::: "memory");
+      float4 q[KP];
+#pragma unroll
+      for (int u = 0; u < KP; ++u)
+        q[u] = lane + 32 * u < GRID_P ? __ldcg(&g.part[base + lane + 32 * u])
+                                      : make_float4(0.f, 0.f, 0.f, 0.f);
+      float a[4];
+      gneutral<OP>(a);
+#pragma unroll
+      for (int u = 0; u < KP; ++u) {
+        if (lane + 32 * u < GRID_P) {
+          const float b[4] = {q[u].x, q[u].y, q[u].z, q[u].w};
+          gcomb<OP>(a, b);
+        }
+      }
+      gwarp<OP>(a);
+      if (lane == 0) {
+        float s0, s1 = 0.f, mode = 0.f;
+        if constexpr (OP == F_SOFTMAX) {
+          const float M = a[0];
+          mode = (M != M || M == CUDART_INF_F) ? 2.f
+                                               : (M == -CUDART_INF_F ? 1.f : 0.f);
+          s0 = M;
+          csum t;
+          t.s = a[1];
+          t.c = a[2];
+          s1 = 1.f / t.value();
+        } else if constexpr (OP == F_RMSBWD) {
+          const float v[4] = {a[0], a[1], a[2], a[3]};
+          s0 = rsqrtf(csv(v, 0) / (float)p.cols + p.eps);
+          s1 = -(s0 * s0 * s0 * csv(v, 2) / (float)p.cols);
+        } else {
+          const float v[4] = {a[0], a[1], a[2], a[3]};
+          s0 = csv(v, 0);
+          if constexpr (OP == F_RMS)
+            s0 = rsqrtf(s0 / (float)p.cols + p.eps);
+        }
+        stat[pb & 1][i][0] = s0;
+        stat[pb & 1][i][1] = s1;
+        stat[pb & 1][i][2] = mode;
+        if constexpr (OP == F_ROWSUM) {
+          if (blk == 0)
+            st1(out + r, s0);
+        }
+      }
+    }
+    __syncthreads();
+    if constexpr (OP != F_ROWSUM) {
+      const int s = (int)(pb % S);
+#pragma unroll 1
+      for (int i = 0; i < B; ++i) {
+        const int64_t r = pb * B + i;
+        if (r >= p.rows)
+          break;
+        const float s0 = stat[pb & 1][i][0], s1 = stat[pb & 1][i][1];
+        const int mode = (int)stat[pb & 1][i][2];
+        T *orow = out + r * p.stride;
+#pragma unroll
+        for (int j = 0; j < NV; ++j) {
+          if (j * NT + tid >= nvc)
+            break;
+          const int e = c0 + (j * NT + tid) * VEC;
+          float o[VEC];
+          unpack<T>(cell(s, i, 0, j), o);
+          if constexpr (OP == F_SOFTMAX) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = mode == 0 ? fexp(o[k] - s0) * s1
+                               : (mode == 1 ? 0.f : CUDART_NAN_F);
+          } else if constexpr (OP == F_SMBWD) {
+            float y[VEC];
+            unpack<T>(cell(s, i, 1, j), y);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = y[k] * (o[k] - s0);
+          } else if constexpr (OP == F_RMS) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = o[k] * s0 * wr[j][k];
+          } else { /* F_RMSBWD: o = dy */
+            float x[VEC];
+            unpack<T>(cell(s, i, 1, j), x);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+              dwr[j][k] = __fmaf_rn(__fmul_rn(o[k], x[k]), s0, dwr[j][k]);
+              o[k] = __fmaf_rn(s0, __fmul_rn(o[k], wr[j][k]),
+                               __fmul_rn(x[k], s1));
+            }
+          }
+          store_slot<T, CPK_GRID_ST_CS != 0>(orow, e, c1, vec, o);
+        }
+      }
+    }
+    issue(pb + S);
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+
+  if constexpr (OP == F_RMSBWD) {
+    T *dw = static_cast<T *>(p.dw);
+#pragma unroll
+    for (int j = 0; j < NV; ++j)
+      if (j * NT + tid < nvc)
+        store_slot<T, false>(dw, c0 + (j * NT + tid) * VEC, c1,
+                             g.dwvec != 0, dwr[j]);
+  }
+  /* every block has read the header (block 0 gathered every block's flag of
+   * the last row): the next launch takes the next epoch */
+  if (blk == 0 && tid == 0)
+    *g.hdr = ep;
+}
+
 /* ---- plans ---- */
 
 /* The fixed list, smallest capacity first. Every config holds
@@ -1846,23 +2307,199 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
   }
 }
 
+
+/* ---- GRID plans and launches ---- */
+
+/* Where the grid path takes the row (op, dtypes, columns lo..hi); the
+ * chunk of a block must fit 4 x 512 vectors (grid_cfg). From the H200 side
+ * by side of docs/PERFORMANCE.md (v10). */
+struct grule {
+  int fop, dts;
+  int64_t lo, hi;
+};
+constexpr grule kGrid[] = {
+    {F_ROWSUM, WD_ALL, 131073, (int64_t)1 << 22},
+    {F_SOFTMAX, WD_ALL, 131073, (int64_t)1 << 22},
+    {F_SMBWD, WD_ALL, 131073, (int64_t)1 << 22},
+    {F_RMS, WD_ALL, 131073, (int64_t)1 << 22},
+    {F_RMSBWD, WD_ALL, 131073, (int64_t)1 << 22},
+};
+
+struct gcfg {
+  int nt, nv;
+  int64_t chunk;
+};
+
+/* The grid path's configuration for (op, dtype, cols), or false where kGrid
+ * does not take the row or a block's chunk would not fit its slots. Pure.
+ * CPK_GRID_MIN (environment, side-by-side runs and tests): the narrowest
+ * row it takes, replacing the table's lower bounds. */
+bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
+  if (!CPK_FUSED_GRID || fop < 0 || !dt_ok(dt) || cols < 1)
+    return false;
+  static const int64_t gmin = [] {
+    const char *e = getenv("CPK_GRID_MIN");
+    return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10)
+                                        : (int64_t)0;
+  }();
+  bool hit = false;
+  for (const grule &k : kGrid)
+    if (k.fop == fop && (k.dts >> dt & 1) && cols <= k.hi &&
+        cols >= (gmin > 0 ? gmin : k.lo))
+      hit = true;
+  if (!hit)
+    return false;
+  const int vecw = dt == CPK_F32 ? 4 : 8;
+  gc.chunk = fused_chunk(cols, GRID_P);
+  const int64_t nvec = (gc.chunk + vecw - 1) / vecw;
+  if (nvec <= 256) {
+    gc.nt = 256;
+    gc.nv = 1;
+  } else {
+    gc.nt = 512;
+    gc.nv = (int)((nvec + 511) / 512);
+    if (gc.nv == 3)
+      gc.nv = 4;
+  }
+  return gc.nv <= 4;
+}
+
+size_t grid_ws_bytes() {
+  return 256 + ws_round((size_t)GRID_RING * GRID_P * 8) +
+         ws_round((size_t)GRID_RING * GRID_P * 16);
+}
+
+/* The grid's GRID_P blocks (one per SM at up to ~200 KiB of shared memory
+ * and 512 threads) must all be resident: compute capability >= 8.0 and at
+ * least GRID_P SMs (H100 SXM, H200: 132). CPK_FUSED_GRID=0 in the
+ * environment turns the path off (side-by-side runs). */
+bool grid_device_ok() {
+  static int cdev = -2;
+  static bool ok = false;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (dev != cdev) {
+    int sms = 0, major = 0;
+    ok = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ==
+             cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                dev) == cudaSuccess &&
+         sms >= GRID_P && major >= 8 && knob_on("CPK_FUSED_GRID");
+    (void)cudaGetLastError();
+    cdev = dev;
+  }
+  return ok;
+}
+
+template <typename T, int OP, int NT, int NV>
+cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
+  constexpr size_t smem = (size_t)GRID_S * grid_b(OP, NT, NV) *
+                          op_inputs(OP) * NV * NT * 16;
+  static_assert(smem <= 200u * 1024u, "grid stages exceed shared memory");
+  auto k = grid_k<T, OP, NT, NV>;
+  static int cdev = -1;
+  int dev = 0;
+  CPK__TRY(cudaGetDevice(&dev));
+  if (dev != cdev) {
+    CPK__TRY(cudaFuncSetAttribute(
+        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    cdev = dev;
+  }
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(GRID_P, 1, 1);
+  lc.blockDim = dim3(NT, 1, 1);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = st;
+  cudaLaunchAttribute at;
+  at.id = cudaLaunchAttributeCooperative;
+  at.val.cooperative = 1;
+  lc.attrs = &at;
+  lc.numAttrs = 1;
+  CPK__TRY(cudaLaunchKernelEx(&lc, k, p, g));
+  return cudaGetLastError();
+}
+
+template <int OP, typename T>
+cudaError_t launch_grid_nv(const gcfg &gc, const fparams &p, const gws &g,
+                           cudaStream_t st) {
+  if (gc.nt == 256)
+    return launch_grid<T, OP, 256, 1>(p, g, st);
+  switch (gc.nv) {
+  case 1:
+    return launch_grid<T, OP, 512, 1>(p, g, st);
+  case 2:
+    return launch_grid<T, OP, 512, 2>(p, g, st);
+  default:
+    return launch_grid<T, OP, 512, 4>(p, g, st);
+  }
+}
+
+template <int OP>
+cudaError_t launch_grid_dt(cpk_dtype dt, const gcfg &gc, const fparams &p,
+                           const gws &g, cudaStream_t st) {
+  switch (dt) {
+  case CPK_F32:
+    return launch_grid_nv<OP, float>(gc, p, g, st);
+  case CPK_F16:
+    return launch_grid_nv<OP, __half>(gc, p, g, st);
+  case CPK_BF16:
+    return launch_grid_nv<OP, __nv_bfloat16>(gc, p, g, st);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t run_grid(int fop, cpk_dtype dt, const gcfg &gc, fparams p,
+                     void *ws, cudaStream_t st) {
+  if (ws == nullptr || !aligned16(ws))
+    return cudaErrorInvalidValue;
+  p.chunk = gc.chunk;
+  char *b = static_cast<char *>(ws);
+  gws g;
+  g.hdr = reinterpret_cast<unsigned long long *>(b);
+  g.flag = reinterpret_cast<unsigned long long *>(b + 256);
+  g.part = reinterpret_cast<float4 *>(
+      b + 256 + ws_round((size_t)GRID_RING * GRID_P * 8));
+  g.dwvec = (p.dw != nullptr && aligned16(p.dw)) ? 1 : 0;
+  switch (fop) {
+  case F_ROWSUM:
+    return launch_grid_dt<F_ROWSUM>(dt, gc, p, g, st);
+  case F_SOFTMAX:
+    return launch_grid_dt<F_SOFTMAX>(dt, gc, p, g, st);
+  case F_SMBWD:
+    return launch_grid_dt<F_SMBWD>(dt, gc, p, g, st);
+  case F_RMS:
+    return launch_grid_dt<F_RMS>(dt, gc, p, g, st);
+  default:
+    return launch_grid_dt<F_RMSBWD>(dt, gc, p, g, st);
+  }
+}
+
 } /* namespace */
 
 namespace cpk__ {
 
+/* The largest of what the paths that may take the shape need: the grid
+ * path's exchange (whether it runs depends on the device and on the
+ * pointers' alignment), rmsnorm_bwd's dw partial rows otherwise. */
 size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
   const int fop = fop_of(op);
+  gcfg gc;
+  const size_t gb = grid_cfg(fop, dt, s.cols, gc) ? grid_ws_bytes() : 0;
   if (fop != F_RMSBWD)
-    return 0;
+    return gb;
+  size_t b = 0;
   wcfg wc;
-  if (wide_cfg(fop, dt, s.cols, wc))
-    return ws_round((size_t)wide_groups(wc, s.rows) * (size_t)s.cols *
-                    sizeof(float));
   const int ci = fused_plan(fop, dt, s.cols);
-  if (ci < 0)
-    return 0;
-  return ws_round((size_t)fused_groups(kCfg[ci], s.rows) * (size_t)s.cols *
-                  sizeof(float));
+  if (wide_cfg(fop, dt, s.cols, wc))
+    b = ws_round((size_t)wide_groups(wc, s.rows) * (size_t)s.cols *
+                 sizeof(float));
+  else if (ci >= 0)
+    b = ws_round((size_t)fused_groups(kCfg[ci], s.rows) * (size_t)s.cols *
+                 sizeof(float));
+  return b > gb ? b : gb;
 }
 
 cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
@@ -1871,10 +2508,14 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
                       cudaStream_t st) {
   const int fop = fop_of(op);
   wcfg wc;
+  gcfg gc;
   const bool wide = wide_cfg(fop, dt, s.cols, wc);
+  const bool grid = grid_cfg(fop, dt, s.cols, gc);
   const int ci = fused_plan(fop, dt, s.cols);
-  if (ci < 0 && !wide)
+  if (ci < 0 && !wide && !grid)
     return cudaErrorInvalidValue;
+  if (ci < 0 && !wide && !grid_device_ok())
+    return cudaErrorNotSupported;
   const size_t es = dt_size(dt);
   fparams p = {};
   p.in0 = in0;
@@ -1894,6 +2535,8 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
   p.vec = rows_vec_ok(in0, s.stride, es) && rows_vec_ok(in1, s.stride, es) &&
           (!out_rows || rows_vec_ok(out, s.stride, es)) &&
           (w == nullptr || aligned16(w));
+  if (grid && grid_device_ok())
+    return run_grid(fop, dt, gc, p, ws, st);
   if (wide)
     return run_wide(fop, dt, wc, p, st);
   return run_fused(fop, dt, ci, p, st);
@@ -1904,7 +2547,12 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
 extern "C" int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols) {
   wcfg wc;
   return (fused_plan(fop_of(op), dt, cols) >= 0 ||
-          wide_cfg(fop_of(op), dt, cols, wc))
+          wide_cfg(fop_of(op), dt, cols, wc) || cpk_fused_grid(op, dt, cols))
              ? 1
              : 0;
+}
+
+extern "C" int cpk_fused_grid(cpk_op op, cpk_dtype dt, int64_t cols) {
+  gcfg gc;
+  return (grid_cfg(fop_of(op), dt, cols, gc) && grid_device_ok()) ? 1 : 0;
 }

@@ -42,9 +42,16 @@ static int alloc_pooled(pf_mem *m, pf_case *c) {
 }
 
 int pf_mem_alloc(pf_mem *m, pf_case *c) {
-  int err;
+  int err, s;
   m->arena = NULL;
   err = m->mode == PF_ALLOC_EXACT ? alloc_exact(c) : alloc_pooled(m, c);
+  /* Any workspace contents are valid (cpk.h), but FUSED's grid path reads
+   * its exchange flags before its first launch has written them: zeroed
+   * once here, so the sanitizer's initcheck sees no uninitialised read. */
+  for (s = 0; s < c->nsets && !err; s++)
+    if (c->ws[s] != NULL)
+      PF_CU_GOTO(cudaMemset(c->ws[s], 0, c->ws_bytes), err, out);
+out:
   if (err)
     pf_mem_free(m, c);
   return err;

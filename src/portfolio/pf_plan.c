@@ -27,7 +27,9 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
                            op == CPK_OP_ROW_SUM)
                             ? INT64_MAX
                             : PF_PLAN_FUSED_MAX_COLS;
-    if (cols <= max)
+    /* the grid path (a cooperative grid holding the row across the GPU)
+     * takes every width of its table where the device runs it */
+    if (cols <= max || cpk_fused_grid(op, dt, cols) > 0)
       return CPK_V_FUSED;
   }
   if (sm_count < 1)

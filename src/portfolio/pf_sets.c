@@ -33,9 +33,16 @@ static const row_shape test_rows[] = {
     {3, 131080, 0, 0, 0},
     {5, 200003, 200011, 1, 1},
     {70, 24576, 0, 0, 0},
-    {6, 30001, 30011, 1, 0}};
-static const row_shape smoke_rows[] = {
-    {5, 33, 0, 1, 1}, {6, 1500, 1537, 1, 1}, {2, 70001, 0, 1, 0}};
+    {6, 30001, 30011, 1, 0},
+    /* the grid path (rowfused.cu, kGrid): more rows than its exchange ring
+     * (128) and many stages of 8-16 rows, in 16-byte copies */
+    {260, 131080, 0, 1, 0}};
+/* The last: the grid path's stages (each reused) and its exchange, 4-7
+ * batches of 8-16 rows. */
+static const row_shape smoke_rows[] = {{5, 33, 0, 1, 1},
+                                       {6, 1500, 1537, 1, 1},
+                                       {2, 70001, 0, 1, 0},
+                                       {50, 131080, 0, 1, 0}};
 static const int64_t test_elem[][2] = {{1, 1}, {1, 1000003}, {1, 4194307}};
 static const int64_t smoke_elem[][2] = {{1, 1003}};
 
@@ -159,8 +166,8 @@ static int build_op(const pf_opts *o, pf_set *s, int opi, int smoke) {
       sp.stride = t[i].stride;
       sp.extreme = t[i].extreme;
       sp.mask = 0;
-      /* Smoke: explicit variants once (on the middle shape, which is
-       * strided), auto on all three so every plan is taken. */
+      /* Smoke: explicit variants once (on the second shape, which is
+       * strided), auto on every shape so every plan is taken. */
       err = add_variants(o, s, sp, !smoke || i == 1);
       if (!err && t[i].mask && op->kop == CPK_OP_SOFTMAX) {
         sp.mask = 1;

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The grid path (v10, rowfused.cu grid_k) on the GPU machine
+# (docs/PERFORMANCE.md): its verification and sanitizer runs, then each wide
+# benchmark case with the path on (the default) and off (CPK_FUSED_GRID=0:
+# the v9 kernels of the same binary), on / off / on, in one lease:
+#   bash scripts/capture/grid-session.sh OUTDIR [BUDGET_S]
+# CPK_GRID_MIN=1 pushes every FUSED verification case through the grid path
+# (rows of every width, chunks empty, partial and whole).
+set -u
+out=${1:?usage: grid-session.sh OUTDIR [BUDGET_S]}
+budget=${2:-540}
+. "$(dirname "$0")/batch-lib.sh"
+gpu_csv gpu-before.csv
+run test-only.txt 200 "$pf" --test-only
+run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$pf" --test-only \
+  --variant fused
+for tool in memcheck racecheck synccheck initcheck; do
+  run "$tool-smoke-fused.txt" 45 compute-sanitizer --tool $tool \
+    --error-exitcode 9 "$pf" --alloc exact --smoke --variant fused
+done
+run resource-usage.txt 20 cuobjdump --dump-resource-usage "$pf"
+one() { # NAME OP DTYPE SHAPE [ENV...]
+  local name=$1 op=$2 dt=$3 sh=$4
+  shift 4
+  [ "$(left)" -gt 8 ] || return 0
+  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$pf" --bench --op "$op" \
+    --dtype "$dt" --shape "$sh" --budget 0.5 \
+    --json "$out/$name-$op-$dt-$sh.json"
+}
+for sh in 32x1048576 256x262144; do
+  for op in rmsnorm_backward rmsnorm softmax softmax_backward row_sum; do
+    for dt in bf16 fp32 fp16; do
+      one grid1 $op $dt $sh CPK_NONE=1
+      one v9 $op $dt $sh CPK_FUSED_GRID=0
+      one grid2 $op $dt $sh CPK_NONE=1
+    done
+  done
+done
+finish
+exit 0
