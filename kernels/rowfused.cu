@@ -1421,11 +1421,6 @@ struct gws {
   int dwvec;                /* rmsnorm_bwd: dw 16-byte aligned */
 };
 
-__device__ __forceinline__ void st_release(unsigned long long *p,
-                                           unsigned long long v) {
-  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
-               : "memory");
-}
 __device__ __forceinline__ unsigned long long
 ld_relaxed(const unsigned long long *p) {
   unsigned long long v;
@@ -1486,23 +1481,205 @@ template <int OP> __device__ __forceinline__ void gwarp(float (&a)[4]) {
   }
 }
 
+/* Exchange warps per block: the warps that publish and gather (no data
+ * loads or stores of their own, so their fences wait for nothing of the
+ * rows'): 4 beside 256 data threads, 2 beside 512 (the register file). */
+__host__ __device__ constexpr int grid_exw(int nt) { return nt == 256 ? 4 : 2; }
+
+__device__ __forceinline__ void bar_sync(int id, int n) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(int id, int n) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(n) : "memory");
+}
+__device__ __forceinline__ void st_relaxed(unsigned long long *p,
+                                           unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+               : "memory");
+}
+
 template <typename T, int OP, int NT, int NV>
-__global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
+__global__ void __launch_bounds__(NT + 32 * grid_exw(NT), 1)
+    grid_k(const fparams p, const gws g) {
   constexpr int VEC = ty<T>::vec;
   constexpr int NI = op_inputs(OP);
   constexpr int NW = NT / 32;
+  constexpr int EXW = grid_exw(NT);
+  constexpr int NALL = NT + 32 * EXW;
   constexpr int B = grid_b(OP, NT, NV);
   constexpr int S = GRID_S;
+  constexpr int RPW = (B + EXW - 1) / EXW; /* rows per exchange warp */
+  constexpr int KP = (GRID_P + 31) / 32;   /* partials per lane and row */
   /* stage s, row i, input n, slot j, thread t */
   extern __shared__ uint4 gsm[];
   __shared__ float red[2][B][4][NW];
-  __shared__ float stat[2][B][3]; /* by batch parity: the last batch's
-                                     gather has no barrier before it */
-  auto cell = [&](int s, int i, int n, int j) -> uint4 & {
-    return gsm[(((s * B + i) * NI + n) * NV + j) * NT + threadIdx.x];
-  };
+  __shared__ float stat[2][B][3];
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int blk = blockIdx.x;
+  const int64_t nb = (p.rows + B - 1) / B;
+  /* named barriers, by batch parity: A (1, 2) the data warps' row partials
+   * are in red; C (3, 4) the gathered statistics are in stat */
+  auto barA = [](int64_t bt) { return 1 + (int)(bt & 1); };
+  auto barC = [](int64_t bt) { return 3 + (int)(bt & 1); };
+
+  if (tid >= NT) {
+    /* ---- exchange warps ---- */
+    const int xw = wid - NW;
+    const unsigned long long ep = (__ldcg(g.hdr) + 1ull) & 0xffffffffull;
+    for (int64_t bt = 0; bt <= nb; ++bt) {
+      if (bt >= 1) {
+        /* gather batch bt - 1: this warp's rows, every flag's load in
+         * flight at once (relaxed), one fence (acquire), the partials */
+        const int64_t pb = bt - 1;
+        unsigned long long f[RPW][KP];
+#pragma unroll
+        for (int m = 0; m < RPW; ++m) {
+          const int64_t r = pb * B + xw + EXW * m;
+#pragma unroll
+          for (int u = 0; u < KP; ++u) {
+            const int k = lane + 32 * u;
+            f[m][u] = (xw + EXW * m < B && r < p.rows && k < GRID_P)
+                          ? ld_relaxed(&g.flag[(size_t)(r % GRID_RING) *
+                                                   GRID_P +
+                                               k])
+                          : (ep << 32 | (unsigned long long)(uint32_t)r);
+          }
+        }
+        unsigned spins = 0;
+        for (;;) {
+          bool all = true;
+#pragma unroll
+          for (int m = 0; m < RPW; ++m) {
+            const int64_t r = pb * B + xw + EXW * m;
+            const unsigned long long tag =
+                ep << 32 | (unsigned long long)(uint32_t)r;
+#pragma unroll
+            for (int u = 0; u < KP; ++u)
+              all = all && f[m][u] == tag;
+          }
+          if (__all_sync(0xffffffffu, all))
+            break;
+          if (++spins > (1u << 24))
+            __trap(); /* a block that never published: not a hang */
+          __nanosleep(20);
+#pragma unroll
+          for (int m = 0; m < RPW; ++m) {
+            const int64_t r = pb * B + xw + EXW * m;
+            const unsigned long long tag =
+                ep << 32 | (unsigned long long)(uint32_t)r;
+#pragma unroll
+            for (int u = 0; u < KP; ++u)
+              if (f[m][u] != tag)
+                f[m][u] = ld_relaxed(
+                    &g.flag[(size_t)(r % GRID_RING) * GRID_P + lane + 32 * u]);
+          }
+        }
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#pragma unroll
+        for (int m = 0; m < RPW; ++m) {
+          const int i = xw + EXW * m;
+          const int64_t r = pb * B + i;
+          if (i >= B || r >= p.rows)
+            break;
+          const size_t base = (size_t)(r % GRID_RING) * GRID_P;
+          float4 q[KP];
+#pragma unroll
+          for (int u = 0; u < KP; ++u)
+            q[u] = lane + 32 * u < GRID_P
+                       ? __ldcg(&g.part[base + lane + 32 * u])
+                       : make_float4(0.f, 0.f, 0.f, 0.f);
+          float a[4];
+          gneutral<OP>(a);
+#pragma unroll
+          for (int u = 0; u < KP; ++u) {
+            if (lane + 32 * u < GRID_P) {
+              const float b[4] = {q[u].x, q[u].y, q[u].z, q[u].w};
+              gcomb<OP>(a, b);
+            }
+          }
+          gwarp<OP>(a);
+          if (lane == 0) {
+            float s0, s1 = 0.f, mode = 0.f;
+            if constexpr (OP == F_SOFTMAX) {
+              const float M = a[0];
+              mode = (M != M || M == CUDART_INF_F)
+                         ? 2.f
+                         : (M == -CUDART_INF_F ? 1.f : 0.f);
+              s0 = M;
+              csum t;
+              t.s = a[1];
+              t.c = a[2];
+              s1 = 1.f / t.value();
+            } else if constexpr (OP == F_RMSBWD) {
+              const float v[4] = {a[0], a[1], a[2], a[3]};
+              s0 = rsqrtf(csv(v, 0) / (float)p.cols + p.eps);
+              s1 = -(s0 * s0 * s0 * csv(v, 2) / (float)p.cols);
+            } else {
+              const float v[4] = {a[0], a[1], a[2], a[3]};
+              s0 = csv(v, 0);
+              if constexpr (OP == F_RMS)
+                s0 = rsqrtf(s0 / (float)p.cols + p.eps);
+            }
+            stat[pb & 1][i][0] = s0;
+            stat[pb & 1][i][1] = s1;
+            stat[pb & 1][i][2] = mode;
+            if constexpr (OP == F_ROWSUM) {
+              if (blk == 0)
+                st1(static_cast<T *>(p.out) + r, s0);
+            }
+          }
+        }
+        bar_arrive(barC(pb), NALL);
+      }
+      if (bt < nb) {
+        /* publish batch bt: the block's partial of each of this warp's
+         * rows in warp order, stored; one fence; the flags */
+        bar_sync(barA(bt), NALL);
+        const int rb = (int)(bt & 1);
+#pragma unroll
+        for (int m = 0; m < RPW; ++m) {
+          const int i = xw + EXW * m;
+          const int64_t r = bt * B + i;
+          if (i >= B || r >= p.rows)
+            break;
+          float a[4];
+          if (lane < NW) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+              a[q] = red[rb][i][q][lane];
+          } else {
+            gneutral<OP>(a);
+          }
+          gwarp<OP>(a);
+          if (lane == 0)
+            __stcg(&g.part[(size_t)(r % GRID_RING) * GRID_P + blk],
+                   make_float4(a[0], a[1], a[2], a[3]));
+        }
+        if (lane == 0) {
+          asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#pragma unroll
+          for (int m = 0; m < RPW; ++m) {
+            const int i = xw + EXW * m;
+            const int64_t r = bt * B + i;
+            if (i >= B || r >= p.rows)
+              break;
+            st_relaxed(&g.flag[(size_t)(r % GRID_RING) * GRID_P + blk],
+                       ep << 32 | (unsigned long long)(uint32_t)r);
+          }
+        }
+      }
+    }
+    /* every block has read the header (block 0 gathered every block's
+     * flag of the last row): the next launch takes the next epoch */
+    if (blk == 0 && xw == 0 && lane == 0)
+      *g.hdr = ep;
+    return;
+  }
+
+  /* ---- data warps ---- */
+  auto cell = [&](int s, int i, int n, int j) -> uint4 & {
+    return gsm[(((s * B + i) * NI + n) * NV + j) * NT + tid];
+  };
   const int c0 = (int)((int64_t)blk * p.chunk);
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const int nvc = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
@@ -1511,8 +1688,6 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   const T *in0 = static_cast<const T *>(p.in0);
   const T *in1 = static_cast<const T *>(p.in1);
   T *out = static_cast<T *>(p.out);
-  const int64_t nb = (p.rows + B - 1) / B;
-  const unsigned long long ep = (__ldcg(g.hdr) + 1ull) & 0xffffffffull;
 
   /* this thread's columns of w (rmsnorm, rmsnorm_bwd) and dw sums */
   float wr[NV][VEC], dwr[NV][VEC];
@@ -1575,7 +1750,7 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
       const int s = (int)(bt % S);
       const int rb = (int)(bt & 1);
-#pragma unroll 1
+#pragma unroll 2
       for (int i = 0; i < B; ++i) {
         if (bt * B + i >= p.rows)
           break;
@@ -1655,111 +1830,14 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
             red[rb][i][q][wid] = a[q];
         }
       }
-      __syncthreads();
-      /* the block's partial of each row, in warp order; published */
-      for (int i = wid; i < B; i += NW) {
-        const int64_t r = bt * B + i;
-        if (r >= p.rows)
-          break;
-        float a[4];
-        if (lane < NW) {
-#pragma unroll
-          for (int q = 0; q < 4; ++q)
-            a[q] = red[rb][i][q][lane];
-        } else {
-          gneutral<OP>(a);
-        }
-        gwarp<OP>(a);
-        if (lane == 0) {
-          const size_t at = (size_t)(r % GRID_RING) * GRID_P + blk;
-          __stcg(&g.part[at], make_float4(a[0], a[1], a[2], a[3]));
-          st_release(&g.flag[at], ep << 32 | (unsigned long long)(uint32_t)r);
-        }
-      }
+      bar_arrive(barA(bt), NALL);
     }
     if (bt == 0)
       continue;
 
-    /* batch bt - 1: gather, merge in block order, write */
+    /* batch bt - 1: once the exchange warps have its statistics, write */
     const int64_t pb = bt - 1;
-    for (int i = wid; i < B; i += NW) {
-      const int64_t r = pb * B + i;
-      if (r >= p.rows)
-        break;
-      const unsigned long long tag =
-          ep << 32 | (unsigned long long)(uint32_t)r;
-      const size_t base = (size_t)(r % GRID_RING) * GRID_P;
-      /* lane l takes blocks l, l + 32, ...: every flag's load in flight
-       * at once (relaxed), one fence (acquire), then every partial's */
-      constexpr int KP = (GRID_P + 31) / 32;
-      unsigned long long f[KP];
-#pragma unroll
-      for (int u = 0; u < KP; ++u)
-        f[u] = lane + 32 * u < GRID_P ? ld_relaxed(&g.flag[base + lane + 32 * u])
-                                      : tag;
-      unsigned spins = 0;
-      for (;;) {
-        bool all = true;
-#pragma unroll
-        for (int u = 0; u < KP; ++u)
-          all = all && f[u] == tag;
-        if (all)
-          break;
-        if (++spins > (1u << 24))
-          __trap(); /* a block that never published: not a hang */
-        __nanosleep(20);
-#pragma unroll
-        for (int u = 0; u < KP; ++u)
-          if (f[u] != tag)
-            f[u] = ld_relaxed(&g.flag[base + lane + 32 * u]);
-      }
-      asm volatile("fence.acq_rel.gpu;" ::: "memory");
-      float4 q[KP];
-#pragma unroll
-      for (int u = 0; u < KP; ++u)
-        q[u] = lane + 32 * u < GRID_P ? __ldcg(&g.part[base + lane + 32 * u])
-                                      : make_float4(0.f, 0.f, 0.f, 0.f);
-      float a[4];
-      gneutral<OP>(a);
-#pragma unroll
-      for (int u = 0; u < KP; ++u) {
-        if (lane + 32 * u < GRID_P) {
-          const float b[4] = {q[u].x, q[u].y, q[u].z, q[u].w};
-          gcomb<OP>(a, b);
-        }
-      }
-      gwarp<OP>(a);
-      if (lane == 0) {
-        float s0, s1 = 0.f, mode = 0.f;
-        if constexpr (OP == F_SOFTMAX) {
-          const float M = a[0];
-          mode = (M != M || M == CUDART_INF_F) ? 2.f
-                                               : (M == -CUDART_INF_F ? 1.f : 0.f);
-          s0 = M;
-          csum t;
-          t.s = a[1];
-          t.c = a[2];
-          s1 = 1.f / t.value();
-        } else if constexpr (OP == F_RMSBWD) {
-          const float v[4] = {a[0], a[1], a[2], a[3]};
-          s0 = rsqrtf(csv(v, 0) / (float)p.cols + p.eps);
-          s1 = -(s0 * s0 * s0 * csv(v, 2) / (float)p.cols);
-        } else {
-          const float v[4] = {a[0], a[1], a[2], a[3]};
-          s0 = csv(v, 0);
-          if constexpr (OP == F_RMS)
-            s0 = rsqrtf(s0 / (float)p.cols + p.eps);
-        }
-        stat[pb & 1][i][0] = s0;
-        stat[pb & 1][i][1] = s1;
-        stat[pb & 1][i][2] = mode;
-        if constexpr (OP == F_ROWSUM) {
-          if (blk == 0)
-            st1(out + r, s0);
-        }
-      }
-    }
-    __syncthreads();
+    bar_sync(barC(pb), NALL);
     if constexpr (OP != F_ROWSUM) {
       const int s = (int)(pb % S);
 #pragma unroll 1
@@ -1818,10 +1896,6 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         store_slot<T, false>(dw, c0 + (j * NT + tid) * VEC, c1,
                              g.dwvec != 0, dwr[j]);
   }
-  /* every block has read the header (block 0 gathered every block's flag of
-   * the last row): the next launch takes the next epoch */
-  if (blk == 0 && tid == 0)
-    *g.hdr = ep;
 }
 
 /* ---- plans ---- */
@@ -2410,7 +2484,7 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
   }
   cudaLaunchConfig_t lc = {};
   lc.gridDim = dim3(GRID_P, 1, 1);
-  lc.blockDim = dim3(NT, 1, 1);
+  lc.blockDim = dim3(NT + 32 * grid_exw(NT), 1, 1);
   lc.dynamicSmemBytes = smem;
   lc.stream = st;
   cudaLaunchAttribute at;

@@ -5,13 +5,14 @@
 # the v9 kernels of the same binary), on / off / on, in one lease:
 #   bash scripts/capture/grid-session.sh OUTDIR [BUDGET_S]
 # CPK_GRID_MIN=1 pushes every FUSED verification case through the grid path
-# (rows of every width, chunks empty, partial and whole).
+# (rows of every width, chunks empty, partial and whole). TEST_ARGS: more
+# words for the first --test-only (v10b's run: --variant fused).
 set -u
 out=${1:?usage: grid-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-540}
 . "$(dirname "$0")/batch-lib.sh"
 gpu_csv gpu-before.csv
-run test-only.txt 200 "$pf" --test-only
+run test-only.txt 200 "$pf" --test-only ${TEST_ARGS:-}
 run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$pf" --test-only \
   --variant fused
 for tool in memcheck racecheck synccheck initcheck; do
