@@ -1381,19 +1381,28 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
  * row, so it sums its dw chunk in registers over the rows in order and
  * writes it: no partial rows, no second kernel.
  *
- * The exchange: ws = [header: u64 epoch][flags: u64 [GRID_RING][P]]
- * [partials: float4 [GRID_RING][P]]. A block writes row r's partial into
- * slot r % GRID_RING, then (release) the flag tag(r) = epoch' << 32 | r,
- * where epoch' is the header's value + 1; a reader polls a row's flags
- * (relaxed loads, all in flight at once), then fences (acquire) and reads
- * the partials. A block publishes batch b only after it has gathered batch b - 1,
- * which every block published after gathering b - 2, ..., so a slot is
- * rewritten only after every block has read it (the ring holds four
- * batches and more). When block 0 has gathered the last batch, every block
- * has read the header; it then stores epoch', so the next launch's tags
- * differ from every flag this one wrote. No reset between launches, no
- * memset: a fresh workspace's bytes match a tag with odds of 2^-64 per flag.
- * A flag that never comes (only a bug could do that: the cooperative launch
+ * The exchange (v10c): ws = [header: u32 epoch][words: u64
+ * [GRID_RING][P][2]]. A block publishes row r's partial as one or two
+ * 64-bit words, each holding a 32-bit tag and one fp32 value (softmax: the
+ * max and the sum against it; rmsnorm_bwd: its two sums; the others: the
+ * sum), with relaxed stores into slot r % GRID_RING; the tag is
+ * epoch' ^ r * 0x9E3779B9 (epoch': the header's value + 1), so a word
+ * carries its own proof of the launch and row that wrote it, and a reader
+ * needs no flag, no fence and no second load: it polls the row's words
+ * (relaxed loads, all in flight at once) until every tag is the row's. A
+ * block publishes batch b only after it has gathered batch b - 1, which
+ * every block published after gathering b - 2, ..., so a slot is rewritten
+ * only after every block has read it (the ring holds four batches and
+ * more), and rows that share a slot in one launch differ in their tags.
+ * When block 0 has gathered the last batch, every block has read the
+ * header; it then stores epoch', so the next launch's tags differ from this
+ * one's (a stale word could match only if the one earlier launch whose
+ * epoch makes the tags equal, 2^32 launches back at the least, wrote it and
+ * no launch wrote that word since). No reset between launches, no memset.
+ * (v10a published a float4 and a flag by a release store and read them
+ * after a fence; those fences waited on the rows' own loads and stores in
+ * flight: 5-10 us a batch on the H200, docs/PERFORMANCE.md.)
+ * A word that never comes (only a bug could do that: the cooperative launch
  * guarantees every block runs) ends in a trap after seconds, not a hang. */
 #ifndef CPK_FUSED_GRID
 #define CPK_FUSED_GRID 1
@@ -1401,10 +1410,17 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #ifndef CPK_GRID_ST_CS
 #define CPK_GRID_ST_CS 1
 #endif
+/* GRID_S stages of GRID_STAGE_BYTES per block (experiment builds may set
+ * other values: S - 2 stages are in flight while one is reduced and one
+ * written) */
 #define GRID_P 132
+#ifndef GRID_S
 #define GRID_S 3
+#endif
 #define GRID_RING 128
+#ifndef GRID_STAGE_BYTES
 #define GRID_STAGE_BYTES 65536
+#endif
 
 /* Rows per stage: as many as fill GRID_STAGE_BYTES (at most 16). */
 __host__ __device__ constexpr int grid_b(int op, int nt, int nv) {
@@ -1414,13 +1430,31 @@ __host__ __device__ constexpr int grid_b(int op, int nt, int nv) {
              : GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16);
 }
 
+/* Dynamic shared memory of a block: its stages. */
+__host__ __device__ constexpr size_t grid_smem(int op, int nt, int nv) {
+  return (size_t)GRID_S * grid_b(op, nt, nv) * op_inputs(op) * nv * nt * 16;
+}
+#define GRID_SMEM_MAX (200u * 1024u)
+
 struct gws {
-  unsigned long long *hdr;
-  unsigned long long *flag; /* [GRID_RING][GRID_P] */
-  float4 *part;             /* [GRID_RING][GRID_P] */
+  unsigned *hdr;
+  unsigned long long *word; /* [GRID_RING][GRID_P][2] */
   int dwvec;                /* rmsnorm_bwd: dw 16-byte aligned */
 };
 
+/* Words per partial: softmax (max, sum) and rmsnorm_bwd's two sums. */
+__host__ __device__ constexpr int gwords(int op) {
+  return (op == F_SOFTMAX || op == F_RMSBWD) ? 2 : 1;
+}
+__device__ __forceinline__ uint32_t gtag(uint32_t ep, int64_t r) {
+  return ep ^ ((uint32_t)r * 0x9E3779B9u);
+}
+
+__device__ __forceinline__ void st_relaxed(unsigned long long *p,
+                                           unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+               : "memory");
+}
 __device__ __forceinline__ unsigned long long
 ld_relaxed(const unsigned long long *p) {
   unsigned long long v;
@@ -1481,205 +1515,23 @@ template <int OP> __device__ __forceinline__ void gwarp(float (&a)[4]) {
   }
 }
 
-/* Exchange warps per block: the warps that publish and gather (no data
- * loads or stores of their own, so their fences wait for nothing of the
- * rows'): 4 beside 256 data threads, 2 beside 512 (the register file). */
-__host__ __device__ constexpr int grid_exw(int nt) { return nt == 256 ? 4 : 2; }
-
-__device__ __forceinline__ void bar_sync(int id, int n) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(int id, int n) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(n) : "memory");
-}
-__device__ __forceinline__ void st_relaxed(unsigned long long *p,
-                                           unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
-               : "memory");
-}
-
 template <typename T, int OP, int NT, int NV>
-__global__ void __launch_bounds__(NT + 32 * grid_exw(NT), 1)
-    grid_k(const fparams p, const gws g) {
+__global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   constexpr int VEC = ty<T>::vec;
   constexpr int NI = op_inputs(OP);
   constexpr int NW = NT / 32;
-  constexpr int EXW = grid_exw(NT);
-  constexpr int NALL = NT + 32 * EXW;
   constexpr int B = grid_b(OP, NT, NV);
   constexpr int S = GRID_S;
-  constexpr int RPW = (B + EXW - 1) / EXW; /* rows per exchange warp */
-  constexpr int KP = (GRID_P + 31) / 32;   /* partials per lane and row */
   /* stage s, row i, input n, slot j, thread t */
   extern __shared__ uint4 gsm[];
   __shared__ float red[2][B][4][NW];
-  __shared__ float stat[2][B][3];
+  __shared__ float stat[2][B][3]; /* by batch parity: the last batch's
+                                     gather has no barrier before it */
+  auto cell = [&](int s, int i, int n, int j) -> uint4 & {
+    return gsm[(((s * B + i) * NI + n) * NV + j) * NT + threadIdx.x];
+  };
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int blk = blockIdx.x;
-  const int64_t nb = (p.rows + B - 1) / B;
-  /* named barriers, by batch parity: A (1, 2) the data warps' row partials
-   * are in red; C (3, 4) the gathered statistics are in stat */
-  auto barA = [](int64_t bt) { return 1 + (int)(bt & 1); };
-  auto barC = [](int64_t bt) { return 3 + (int)(bt & 1); };
-
-  if (tid >= NT) {
-    /* ---- exchange warps ---- */
-    const int xw = wid - NW;
-    const unsigned long long ep = (__ldcg(g.hdr) + 1ull) & 0xffffffffull;
-    for (int64_t bt = 0; bt <= nb; ++bt) {
-      if (bt >= 1) {
-        /* gather batch bt - 1: this warp's rows, every flag's load in
-         * flight at once (relaxed), one fence (acquire), the partials */
-        const int64_t pb = bt - 1;
-        unsigned long long f[RPW][KP];
-#pragma unroll
-        for (int m = 0; m < RPW; ++m) {
-          const int64_t r = pb * B + xw + EXW * m;
-#pragma unroll
-          for (int u = 0; u < KP; ++u) {
-            const int k = lane + 32 * u;
-            f[m][u] = (xw + EXW * m < B && r < p.rows && k < GRID_P)
-                          ? ld_relaxed(&g.flag[(size_t)(r % GRID_RING) *
-                                                   GRID_P +
-                                               k])
-                          : (ep << 32 | (unsigned long long)(uint32_t)r);
-          }
-        }
-        unsigned spins = 0;
-        for (;;) {
-          bool all = true;
-#pragma unroll
-          for (int m = 0; m < RPW; ++m) {
-            const int64_t r = pb * B + xw + EXW * m;
-            const unsigned long long tag =
-                ep << 32 | (unsigned long long)(uint32_t)r;
-#pragma unroll
-            for (int u = 0; u < KP; ++u)
-              all = all && f[m][u] == tag;
-          }
-          if (__all_sync(0xffffffffu, all))
-            break;
-          if (++spins > (1u << 24))
-            __trap(); /* a block that never published: not a hang */
-          __nanosleep(20);
-#pragma unroll
-          for (int m = 0; m < RPW; ++m) {
-            const int64_t r = pb * B + xw + EXW * m;
-            const unsigned long long tag =
-                ep << 32 | (unsigned long long)(uint32_t)r;
-#pragma unroll
-            for (int u = 0; u < KP; ++u)
-              if (f[m][u] != tag)
-                f[m][u] = ld_relaxed(
-                    &g.flag[(size_t)(r % GRID_RING) * GRID_P + lane + 32 * u]);
-          }
-        }
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#pragma unroll
-        for (int m = 0; m < RPW; ++m) {
-          const int i = xw + EXW * m;
-          const int64_t r = pb * B + i;
-          if (i >= B || r >= p.rows)
-            break;
-          const size_t base = (size_t)(r % GRID_RING) * GRID_P;
-          float4 q[KP];
-#pragma unroll
-          for (int u = 0; u < KP; ++u)
-            q[u] = lane + 32 * u < GRID_P
-                       ? __ldcg(&g.part[base + lane + 32 * u])
-                       : make_float4(0.f, 0.f, 0.f, 0.f);
-          float a[4];
-          gneutral<OP>(a);
-#pragma unroll
-          for (int u = 0; u < KP; ++u) {
-            if (lane + 32 * u < GRID_P) {
-              const float b[4] = {q[u].x, q[u].y, q[u].z, q[u].w};
-              gcomb<OP>(a, b);
-            }
-          }
-          gwarp<OP>(a);
-          if (lane == 0) {
-            float s0, s1 = 0.f, mode = 0.f;
-            if constexpr (OP == F_SOFTMAX) {
-              const float M = a[0];
-              mode = (M != M || M == CUDART_INF_F)
-                         ? 2.f
-                         : (M == -CUDART_INF_F ? 1.f : 0.f);
-              s0 = M;
-              csum t;
-              t.s = a[1];
-              t.c = a[2];
-              s1 = 1.f / t.value();
-            } else if constexpr (OP == F_RMSBWD) {
-              const float v[4] = {a[0], a[1], a[2], a[3]};
-              s0 = rsqrtf(csv(v, 0) / (float)p.cols + p.eps);
-              s1 = -(s0 * s0 * s0 * csv(v, 2) / (float)p.cols);
-            } else {
-              const float v[4] = {a[0], a[1], a[2], a[3]};
-              s0 = csv(v, 0);
-              if constexpr (OP == F_RMS)
-                s0 = rsqrtf(s0 / (float)p.cols + p.eps);
-            }
-            stat[pb & 1][i][0] = s0;
-            stat[pb & 1][i][1] = s1;
-            stat[pb & 1][i][2] = mode;
-            if constexpr (OP == F_ROWSUM) {
-              if (blk == 0)
-                st1(static_cast<T *>(p.out) + r, s0);
-            }
-          }
-        }
-        bar_arrive(barC(pb), NALL);
-      }
-      if (bt < nb) {
-        /* publish batch bt: the block's partial of each of this warp's
-         * rows in warp order, stored; one fence; the flags */
-        bar_sync(barA(bt), NALL);
-        const int rb = (int)(bt & 1);
-#pragma unroll
-        for (int m = 0; m < RPW; ++m) {
-          const int i = xw + EXW * m;
-          const int64_t r = bt * B + i;
-          if (i >= B || r >= p.rows)
-            break;
-          float a[4];
-          if (lane < NW) {
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-              a[q] = red[rb][i][q][lane];
-          } else {
-            gneutral<OP>(a);
-          }
-          gwarp<OP>(a);
-          if (lane == 0)
-            __stcg(&g.part[(size_t)(r % GRID_RING) * GRID_P + blk],
-                   make_float4(a[0], a[1], a[2], a[3]));
-        }
-        if (lane == 0) {
-          asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#pragma unroll
-          for (int m = 0; m < RPW; ++m) {
-            const int i = xw + EXW * m;
-            const int64_t r = bt * B + i;
-            if (i >= B || r >= p.rows)
-              break;
-            st_relaxed(&g.flag[(size_t)(r % GRID_RING) * GRID_P + blk],
-                       ep << 32 | (unsigned long long)(uint32_t)r);
-          }
-        }
-      }
-    }
-    /* every block has read the header (block 0 gathered every block's
-     * flag of the last row): the next launch takes the next epoch */
-    if (blk == 0 && xw == 0 && lane == 0)
-      *g.hdr = ep;
-    return;
-  }
-
-  /* ---- data warps ---- */
-  auto cell = [&](int s, int i, int n, int j) -> uint4 & {
-    return gsm[(((s * B + i) * NI + n) * NV + j) * NT + tid];
-  };
   const int c0 = (int)((int64_t)blk * p.chunk);
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const int nvc = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
@@ -1688,6 +1540,8 @@ __global__ void __launch_bounds__(NT + 32 * grid_exw(NT), 1)
   const T *in0 = static_cast<const T *>(p.in0);
   const T *in1 = static_cast<const T *>(p.in1);
   T *out = static_cast<T *>(p.out);
+  const int64_t nb = (p.rows + B - 1) / B;
+  const uint32_t ep = __ldcg(g.hdr) + 1u;
 
   /* this thread's columns of w (rmsnorm, rmsnorm_bwd) and dw sums */
   float wr[NV][VEC], dwr[NV][VEC];
@@ -1830,14 +1684,125 @@ __global__ void __launch_bounds__(NT + 32 * grid_exw(NT), 1)
             red[rb][i][q][wid] = a[q];
         }
       }
-      bar_arrive(barA(bt), NALL);
+      __syncthreads();
+      /* the block's partial of each row, in warp order; published */
+      for (int i = wid; i < B; i += NW) {
+        const int64_t r = bt * B + i;
+        if (r >= p.rows)
+          break;
+        float a[4];
+        if (lane < NW) {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            a[q] = red[rb][i][q][lane];
+        } else {
+          gneutral<OP>(a);
+        }
+        gwarp<OP>(a);
+        if (lane == 0) {
+          /* softmax (max, sum), rmsnorm_bwd (sum, sum), the others (sum) */
+          const float f0 = OP == F_SOFTMAX ? a[0] : csv(a, 0);
+          const float f1 = OP == F_SOFTMAX ? csv(a, 1)
+                           : OP == F_RMSBWD ? csv(a, 2)
+                                            : 0.f;
+          const unsigned long long tg = (unsigned long long)gtag(ep, r) << 32;
+          unsigned long long *w =
+              g.word + ((size_t)(r % GRID_RING) * GRID_P + blk) * 2;
+          st_relaxed(w, tg | __float_as_uint(f0));
+          if constexpr (gwords(OP) > 1)
+            st_relaxed(w + 1, tg | __float_as_uint(f1));
+        }
+      }
     }
     if (bt == 0)
       continue;
 
-    /* batch bt - 1: once the exchange warps have its statistics, write */
+    /* batch bt - 1: gather, merge in block order, write */
     const int64_t pb = bt - 1;
-    bar_sync(barC(pb), NALL);
+    for (int i = wid; i < B; i += NW) {
+      const int64_t r = pb * B + i;
+      if (r >= p.rows)
+        break;
+      const uint32_t tg = gtag(ep, r);
+      const unsigned long long *base =
+          g.word + (size_t)(r % GRID_RING) * GRID_P * 2;
+      /* lane l takes blocks l, l + 32, ...: every word's load in flight at
+       * once, again for those not yet of this row */
+      constexpr int KP = (GRID_P + 31) / 32;
+      constexpr int NWD = gwords(OP);
+      unsigned long long f[KP][NWD];
+#pragma unroll
+      for (int u = 0; u < KP; ++u)
+#pragma unroll
+        for (int w = 0; w < NWD; ++w)
+          f[u][w] = lane + 32 * u < GRID_P
+                        ? ld_relaxed(base + (lane + 32 * u) * 2 + w)
+                        : (unsigned long long)tg << 32;
+      unsigned spins = 0;
+      for (;;) {
+        bool all = true;
+#pragma unroll
+        for (int u = 0; u < KP; ++u)
+#pragma unroll
+          for (int w = 0; w < NWD; ++w)
+            all = all && (uint32_t)(f[u][w] >> 32) == tg;
+        if (all)
+          break;
+        if (++spins > (1u << 24))
+          __trap(); /* a block that never published: not a hang */
+        __nanosleep(20);
+#pragma unroll
+        for (int u = 0; u < KP; ++u)
+#pragma unroll
+          for (int w = 0; w < NWD; ++w)
+            if ((uint32_t)(f[u][w] >> 32) != tg)
+              f[u][w] = ld_relaxed(base + (lane + 32 * u) * 2 + w);
+      }
+      float a[4];
+      gneutral<OP>(a);
+#pragma unroll
+      for (int u = 0; u < KP; ++u) {
+        if (lane + 32 * u < GRID_P) {
+          float b[4] = {__uint_as_float((uint32_t)f[u][0]), 0.f, 0.f, 0.f};
+          if constexpr (OP == F_SOFTMAX)
+            b[1] = __uint_as_float((uint32_t)f[u][NWD - 1]);
+          else if constexpr (OP == F_RMSBWD)
+            b[2] = __uint_as_float((uint32_t)f[u][NWD - 1]);
+          gcomb<OP>(a, b);
+        }
+      }
+      gwarp<OP>(a);
+      if (lane == 0) {
+        float s0, s1 = 0.f, mode = 0.f;
+        if constexpr (OP == F_SOFTMAX) {
+          const float M = a[0];
+          mode = (M != M || M == CUDART_INF_F) ? 2.f
+                                               : (M == -CUDART_INF_F ? 1.f : 0.f);
+          s0 = M;
+          csum t;
+          t.s = a[1];
+          t.c = a[2];
+          s1 = 1.f / t.value();
+        } else if constexpr (OP == F_RMSBWD) {
+          const float v[4] = {a[0], a[1], a[2], a[3]};
+          s0 = rsqrtf(csv(v, 0) / (float)p.cols + p.eps);
+          s1 = -(s0 * s0 * s0 * csv(v, 2) / (float)p.cols);
+        } else {
+          const float v[4] = {a[0], a[1], a[2], a[3]};
+          s0 = csv(v, 0);
+          if constexpr (OP == F_RMS)
+            s0 = rsqrtf(s0 / (float)p.cols + p.eps);
+        }
+        stat[pb & 1][i][0] = s0;
+        stat[pb & 1][i][1] = s1;
+        stat[pb & 1][i][2] = mode;
+        if constexpr (OP == F_ROWSUM) {
+          if (blk == 0)
+            st1(out + r, s0);
+        }
+      }
+    }
+    __syncthreads();
     if constexpr (OP != F_ROWSUM) {
       const int s = (int)(pb % S);
 #pragma unroll 1
@@ -1896,6 +1861,10 @@ __global__ void __launch_bounds__(NT + 32 * grid_exw(NT), 1)
         store_slot<T, false>(dw, c0 + (j * NT + tid) * VEC, c1,
                              g.dwvec != 0, dwr[j]);
   }
+  /* every block has read the header (block 0 gathered every block's flag of
+   * the last row): the next launch takes the next epoch */
+  if (blk == 0 && tid == 0)
+    *g.hdr = ep;
 }
 
 /* ---- plans ---- */
@@ -2435,12 +2404,15 @@ bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
     if (gc.nv == 3)
       gc.nv = 4;
   }
-  return gc.nv <= 4;
+  /* rmsnorm_bwd's 16-bit kernels of 4 slots spill (x, dy, w and dw of 32
+   * elements a thread): not taken */
+  if (fop == F_RMSBWD && dt != CPK_F32 && gc.nv == 4)
+    return false;
+  return gc.nv <= 4 && grid_smem(fop, gc.nt, gc.nv) <= GRID_SMEM_MAX;
 }
 
 size_t grid_ws_bytes() {
-  return 256 + ws_round((size_t)GRID_RING * GRID_P * 8) +
-         ws_round((size_t)GRID_RING * GRID_P * 16);
+  return 256 + ws_round((size_t)GRID_RING * GRID_P * 2 * 8);
 }
 
 /* The grid's GRID_P blocks (one per SM at up to ~200 KiB of shared memory
@@ -2470,9 +2442,13 @@ bool grid_device_ok() {
 
 template <typename T, int OP, int NT, int NV>
 cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
-  constexpr size_t smem = (size_t)GRID_S * grid_b(OP, NT, NV) *
-                          op_inputs(OP) * NV * NT * 16;
-  static_assert(smem <= 200u * 1024u, "grid stages exceed shared memory");
+  constexpr size_t smem = grid_smem(OP, NT, NV);
+  if constexpr (smem > GRID_SMEM_MAX) {
+    (void)p; /* grid_cfg never takes it */
+    (void)g;
+    (void)st;
+    return cudaErrorInvalidValue;
+  } else {
   auto k = grid_k<T, OP, NT, NV>;
   static int cdev = -1;
   int dev = 0;
@@ -2484,7 +2460,7 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
   }
   cudaLaunchConfig_t lc = {};
   lc.gridDim = dim3(GRID_P, 1, 1);
-  lc.blockDim = dim3(NT + 32 * grid_exw(NT), 1, 1);
+  lc.blockDim = dim3(NT, 1, 1);
   lc.dynamicSmemBytes = smem;
   lc.stream = st;
   cudaLaunchAttribute at;
@@ -2494,6 +2470,7 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
   lc.numAttrs = 1;
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p, g));
   return cudaGetLastError();
+  }
 }
 
 template <int OP, typename T>
@@ -2507,7 +2484,10 @@ cudaError_t launch_grid_nv(const gcfg &gc, const fparams &p, const gws &g,
   case 2:
     return launch_grid<T, OP, 512, 2>(p, g, st);
   default:
-    return launch_grid<T, OP, 512, 4>(p, g, st);
+    if constexpr (OP == F_RMSBWD && sizeof(T) == 2)
+      return cudaErrorInvalidValue; /* grid_cfg never takes it */
+    else
+      return launch_grid<T, OP, 512, 4>(p, g, st);
   }
 }
 
@@ -2532,10 +2512,8 @@ cudaError_t run_grid(int fop, cpk_dtype dt, const gcfg &gc, fparams p,
   p.chunk = gc.chunk;
   char *b = static_cast<char *>(ws);
   gws g;
-  g.hdr = reinterpret_cast<unsigned long long *>(b);
-  g.flag = reinterpret_cast<unsigned long long *>(b + 256);
-  g.part = reinterpret_cast<float4 *>(
-      b + 256 + ws_round((size_t)GRID_RING * GRID_P * 8));
+  g.hdr = reinterpret_cast<unsigned *>(b);
+  g.word = reinterpret_cast<unsigned long long *>(b + 256);
   g.dwvec = (p.dw != nullptr && aligned16(p.dw)) ? 1 : 0;
   switch (fop) {
   case F_ROWSUM:

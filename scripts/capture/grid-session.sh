@@ -6,7 +6,8 @@
 #   bash scripts/capture/grid-session.sh OUTDIR [BUDGET_S]
 # CPK_GRID_MIN=1 pushes every FUSED verification case through the grid path
 # (rows of every width, chunks empty, partial and whole). TEST_ARGS: more
-# words for the first --test-only (v10b's run: --variant fused).
+# words for the first --test-only (v10b's run: --variant fused); TOOLS:
+# the sanitizer tools (default all four).
 set -u
 out=${1:?usage: grid-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-540}
@@ -15,25 +16,30 @@ gpu_csv gpu-before.csv
 run test-only.txt 200 "$pf" --test-only ${TEST_ARGS:-}
 run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$pf" --test-only \
   --variant fused
-for tool in memcheck racecheck synccheck initcheck; do
-  run "$tool-smoke-fused.txt" 45 compute-sanitizer --tool $tool \
+for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
+  run "$tool-smoke-fused.txt" 90 compute-sanitizer --tool $tool \
     --error-exitcode 9 "$pf" --alloc exact --smoke --variant fused
 done
 run resource-usage.txt 20 cuobjdump --dump-resource-usage "$pf"
-one() { # NAME OP DTYPE SHAPE [ENV...]
-  local name=$1 op=$2 dt=$3 sh=$4
-  shift 4
+one() { # NAME BINARY OP DTYPE SHAPE [ENV...]
+  local name=$1 b=$2 op=$3 dt=$4 sh=$5
+  shift 5
   [ "$(left)" -gt 8 ] || return 0
-  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$pf" --bench --op "$op" \
+  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
     --dtype "$dt" --shape "$sh" --budget 0.5 \
     --json "$out/$name-$op-$dt-$sh.json"
 }
+# VARIANTS: names of experiment builds in $var (cuda_portfolio-NAME), each
+# run between the default's two; DTYPES: the dtypes (default all three)
 for sh in 32x1048576 256x262144; do
   for op in rmsnorm_backward rmsnorm softmax softmax_backward row_sum; do
-    for dt in bf16 fp32 fp16; do
-      one grid1 $op $dt $sh CPK_NONE=1
-      one v9 $op $dt $sh CPK_FUSED_GRID=0
-      one grid2 $op $dt $sh CPK_NONE=1
+    for dt in ${DTYPES:-bf16 fp32 fp16}; do
+      one grid1 "$pf" $op $dt $sh CPK_NONE=1
+      one v9 "$pf" $op $dt $sh CPK_FUSED_GRID=0
+      for v in ${VARIANTS:-}; do
+        one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_NONE=1
+      done
+      one grid2 "$pf" $op $dt $sh CPK_NONE=1
     done
   done
 done
