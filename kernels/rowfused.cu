@@ -34,6 +34,14 @@
  * the rows in flight stay in the L2; device memory still sees each input
  * read once and each output written once while they do.
  *
+ * The grid path (grid_k, v10) takes the rows of kGrid (rmsnorm and
+ * rmsnorm_bwd from 2^17 columns, fp32 softmax_bwd from 2^18) where the H200
+ * ran it faster: a cooperative grid of 132 blocks, block b holding the
+ * 1/132 column chunk b of a few rows at a time in shared memory, the rows'
+ * partial statistics exchanged through the workspace, so each row is read
+ * once with the whole GPU holding it, and rmsnorm_bwd's dw needs no partial
+ * rows (a block owns its columns in every row).
+ *
  * rmsnorm_bwd's dw (a column sum over rows) is accumulated in registers by
  * persistent row groups: each cluster walks rows g, g + G, ... and writes one
  * fp32 partial row of dw into the workspace; a second kernel adds the G
@@ -1582,8 +1590,9 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
             if (vec && c1 - e >= VEC && (n > 0 || mrow == nullptr))
               cp_async16<true>(&cell(s, i, n, j), src + e);
             else
-              cell(s, i, n, j) = load_slot<T, false>(
-                  src, e, c1, vec, n == 0 ? mrow : nullptr, n == 0 ? fill : 0.f);
+              cell(s, i, n, j) =
+                  load_slot<T, false>(src, e, c1, vec, n == 0 ? mrow : nullptr,
+                                      n == 0 ? fill : 0.f);
           }
         }
       }
@@ -1702,7 +1711,7 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         if (lane == 0) {
           /* softmax (max, sum), rmsnorm_bwd (sum, sum), the others (sum) */
           const float f0 = OP == F_SOFTMAX ? a[0] : csv(a, 0);
-          const float f1 = OP == F_SOFTMAX ? csv(a, 1)
+          const float f1 = OP == F_SOFTMAX  ? csv(a, 1)
                            : OP == F_RMSBWD ? csv(a, 2)
                                             : 0.f;
           const unsigned long long tg = (unsigned long long)gtag(ep, r) << 32;
@@ -1776,8 +1785,9 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         float s0, s1 = 0.f, mode = 0.f;
         if constexpr (OP == F_SOFTMAX) {
           const float M = a[0];
-          mode = (M != M || M == CUDART_INF_F) ? 2.f
-                                               : (M == -CUDART_INF_F ? 1.f : 0.f);
+          mode = (M != M || M == CUDART_INF_F)
+                     ? 2.f
+                     : (M == -CUDART_INF_F ? 1.f : 0.f);
           s0 = M;
           csum t;
           t.s = a[1];
@@ -1841,8 +1851,8 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
               dwr[j][k] = __fmaf_rn(__fmul_rn(o[k], x[k]), s0, dwr[j][k]);
-              o[k] = __fmaf_rn(s0, __fmul_rn(o[k], wr[j][k]),
-                               __fmul_rn(x[k], s1));
+              o[k] =
+                  __fmaf_rn(s0, __fmul_rn(o[k], wr[j][k]), __fmul_rn(x[k], s1));
             }
           }
           store_slot<T, CPK_GRID_ST_CS != 0>(orow, e, c1, vec, o);
@@ -1858,8 +1868,8 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
 #pragma unroll
     for (int j = 0; j < NV; ++j)
       if (j * NT + tid < nvc)
-        store_slot<T, false>(dw, c0 + (j * NT + tid) * VEC, c1,
-                             g.dwvec != 0, dwr[j]);
+        store_slot<T, false>(dw, c0 + (j * NT + tid) * VEC, c1, g.dwvec != 0,
+                             dwr[j]);
   }
   /* every block has read the header (block 0 gathered every block's flag of
    * the last row): the next launch takes the next epoch */
@@ -2350,22 +2360,30 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
   }
 }
 
-
 /* ---- GRID plans and launches ---- */
 
-/* Where the grid path takes the row (op, dtypes, columns lo..hi); the
- * chunk of a block must fit 4 x 512 vectors (grid_cfg). From the H200 side
- * by side of docs/PERFORMANCE.md (v10). */
+/* Where the grid path takes the row (op, dtypes, columns lo..hi; the chunk
+ * of a block must also fit 4 x 512 vectors, grid_cfg): where the H200 side
+ * by side of docs/PERFORMANCE.md (v10c, bounds/grid-v10c-2026-11-30T0406:
+ * the same binary with the path on, off, on) ran it faster both times, as
+ * the fraction of the copy ceiling, v9's kernels -> the grid path. Not
+ * taken: row_sum (0.60-0.83 -> 0.25-0.57), softmax (2^18 0.63-0.66 ->
+ * 0.21-0.40, 2^20 fp32 0.57 -> 0.56), 16-bit softmax_backward and every
+ * dtype's at 2^18, 16-bit rmsnorm at 2^18 (0.58 -> 0.39). */
 struct grule {
   int fop, dts;
   int64_t lo, hi;
 };
 constexpr grule kGrid[] = {
-    {F_ROWSUM, WD_ALL, 131073, (int64_t)1 << 22},
-    {F_SOFTMAX, WD_ALL, 131073, (int64_t)1 << 22},
-    {F_SMBWD, WD_ALL, 131073, (int64_t)1 << 22},
-    {F_RMS, WD_ALL, 131073, (int64_t)1 << 22},
+    /* rmsnorm fp32 256 x 262144 0.61 -> 0.65, 32 x 1048576 (SPLIT) 0.52 ->
+     * 0.65; bf16 32 x 1048576 (SPLIT) 0.49 -> 0.56 */
+    {F_RMS, WD_F32, 131073, (int64_t)1 << 22},
+    {F_RMS, WD_16, 262145, (int64_t)1 << 22},
+    /* rmsnorm_bwd (BLOCK / SPLIT before) 256 x 262144 fp32 0.41 -> 0.62,
+     * bf16 0.36 -> 0.47; 32 x 1048576 fp32 0.36 -> 0.67, bf16 0.31 -> 0.55 */
     {F_RMSBWD, WD_ALL, 131073, (int64_t)1 << 22},
+    /* softmax_bwd fp32 32 x 1048576 (SPLIT) 0.53 -> 0.68 */
+    {F_SMBWD, WD_F32, 262145, (int64_t)1 << 22},
 };
 
 struct gcfg {
@@ -2449,27 +2467,27 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
     (void)st;
     return cudaErrorInvalidValue;
   } else {
-  auto k = grid_k<T, OP, NT, NV>;
-  static int cdev = -1;
-  int dev = 0;
-  CPK__TRY(cudaGetDevice(&dev));
-  if (dev != cdev) {
-    CPK__TRY(cudaFuncSetAttribute(
-        k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    cdev = dev;
-  }
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = dim3(GRID_P, 1, 1);
-  lc.blockDim = dim3(NT, 1, 1);
-  lc.dynamicSmemBytes = smem;
-  lc.stream = st;
-  cudaLaunchAttribute at;
-  at.id = cudaLaunchAttributeCooperative;
-  at.val.cooperative = 1;
-  lc.attrs = &at;
-  lc.numAttrs = 1;
-  CPK__TRY(cudaLaunchKernelEx(&lc, k, p, g));
-  return cudaGetLastError();
+    auto k = grid_k<T, OP, NT, NV>;
+    static int cdev = -1;
+    int dev = 0;
+    CPK__TRY(cudaGetDevice(&dev));
+    if (dev != cdev) {
+      CPK__TRY(cudaFuncSetAttribute(
+          k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      cdev = dev;
+    }
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(GRID_P, 1, 1);
+    lc.blockDim = dim3(NT, 1, 1);
+    lc.dynamicSmemBytes = smem;
+    lc.stream = st;
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeCooperative;
+    at.val.cooperative = 1;
+    lc.attrs = &at;
+    lc.numAttrs = 1;
+    CPK__TRY(cudaLaunchKernelEx(&lc, k, p, g));
+    return cudaGetLastError();
   }
 }
 
@@ -2505,8 +2523,8 @@ cudaError_t launch_grid_dt(cpk_dtype dt, const gcfg &gc, const fparams &p,
   return cudaErrorInvalidValue;
 }
 
-cudaError_t run_grid(int fop, cpk_dtype dt, const gcfg &gc, fparams p,
-                     void *ws, cudaStream_t st) {
+cudaError_t run_grid(int fop, cpk_dtype dt, const gcfg &gc, fparams p, void *ws,
+                     cudaStream_t st) {
   if (ws == nullptr || !aligned16(ws))
     return cudaErrorInvalidValue;
   p.chunk = gc.chunk;
