@@ -61,6 +61,8 @@
  */
 #include <cooperative_groups.h>
 
+#include <type_traits>
+
 #include "common.cuh"
 
 namespace cg = cooperative_groups;
@@ -2313,24 +2315,35 @@ cudaError_t run_dw(cpk_dtype dt, const fparams &p, int64_t groups,
   return cudaGetLastError();
 }
 
+/* f(std::integral_constant<int, OP>{}) for the op fop: one switch for the
+ * launchers of every path (fused_k, wide_k, grid_k). */
+template <typename Fn> cudaError_t with_op(int fop, Fn &&f) {
+  switch (fop) {
+  case F_ROWSUM:
+    return f(std::integral_constant<int, F_ROWSUM>{});
+  case F_SOFTMAX:
+    return f(std::integral_constant<int, F_SOFTMAX>{});
+  case F_SMBWD:
+    return f(std::integral_constant<int, F_SMBWD>{});
+  case F_RMS:
+    return f(std::integral_constant<int, F_RMS>{});
+  default:
+    return f(std::integral_constant<int, F_RMSBWD>{});
+  }
+}
+
 cudaError_t run_wide(int fop, cpk_dtype dt, const wcfg &w, fparams p,
                      cudaStream_t st) {
   p.chunk = w.chunk;
   p.wsm = w.wsm ? 1 : 0;
   const int64_t groups = wide_groups(w, p.rows);
-  switch (fop) {
-  case F_ROWSUM:
-    return launch_wide_dt<F_ROWSUM>(dt, p, w, groups, st);
-  case F_SOFTMAX:
-    return launch_wide_dt<F_SOFTMAX>(dt, p, w, groups, st);
-  case F_SMBWD:
-    return launch_wide_dt<F_SMBWD>(dt, p, w, groups, st);
-  case F_RMS:
-    return launch_wide_dt<F_RMS>(dt, p, w, groups, st);
-  default:
-    CPK__TRY(launch_wide_dt<F_RMSBWD>(dt, p, w, groups, st));
-    return run_dw(dt, p, groups, st);
-  }
+  return with_op(fop, [&](auto op) -> cudaError_t {
+    constexpr int OP = decltype(op)::value;
+    CPK__TRY(launch_wide_dt<OP>(dt, p, w, groups, st));
+    if constexpr (OP == F_RMSBWD)
+      return run_dw(dt, p, groups, st);
+    return cudaSuccess;
+  });
 }
 
 /* ci: fused_plan(fop, dt, p.cols), not negative. */
@@ -2345,19 +2358,13 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
   else if (ngroups * c.cl > 0x7fffffffLL)
     ngroups = 0x7fffffffLL / c.cl;
   const size_t smem = fused_smem(c, fop, dt, p.cols);
-  switch (fop) {
-  case F_ROWSUM:
-    return launch_dt<F_ROWSUM>(dt, ci, p, ngroups, smem, st);
-  case F_SOFTMAX:
-    return launch_dt<F_SOFTMAX>(dt, ci, p, ngroups, smem, st);
-  case F_SMBWD:
-    return launch_dt<F_SMBWD>(dt, ci, p, ngroups, smem, st);
-  case F_RMS:
-    return launch_dt<F_RMS>(dt, ci, p, ngroups, smem, st);
-  default:
-    CPK__TRY(launch_dt<F_RMSBWD>(dt, ci, p, ngroups, smem, st));
-    return run_dw(dt, p, ngroups, st);
-  }
+  return with_op(fop, [&](auto op) -> cudaError_t {
+    constexpr int OP = decltype(op)::value;
+    CPK__TRY(launch_dt<OP>(dt, ci, p, ngroups, smem, st));
+    if constexpr (OP == F_RMSBWD)
+      return run_dw(dt, p, ngroups, st);
+    return cudaSuccess;
+  });
 }
 
 /* ---- GRID plans and launches ---- */
@@ -2533,18 +2540,9 @@ cudaError_t run_grid(int fop, cpk_dtype dt, const gcfg &gc, fparams p, void *ws,
   g.hdr = reinterpret_cast<unsigned *>(b);
   g.word = reinterpret_cast<unsigned long long *>(b + 256);
   g.dwvec = (p.dw != nullptr && aligned16(p.dw)) ? 1 : 0;
-  switch (fop) {
-  case F_ROWSUM:
-    return launch_grid_dt<F_ROWSUM>(dt, gc, p, g, st);
-  case F_SOFTMAX:
-    return launch_grid_dt<F_SOFTMAX>(dt, gc, p, g, st);
-  case F_SMBWD:
-    return launch_grid_dt<F_SMBWD>(dt, gc, p, g, st);
-  case F_RMS:
-    return launch_grid_dt<F_RMS>(dt, gc, p, g, st);
-  default:
-    return launch_grid_dt<F_RMSBWD>(dt, gc, p, g, st);
-  }
+  return with_op(fop, [&](auto op) {
+    return launch_grid_dt<decltype(op)::value>(dt, gc, p, g, st);
+  });
 }
 
 } /* namespace */
