@@ -91,26 +91,36 @@ size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
  * compute capability >= 9.0), negative on a CUDA error (as -cudaError_t). */
 int cpk_variant_available(cpk_op op, cpk_variant v, cpk_dtype dt);
 
-/* 1 when CPK_V_FUSED of op takes rows of this width on the current device
- * (the only shapes it accepts; otherwise the launcher returns
- * cudaErrorInvalidValue and the plan chooser takes another variant), else 0.
- * It holds a row on chip in a block or a thread-block cluster (widths that
- * depend on op, dtype and cols only), or, for the widths of its grid path
- * (cpk_fused_grid), spreads each row over a grid of 132 blocks that must all
- * be resident at once: that needs a device with at least 132 SMs (H100 SXM,
- * H200), and the launcher returns cudaErrorNotSupported for such a width on
- * another device. */
+/* 1 when CPK_V_FUSED of op takes rows of this width (the only shapes it
+ * accepts; otherwise the launcher returns cudaErrorInvalidValue and the plan
+ * chooser takes another variant), else 0. Pure: depends on op, dtype and
+ * cols only. FUSED holds a row on chip in a block or a thread-block cluster,
+ * or, for the widths of its grid path (cpk_fused_grid), spreads each row
+ * over a grid of 132 blocks that must all be resident at once: where only
+ * the grid path takes a width (cpk_fused_needs_grid), the launcher needs a
+ * device that runs it (cpk_fused_grid_available) and returns
+ * cudaErrorNotSupported on another. */
 int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols);
 
-/* 1 when CPK_V_FUSED of op takes rows of this width through its grid path on
- * the current device (a cooperative grid of 132 blocks, each owning a
- * 1/132 column chunk of every row: the row is read once and held on chip
- * across the whole GPU; kernels/rowfused.cu, grid_k), else 0. The path needs
- * a workspace (cpk_workspace_bytes includes it for these widths); its
- * contents need no initialisation and must be left alone between launches
- * on one stream. The environment variable CPK_FUSED_GRID=0 turns the path
- * off (side-by-side runs). */
+/* 1 when CPK_V_FUSED of op takes rows of this width through its grid path
+ * wherever the device runs it (a cooperative grid of 132 blocks, each
+ * owning a 1/132 column chunk of every row: the row is read once and held
+ * on chip across the whole GPU; kernels/rowfused.cu, grid_k), else 0. Pure
+ * (the environment variable CPK_GRID_MIN, for side-by-side runs, widens
+ * it). The path needs a workspace (cpk_workspace_bytes includes it for
+ * these widths); its contents need no initialisation and must be left alone
+ * between launches on one stream. */
 int cpk_fused_grid(cpk_op op, cpk_dtype dt, int64_t cols);
+
+/* 1 when the grid path is the only way CPK_V_FUSED takes this width (no
+ * on-chip configuration holds the row), else 0. Pure. */
+int cpk_fused_needs_grid(cpk_op op, cpk_dtype dt, int64_t cols);
+
+/* 1 when the current device runs FUSED's grid path (at least 132 SMs, so
+ * that the 132 blocks are resident at once: H100 SXM, H200; compute
+ * capability 8.0 or later; and the environment variable CPK_FUSED_GRID is
+ * not "0", which turns the path off for side-by-side runs), else 0. */
+int cpk_fused_grid_available(void);
 
 /* ---- measurement helpers (the timing harness's, not ops: no reference,
  * no variant) ---- */

@@ -2612,15 +2612,28 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
 
 } /* namespace cpk__ */
 
-extern "C" int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols) {
+/* On chip or through the wide path: no grid needed. */
+static bool fits_without_grid(cpk_op op, cpk_dtype dt, int64_t cols) {
   wcfg wc;
-  return (fused_plan(fop_of(op), dt, cols) >= 0 ||
-          wide_cfg(fop_of(op), dt, cols, wc) || cpk_fused_grid(op, dt, cols))
-             ? 1
-             : 0;
+  return fused_plan(fop_of(op), dt, cols) >= 0 ||
+         wide_cfg(fop_of(op), dt, cols, wc);
+}
+
+extern "C" int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols) {
+  return (fits_without_grid(op, dt, cols) || cpk_fused_grid(op, dt, cols)) ? 1
+                                                                           : 0;
 }
 
 extern "C" int cpk_fused_grid(cpk_op op, cpk_dtype dt, int64_t cols) {
   gcfg gc;
-  return (grid_cfg(fop_of(op), dt, cols, gc) && grid_device_ok()) ? 1 : 0;
+  return grid_cfg(fop_of(op), dt, cols, gc) ? 1 : 0;
+}
+
+extern "C" int cpk_fused_needs_grid(cpk_op op, cpk_dtype dt, int64_t cols) {
+  return (cpk_fused_grid(op, dt, cols) && !fits_without_grid(op, dt, cols)) ? 1
+                                                                            : 0;
+}
+
+extern "C" int cpk_fused_grid_available(void) {
+  return grid_device_ok() ? 1 : 0;
 }

@@ -294,11 +294,14 @@ bool run2(Tally &t, const char *shape, const Buf &out, F launch,
 
 } /* namespace */
 
-/* FUSED runs only where the row fits on chip and the device has clusters:
- * elsewhere the launcher refuses it by contract, nothing to test. */
+/* FUSED runs only where the row fits and the device has clusters (and,
+ * for the widths only its grid path takes, runs the grid path): elsewhere
+ * the launcher refuses it by contract, nothing to test. */
 bool skip_fused(cpk_op op, cpk_variant v, cpk_dtype dt, cpk_rows s) {
   return v == CPK_V_FUSED && (!cpk_fused_fits(op, dt, s.cols) ||
-                              cpk_variant_available(op, v, dt) != 1);
+                              cpk_variant_available(op, v, dt) != 1 ||
+                              (cpk_fused_needs_grid(op, dt, s.cols) &&
+                               cpk_fused_grid_available() != 1));
 }
 
 #include "selftest_ops.cuh"

@@ -199,6 +199,7 @@ int main(int argc, char **argv, char **envp) {
   r.dev.fused = cpk_variant_available(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32) > 0;
   r.dev.hopper =
       cpk_variant_available(CPK_OP_MATMUL, CPK_V_HOPPER, CPK_F16) > 0;
+  r.dev.grid = r.dev.fused && cpk_fused_grid_available() > 0;
   if (o.mode == PF_MODE_NEGATIVE) {
     int e = pf_run_negative_control(&r, PF_NEGATIVE_N);
     return e ? exit_for(e) : PF_EXIT_OK;

@@ -21,7 +21,9 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
   default:
     break;
   }
-  if (dev->fused && cpk_fused_fits(op, dt, cols)) {
+  /* widths only FUSED's grid path takes need a device that runs it */
+  if (dev->fused && cpk_fused_fits(op, dt, cols) &&
+      (dev->grid || !cpk_fused_needs_grid(op, dt, cols))) {
     const int64_t max = op == CPK_OP_RMSNORM_BWD ? PF_PLAN_FUSED_MAX_COLS_RMSBWD
                         : (op == CPK_OP_SOFTMAX || op == CPK_OP_SOFTMAX_BWD ||
                            op == CPK_OP_ROW_SUM)
@@ -29,7 +31,7 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
                             : PF_PLAN_FUSED_MAX_COLS;
     /* the grid path (a cooperative grid holding the row across the GPU)
      * takes every width of its table where the device runs it */
-    if (cols <= max || cpk_fused_grid(op, dt, cols) > 0)
+    if (cols <= max || (dev->grid && cpk_fused_grid(op, dt, cols)))
       return CPK_V_FUSED;
   }
   if (sm_count < 1)

@@ -37,6 +37,7 @@ typedef struct {
   int sm_count; /* >= 1 */
   int fused;    /* 1: CPK_V_FUSED can run here (cpk_variant_available) */
   int hopper;   /* 1: CPK_V_HOPPER can run here */
+  int grid;     /* 1: FUSED's grid path runs here (cpk_fused_grid_available) */
 } pf_plan_dev;
 
 /* The variant `auto` runs for (op, dt) on rows x cols (matmul: cols and rows

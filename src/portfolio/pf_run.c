@@ -494,14 +494,18 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
   if ((err = setup(r, &c, s)) != CM_OK)
     goto out;
   if ((c.variant == CPK_V_FUSED && !r->dev.fused) ||
+      (c.variant == CPK_V_FUSED && !r->dev.grid &&
+       cpk_fused_needs_grid(c.kop, c.dt, c.cols)) ||
       (c.variant == CPK_V_HOPPER && !r->dev.hopper)) {
     /* Said, counted, never silent: the device lacks what the variant needs
-     * (cpk.h, cpk_variant_available). */
+     * (cpk.h, cpk_variant_available, cpk_fused_grid_available). */
     fprintf(r->out, "SKIP op=%s variant=%s dtype=%s reason=%s\n", c.op->name,
             pf_variant_name((int)c.variant), pf_dtype_name(c.dt),
-            c.variant == CPK_V_FUSED
+            c.variant != CPK_V_FUSED ? "needs-sm_90a(compute-capability-9.0-"
+                                       "and-a-build-with-90)"
+            : !r->dev.fused
                 ? "needs-thread-block-clusters(compute-capability>=9.0)"
-                : "needs-sm_90a(compute-capability-9.0-and-a-build-with-90)");
+                : "needs-the-grid-path(132-SMs;CPK_FUSED_GRID-not-0)");
     r->skipped++;
     goto out;
   }

@@ -21,9 +21,11 @@
 
 TEST_IMPL(plan_chooser) {
   /* A device without clusters or sm_90a: the multi-pass variants. */
-  pf_plan_dev old = {132, 0, 0}, few = {16, 0, 0};
-  /* An H200: FUSED wherever the row fits on chip, HOPPER for fp16/bf16. */
-  pf_plan_dev h = {132, 1, 1};
+  pf_plan_dev old = {132, 0, 0, 0}, few = {16, 0, 0, 0};
+  /* Hopper: FUSED wherever the row fits, HOPPER for fp16/bf16; h without
+   * the grid path (fewer than 132 SMs, or CPK_FUSED_GRID=0), hg (an H200)
+   * with it. */
+  pf_plan_dev h = {132, 1, 1, 0}, hg = {132, 1, 1, 1};
   const pf_plan_dev *sms = &old;
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 4096, 33, sms), CPK_V_WARP);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_BF16, 8, 1024, sms), CPK_V_WARP);
@@ -86,9 +88,45 @@ TEST_IMPL(plan_chooser) {
   /* the fit rule itself: a pure function of op, dtype and cols */
   ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048576), 1);
   ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048577), 0);
-  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 262144), 0);
   ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262144), 1);
-  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262145), 0);
+  /* the grid path (kGrid) takes rmsnorm_backward from 2^17 columns to about
+   * 2^20 in every dtype: it fits, but only a device that runs the grid path
+   * takes the widths no on-chip configuration holds */
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM_BWD, CPK_F32, 262144), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 262144), 1);
+  ASSERT_EQ(cpk_fused_needs_grid(CPK_OP_RMSNORM_BWD, CPK_F32, 262144), 1);
+  ASSERT_EQ(cpk_fused_needs_grid(CPK_OP_RMSNORM_BWD, CPK_BF16, 262144), 0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 1048576), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 1081344), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 1081345), 0);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM_BWD, CPK_F32, 131072), 0);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_F32, 262144), 0);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 262144), 0);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 1048576), 1);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX_BWD, CPK_F32, 1048576), 1);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX_BWD, CPK_BF16, 1048576), 0);
+  /* with the grid path on the device, the plan takes FUSED there */
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 32, 1048576, &hg),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_BF16, 256, 262144, &hg),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM, CPK_BF16, 32, 1048576, &hg),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_F32, 32, 1048576, &hg),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 64, 65537, &hg),
+            CPK_V_SPLIT);
+  /* the grid path's workspace: the exchange ring (a header and 128 rows x
+   * 132 blocks x two 8-byte words), none for the other FUSED rows */
+  {
+    const cpk_rows wide = {256, 262144, 262144}, narrow = {64, 1024, 1024};
+    ASSERT_GE(cpk_workspace_bytes(CPK_OP_RMSNORM, CPK_V_FUSED, CPK_F32, wide),
+              (size_t)256 + 128 * 132 * 16);
+    ASSERT_EQ(cpk_workspace_bytes(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32, narrow),
+              0);
+    ASSERT_EQ(cpk_workspace_bytes(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32, wide),
+              0);
+  }
   /* the wide path (kWide) holds row_sum and 16-bit softmax rows past the
    * on-chip list, up to 2^26 columns */
   ASSERT_EQ(cpk_fused_fits(CPK_OP_ROW_SUM, CPK_F32, 4194304), 1);
@@ -332,7 +370,7 @@ TEST_IMPL(sets_cover) {
   char err[256];
   int n, i, j, v, d, seen[16][16][3];
   const pf_op *ops = pf_ops(&n);
-  const pf_plan_dev nodev = {132, 0, 0};
+  const pf_plan_dev nodev = {132, 0, 0, 0};
   unsigned plans = 0;
   memset(seen, 0, sizeof seen);
   ASSERT_OK(parse(&o, err, "--smoke", NULL, NULL, NULL));
