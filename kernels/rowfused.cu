@@ -1434,10 +1434,8 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 
 /* Rows per stage: as many as fill GRID_STAGE_BYTES (at most 16). */
 __host__ __device__ constexpr int grid_b(int op, int nt, int nv) {
-  return GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16) < 1 ? 1
-         : GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16) > 16
-             ? 16
-             : GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16);
+  const int b = GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16);
+  return b < 1 ? 1 : b > 16 ? 16 : b;
 }
 
 /* Dynamic shared memory of a block: its stages. */
