@@ -1420,6 +1420,12 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #ifndef CPK_GRID_ST_CS
 #define CPK_GRID_ST_CS 1
 #endif
+/* Batch b - 1's words loaded before batch b's reduction (v11b), so their
+ * round trip through the L2 overlaps it; CPK_GRID_PREGATHER=0 (experiment
+ * builds): after batch b's publication (v11a) */
+#ifndef CPK_GRID_PREGATHER
+#define CPK_GRID_PREGATHER 1
+#endif
 /* GRID_S stages of GRID_STAGE_BYTES per block (experiment builds may set
  * other values: S - 2 stages are in flight while one is reduced and one
  * written) */
@@ -1428,14 +1434,39 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #define GRID_S 3
 #endif
 #define GRID_RING 128
+/* CPK_GRID_PROF=1 (experiment builds only): thread 0 of each block adds up
+ * the clock64 cycles of each step of the batch loop and prints them from
+ * five blocks in the 8th launch of a workspace (every 64th after), the
+ * breakdown behind docs/PERFORMANCE.md's per-batch times. Off: no code. */
+#ifndef CPK_GRID_PROF
+#define CPK_GRID_PROF 0
+#endif
+#if CPK_GRID_PROF
+#define GPROF(k)                                                               \
+  do {                                                                         \
+    if (tid == 0) {                                                            \
+      const long long t_ = clock64();                                          \
+      gp[k] += t_ - gt;                                                        \
+      gt = t_;                                                                 \
+    }                                                                          \
+  } while (0)
+#else
+#define GPROF(k)                                                               \
+  do {                                                                         \
+  } while (0)
+#endif
 #ifndef GRID_STAGE_BYTES
 #define GRID_STAGE_BYTES 65536
 #endif
 
-/* Rows per stage: as many as fill GRID_STAGE_BYTES (at most 16). */
+/* Rows per stage: the largest power of two that fills at most
+ * GRID_STAGE_BYTES (at most 16). */
 __host__ __device__ constexpr int grid_b(int op, int nt, int nv) {
   const int b = GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16);
-  return b < 1 ? 1 : b > 16 ? 16 : b;
+  int p2 = 1; /* a power of two (gwarp_rows) */
+  while (p2 * 2 <= b && p2 < 16)
+    p2 *= 2;
+  return p2;
 }
 
 /* Dynamic shared memory of a block: its stages. */
@@ -1523,6 +1554,57 @@ template <int OP> __device__ __forceinline__ void gwarp(float (&a)[4]) {
   }
 }
 
+/* B (a power of two, at most 32) rows' partials reduced over a warp at once:
+ * at each of log2(B) levels a lane keeps half its rows and takes the other
+ * half's partner values from lane ^ o (B/2 + B/4 + ... + 1 merges in all,
+ * not 5 B), then a butterfly over the lanes that share a row. The lane ends
+ * with its row's warp partial in a[0]; grow<B>(lane) is that row. */
+__host__ __device__ constexpr int ilog2c(int n) {
+  return n > 1 ? 1 + ilog2c(n / 2) : 0;
+}
+template <int B> __device__ __forceinline__ int grow(int lane) {
+  int i = 0;
+#pragma unroll
+  for (int lv = 0; lv < ilog2c(B); ++lv)
+    i += (lane & (16 >> lv)) ? (B >> lv) / 2 : 0;
+  return i;
+}
+/* one level of gwarp_rows: N rows held, partner lane ^ O */
+template <int OP, int N, int O, int B>
+__device__ __forceinline__ void gwarp_level(float (&a)[B][4], int lane) {
+  if constexpr (N > 1) {
+    const bool up = (lane & O) != 0;
+#pragma unroll
+    for (int j = 0; j < N / 2; ++j) {
+      float k[4], b[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const float lo = a[j][q], hi = a[j + N / 2][q];
+        k[q] = up ? hi : lo;
+        b[q] = __shfl_xor_sync(0xffffffffu, up ? lo : hi, O);
+      }
+      gcomb<OP>(k, b);
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        a[j][q] = k[q];
+    }
+    gwarp_level<OP, N / 2, O / 2, B>(a, lane);
+  }
+}
+template <int OP, int B>
+__device__ __forceinline__ void gwarp_rows(float (&a)[B][4], int lane) {
+  static_assert(B >= 1 && B <= 32 && (B & (B - 1)) == 0, "B: a power of 2");
+  gwarp_level<OP, B, 16, B>(a, lane);
+#pragma unroll
+  for (int o = 16 / B; o > 0; o >>= 1) {
+    float b[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      b[q] = __shfl_xor_sync(0xffffffffu, a[0][q], o);
+    gcomb<OP>(a[0], b);
+  }
+}
+
 template <typename T, int OP, int NT, int NV>
 __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   constexpr int VEC = ty<T>::vec;
@@ -1532,7 +1614,7 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   constexpr int S = GRID_S;
   /* stage s, row i, input n, slot j, thread t */
   extern __shared__ uint4 gsm[];
-  __shared__ float red[2][B][4][NW];
+  __shared__ float red[2][4][NW][B];
   __shared__ float stat[2][B][3]; /* by batch parity: the last batch's
                                      gather has no barrier before it */
   auto cell = [&](int s, int i, int n, int j) -> uint4 & {
@@ -1550,6 +1632,14 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   T *out = static_cast<T *>(p.out);
   const int64_t nb = (p.rows + B - 1) / B;
   const uint32_t ep = __ldcg(g.hdr) + 1u;
+#if CPK_GRID_PROF
+  long long gp[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  unsigned long long gt0 = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt0));
+  long long gt = clock64();
+  const long long gstart = gt;
+  unsigned gspins = 0;
+#endif
 
   /* this thread's columns of w (rmsnorm, rmsnorm_bwd) and dw sums */
   float wr[NV][VEC], dwr[NV][VEC];
@@ -1568,42 +1658,79 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   /* batch bt into its stage: whole aligned vectors by cp.async (evict
    * first), the rest (a row's last partial vector, unaligned rows, masked
    * softmax rows) by plain loads with the op's fill; one group per batch */
-  auto issue = [&](int64_t bt) {
-    if (bt < nb) {
-      const int s = (int)(bt % S);
+  /* row i of batch bt into its stage: whole aligned vectors by cp.async
+   * (evict first), the rest (a row's last partial vector, unaligned rows,
+   * masked softmax rows) by plain loads with the op's fill */
+  auto issue_row = [&](int64_t bt, int i) {
+    const int64_t r = bt * B + i;
+    if (bt >= nb || r >= p.rows)
+      return;
+    const int s = (int)(bt % S);
+    const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
+                              ? p.mask + r * p.mstride
+                              : nullptr;
 #pragma unroll
-      for (int i = 0; i < B; ++i) {
-        const int64_t r = bt * B + i;
-        if (r >= p.rows)
-          break;
-        const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
-                                  ? p.mask + r * p.mstride
-                                  : nullptr;
+    for (int j = 0; j < NV; ++j) {
+      if (j * NT + tid >= nvc)
+        break;
+      const int e = c0 + (j * NT + tid) * VEC;
 #pragma unroll
-        for (int j = 0; j < NV; ++j) {
-          if (j * NT + tid >= nvc)
-            break;
-          const int e = c0 + (j * NT + tid) * VEC;
-#pragma unroll
-          for (int n = 0; n < NI; ++n) {
-            const T *src = (n == 0 ? in0 : in1) + r * p.stride;
-            if (vec && c1 - e >= VEC && (n > 0 || mrow == nullptr))
-              cp_async16<true>(&cell(s, i, n, j), src + e);
-            else
-              cell(s, i, n, j) =
-                  load_slot<T, false>(src, e, c1, vec, n == 0 ? mrow : nullptr,
-                                      n == 0 ? fill : 0.f);
-          }
-        }
+      for (int n = 0; n < NI; ++n) {
+        const T *src = (n == 0 ? in0 : in1) + r * p.stride;
+        if (vec && c1 - e >= VEC && (n > 0 || mrow == nullptr))
+          cp_async16<true>(&cell(s, i, n, j), src + e);
+        else
+          cell(s, i, n, j) =
+              load_slot<T, false>(src, e, c1, vec, n == 0 ? mrow : nullptr,
+                                  n == 0 ? fill : 0.f);
       }
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  /* one cp.async group per batch */
+  auto commit = [] { asm volatile("cp.async.commit_group;" ::: "memory"); };
+
+  /* The gather's words: warp w takes rows w, w + NW, ... of a batch (RPW
+   * rows, all their loads in flight at once), lane l blocks l, l + 32, ...
+   * Rows past the batch or the matrix hold a word that already matches. */
+  constexpr int KP = (GRID_P + 31) / 32;
+  constexpr int NWD = gwords(OP);
+  constexpr int RPW = (B + NW - 1) / NW;
+  unsigned long long f[RPW][KP][NWD];
+  auto gword = [&](int64_t pb, int q, int u, int w) -> unsigned long long * {
+    const int64_t r = pb * B + wid + q * NW;
+    return g.word + ((size_t)(r % GRID_RING) * GRID_P + lane + 32 * u) * 2 + w;
+  };
+  auto gvalid = [&](int64_t pb, int q, int u) {
+    const int i = wid + q * NW;
+    return i < B && pb * B + i < p.rows && lane + 32 * u < GRID_P;
+  };
+  auto gload = [&](int64_t pb) {
+#pragma unroll
+    for (int q = 0; q < RPW; ++q)
+#pragma unroll
+      for (int u = 0; u < KP; ++u)
+#pragma unroll
+        for (int w = 0; w < NWD; ++w)
+          f[q][u][w] = gvalid(pb, q, u)
+                           ? ld_relaxed(gword(pb, q, u, w))
+                           : (unsigned long long)gtag(ep, pb * B + wid + q * NW)
+                                 << 32;
   };
 
-  for (int s = 0; s < S; ++s)
-    issue(s);
+  for (int s = 0; s < S; ++s) {
+    for (int i = 0; i < B; ++i)
+      issue_row(s, i);
+    commit();
+  }
+  GPROF(8);
 
   for (int64_t bt = 0; bt <= nb; ++bt) {
+#if CPK_GRID_PREGATHER
+    /* batch bt - 1's words, loaded before this batch's reduction: their
+     * round trip through the L2 overlaps it */
+    if (bt > 0)
+      gload(bt - 1);
+#endif
     if (bt < nb) {
       /* this thread's part of batch bt has landed (the newest group, batch
        * bt + 1, may still be in flight; at bt = 0 two may) */
@@ -1611,14 +1738,17 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         asm volatile("cp.async.wait_group %0;" ::"n"(S - 1) : "memory");
       else
         asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
+      GPROF(0);
       const int s = (int)(bt % S);
       const int rb = (int)(bt & 1);
-#pragma unroll 2
+      /* every row's partial of this thread, then the B rows reduced over
+       * the warp together (gwarp_rows) */
+      float a[B][4];
+#pragma unroll
       for (int i = 0; i < B; ++i) {
+        gneutral<OP>(a[i]);
         if (bt * B + i >= p.rows)
-          break;
-        float a[4];
-        gneutral<OP>(a);
+          continue;
         if constexpr (OP == F_SOFTMAX) {
           uint32_t macc = max_acc_init<T>();
 #pragma unroll
@@ -1642,9 +1772,9 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
               }
             }
           }
-          a[0] = m;
-          a[1] = t.s;
-          a[2] = t.c;
+          a[i][0] = m;
+          a[i][1] = t.s;
+          a[i][2] = t.c;
         } else if constexpr (OP == F_RMSBWD) {
           csum t, u;
 #pragma unroll
@@ -1658,10 +1788,10 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
               u.add(r2.y);
             }
           }
-          a[0] = t.s;
-          a[1] = t.c;
-          a[2] = u.s;
-          a[3] = u.c;
+          a[i][0] = t.s;
+          a[i][1] = t.c;
+          a[i][2] = u.s;
+          a[i][3] = u.c;
         } else {
           csum t;
 #pragma unroll
@@ -1683,36 +1813,50 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
               t.add(pair_sum(v));
             }
           }
-          a[0] = t.s;
-          a[1] = t.c;
-        }
-        gwarp<OP>(a);
-        if (lane == 0) {
-#pragma unroll
-          for (int q = 0; q < 4; ++q)
-            red[rb][i][q][wid] = a[q];
+          a[i][0] = t.s;
+          a[i][1] = t.c;
         }
       }
+      gwarp_rows<OP, B>(a, lane);
+      if ((lane & (32 / B - 1)) == 0) {
+        const int i = grow<B>(lane);
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          red[rb][q][wid][i] = a[0][q];
+      }
+      GPROF(1);
       __syncthreads();
-      /* the block's partial of each row, in warp order; published */
-      for (int i = wid; i < B; i += NW) {
-        const int64_t r = bt * B + i;
-        if (r >= p.rows)
-          break;
-        float a[4];
-        if (lane < NW) {
+      GPROF(2);
+      /* the block's partial of each row (lanes LPR to a row, each merging
+       * every LPR-th warp's in warp order, then a butterfly over the LPR),
+       * published by the last warp (which gathers the fewest rows) */
+      if (wid == NW - 1) {
+        constexpr int LPR = 32 / B < NW ? 32 / B : NW;
+        const int i = lane / LPR, pi = lane % LPR;
+        float m[4];
+        gneutral<OP>(m);
+        if (i < B) {
+#pragma unroll
+          for (int w = pi; w < NW; w += LPR) {
+            const float o[4] = {red[rb][0][w][i], red[rb][1][w][i],
+                                red[rb][2][w][i], red[rb][3][w][i]};
+            gcomb<OP>(m, o);
+          }
+        }
+#pragma unroll
+        for (int o = LPR / 2; o > 0; o >>= 1) {
+          float ob[4];
 #pragma unroll
           for (int q = 0; q < 4; ++q)
-            a[q] = red[rb][i][q][lane];
-        } else {
-          gneutral<OP>(a);
+            ob[q] = __shfl_xor_sync(0xffffffffu, m[q], o);
+          gcomb<OP>(m, ob);
         }
-        gwarp<OP>(a);
-        if (lane == 0) {
+        const int64_t r = bt * B + i;
+        if (pi == 0 && i < B && r < p.rows) {
           /* softmax (max, sum), rmsnorm_bwd (sum, sum), the others (sum) */
-          const float f0 = OP == F_SOFTMAX ? a[0] : csv(a, 0);
-          const float f1 = OP == F_SOFTMAX  ? csv(a, 1)
-                           : OP == F_RMSBWD ? csv(a, 2)
+          const float f0 = OP == F_SOFTMAX ? m[0] : csv(m, 0);
+          const float f1 = OP == F_SOFTMAX  ? csv(m, 1)
+                           : OP == F_RMSBWD ? csv(m, 2)
                                             : 0.f;
           const unsigned long long tg = (unsigned long long)gtag(ep, r) << 32;
           unsigned long long *w =
@@ -1722,84 +1866,88 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
             st_relaxed(w + 1, tg | __float_as_uint(f1));
         }
       }
+      GPROF(3);
     }
     if (bt == 0)
       continue;
 
-    /* batch bt - 1: gather, merge in block order, write */
+    /* batch bt - 1: gather (every word of the warp's rows in flight at
+     * once, again for those not yet of their row), merge in block order,
+     * write */
     const int64_t pb = bt - 1;
-    for (int i = wid; i < B; i += NW) {
-      const int64_t r = pb * B + i;
-      if (r >= p.rows)
-        break;
-      const uint32_t tg = gtag(ep, r);
-      const unsigned long long *base =
-          g.word + (size_t)(r % GRID_RING) * GRID_P * 2;
-      /* lane l takes blocks l, l + 32, ...: every word's load in flight at
-       * once, again for those not yet of this row */
-      constexpr int KP = (GRID_P + 31) / 32;
-      constexpr int NWD = gwords(OP);
-      unsigned long long f[KP][NWD];
-#pragma unroll
-      for (int u = 0; u < KP; ++u)
-#pragma unroll
-        for (int w = 0; w < NWD; ++w)
-          f[u][w] = lane + 32 * u < GRID_P
-                        ? ld_relaxed(base + (lane + 32 * u) * 2 + w)
-                        : (unsigned long long)tg << 32;
+#if !CPK_GRID_PREGATHER
+    gload(pb);
+#endif
+    {
       unsigned spins = 0;
       for (;;) {
         bool all = true;
 #pragma unroll
-        for (int u = 0; u < KP; ++u)
+        for (int q = 0; q < RPW; ++q) {
+          const uint32_t tg = gtag(ep, pb * B + wid + q * NW);
 #pragma unroll
-          for (int w = 0; w < NWD; ++w)
-            all = all && (uint32_t)(f[u][w] >> 32) == tg;
-        if (all)
+          for (int u = 0; u < KP; ++u)
+#pragma unroll
+            for (int w = 0; w < NWD; ++w)
+              all = all && (uint32_t)(f[q][u][w] >> 32) == tg;
+        }
+        if (__all_sync(0xffffffffu, all))
           break;
         if (++spins > (1u << 24))
           __trap(); /* a block that never published: not a hang */
+#if CPK_GRID_PROF
+        ++gspins;
+#endif
         __nanosleep(20);
 #pragma unroll
-        for (int u = 0; u < KP; ++u)
+        for (int q = 0; q < RPW; ++q) {
+          const uint32_t tg = gtag(ep, pb * B + wid + q * NW);
 #pragma unroll
-          for (int w = 0; w < NWD; ++w)
-            if ((uint32_t)(f[u][w] >> 32) != tg)
-              f[u][w] = ld_relaxed(base + (lane + 32 * u) * 2 + w);
+          for (int u = 0; u < KP; ++u)
+#pragma unroll
+            for (int w = 0; w < NWD; ++w)
+              if ((uint32_t)(f[q][u][w] >> 32) != tg)
+                f[q][u][w] = ld_relaxed(gword(pb, q, u, w));
+        }
       }
-      float a[4];
-      gneutral<OP>(a);
+    }
+#pragma unroll
+    for (int q = 0; q < RPW; ++q) {
+      const int i = wid + q * NW;
+      const int64_t r = pb * B + i;
+      if (i >= B || r >= p.rows)
+        break;
+      float m[4];
+      gneutral<OP>(m);
 #pragma unroll
       for (int u = 0; u < KP; ++u) {
         if (lane + 32 * u < GRID_P) {
-          float b[4] = {__uint_as_float((uint32_t)f[u][0]), 0.f, 0.f, 0.f};
+          float o[4] = {__uint_as_float((uint32_t)f[q][u][0]), 0.f, 0.f, 0.f};
           if constexpr (OP == F_SOFTMAX)
-            b[1] = __uint_as_float((uint32_t)f[u][NWD - 1]);
+            o[1] = __uint_as_float((uint32_t)f[q][u][NWD - 1]);
           else if constexpr (OP == F_RMSBWD)
-            b[2] = __uint_as_float((uint32_t)f[u][NWD - 1]);
-          gcomb<OP>(a, b);
+            o[2] = __uint_as_float((uint32_t)f[q][u][NWD - 1]);
+          gcomb<OP>(m, o);
         }
       }
-      gwarp<OP>(a);
+      gwarp<OP>(m);
       if (lane == 0) {
         float s0, s1 = 0.f, mode = 0.f;
         if constexpr (OP == F_SOFTMAX) {
-          const float M = a[0];
+          const float M = m[0];
           mode = (M != M || M == CUDART_INF_F)
                      ? 2.f
                      : (M == -CUDART_INF_F ? 1.f : 0.f);
           s0 = M;
           csum t;
-          t.s = a[1];
-          t.c = a[2];
+          t.s = m[1];
+          t.c = m[2];
           s1 = 1.f / t.value();
         } else if constexpr (OP == F_RMSBWD) {
-          const float v[4] = {a[0], a[1], a[2], a[3]};
-          s0 = rsqrtf(csv(v, 0) / (float)p.cols + p.eps);
-          s1 = -(s0 * s0 * s0 * csv(v, 2) / (float)p.cols);
+          s0 = rsqrtf(csv(m, 0) / (float)p.cols + p.eps);
+          s1 = -(s0 * s0 * s0 * csv(m, 2) / (float)p.cols);
         } else {
-          const float v[4] = {a[0], a[1], a[2], a[3]};
-          s0 = csv(v, 0);
+          s0 = csv(m, 0);
           if constexpr (OP == F_RMS)
             s0 = rsqrtf(s0 / (float)p.cols + p.eps);
         }
@@ -1812,8 +1960,12 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         }
       }
     }
+    GPROF(4);
     __syncthreads();
+    GPROF(5);
     if constexpr (OP != F_ROWSUM) {
+      /* each row written from its stage, which then takes the same row of
+       * batch pb + S (this thread's own cells: no barrier) */
       const int s = (int)(pb % S);
 #pragma unroll 1
       for (int i = 0; i < B; ++i) {
@@ -1857,11 +2009,29 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
           }
           store_slot<T, CPK_GRID_ST_CS != 0>(orow, e, c1, vec, o);
         }
+        issue_row(pb + S, i);
       }
+      GPROF(6);
+    } else {
+      GPROF(6);
+      for (int i = 0; i < B; ++i)
+        issue_row(pb + S, i);
     }
-    issue(pb + S);
+    commit();
+    GPROF(7);
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
+#if CPK_GRID_PROF
+  if (tid == 0 && (ep & 63u) == 8u &&
+      (blk == 0 || blk == 33 || blk == 66 || blk == 99 || blk == GRID_P - 1))
+    printf("gridprof op=%d es=%d nt=%d nv=%d B=%d S=%d blk=%d rows=%lld "
+           "nb=%lld t0=%llu cyc total=%lld pro=%lld wait=%lld red=%lld "
+           "sync1=%lld pub=%lld gath=%lld sync2=%lld write=%lld issue=%lld "
+           "spins=%u\n",
+           OP, (int)sizeof(T), NT, NV, B, S, blk, (long long)p.rows,
+           (long long)nb, gt0, clock64() - gstart, gp[8], gp[0], gp[1], gp[2],
+           gp[3], gp[4], gp[5], gp[6], gp[7], gspins);
+#endif
 
   if constexpr (OP == F_RMSBWD) {
     T *dw = static_cast<T *>(p.dw);
@@ -2371,10 +2541,13 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
  * of a block must also fit 4 x 512 vectors, grid_cfg): where the H200 side
  * by side of docs/PERFORMANCE.md (v10c, bounds/grid-v10c-2026-11-30T0406:
  * the same binary with the path on, off, on) ran it faster both times, as
- * the fraction of the copy ceiling, v9's kernels -> the grid path. Not
- * taken: row_sum (0.60-0.83 -> 0.25-0.57), softmax (2^18 0.63-0.66 ->
- * 0.21-0.40, 2^20 fp32 0.57 -> 0.56), 16-bit softmax_backward and every
- * dtype's at 2^18, 16-bit rmsnorm at 2^18 (0.58 -> 0.39). */
+ * the fraction of the copy ceiling, v9's kernels -> the grid path; v11
+ * (bounds/grid-v11-2026-11-30T0610) added fp32 softmax at 2^20. Not taken
+ * (v11b's figures): row_sum (0.61-0.83 -> 0.41-0.65), 16-bit softmax (2^18
+ * 0.62 -> 0.31, 2^20 0.49 -> 0.51: within the two leases' spread), fp32
+ * softmax at 2^18 (0.66 -> 0.51), 16-bit softmax_backward and every
+ * dtype's at 2^18 (0.83-0.88 -> 0.66-0.78), 16-bit rmsnorm at 2^18 (0.57 ->
+ * 0.53). */
 struct grule {
   int fop, dts;
   int64_t lo, hi;
@@ -2389,6 +2562,9 @@ constexpr grule kGrid[] = {
     {F_RMSBWD, WD_ALL, 131073, (int64_t)1 << 22},
     /* softmax_bwd fp32 32 x 1048576 (SPLIT) 0.53 -> 0.68 */
     {F_SMBWD, WD_F32, 262145, (int64_t)1 << 22},
+    /* softmax fp32 32 x 1048576 (v11: 0.57 -> 0.57 with v11a, -> 0.62
+     * with v11b, a chain of two leases) */
+    {F_SOFTMAX, WD_F32, 262145, (int64_t)1 << 22},
 };
 
 struct gcfg {
@@ -2398,8 +2574,8 @@ struct gcfg {
 
 /* The grid path's configuration for (op, dtype, cols), or false where kGrid
  * does not take the row or a block's chunk would not fit its slots. Pure.
- * CPK_GRID_MIN (environment, side-by-side runs and tests): the narrowest
- * row it takes, replacing the table's lower bounds. */
+ * CPK_GRID_MIN (environment, side-by-side runs and tests): every op's rows
+ * of that width and wider (to 2^22) too, whether kGrid takes them or not. */
 bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
   if (!CPK_FUSED_GRID || fop < 0 || !dt_ok(dt) || cols < 1)
     return false;
@@ -2408,10 +2584,9 @@ bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
     return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10)
                                         : (int64_t)0;
   }();
-  bool hit = false;
+  bool hit = gmin > 0 && cols >= gmin && cols <= ((int64_t)1 << 22);
   for (const grule &k : kGrid)
-    if (k.fop == fop && (k.dts >> dt & 1) && cols <= k.hi &&
-        cols >= (gmin > 0 ? gmin : k.lo))
+    if (k.fop == fop && (k.dts >> dt & 1) && cols <= k.hi && cols >= k.lo)
       hit = true;
   if (!hit)
     return false;

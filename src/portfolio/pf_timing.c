@@ -383,8 +383,8 @@ static const struct {
     {"CPK_MM_TMA_STORE", "the HOPPER matmul may not write C by TMA stores "
                          "(its default epilogue)"},
     {"CPK_FUSED_GRID", "FUSED's grid path (the widest rows) may be off"},
-    {"CPK_GRID_MIN", "FUSED's grid path takes rows of other widths than "
-                     "its table's"},
+    {"CPK_GRID_MIN", "FUSED's grid path takes rows its table does not "
+                     "(other widths, other ops)"},
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {

@@ -101,6 +101,8 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_F32, 1081345), 0);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM_BWD, CPK_F32, 131072), 0);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_F32, 262144), 0);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_F32, 1048576), 1);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_BF16, 1048576), 0);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 262144), 0);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 1048576), 1);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX_BWD, CPK_F32, 1048576), 1);

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The grid path's v11 (docs/PERFORMANCE.md) on the GPU machine, in one lease:
+# the new kernels' verification with every FUSED case through the grid path
+# (CPK_GRID_MIN=1) and their FUSED smoke set under the four sanitizer tools
+# the same way; then each wide benchmark case (every row op, 2^18 and 2^20
+# columns) from the measured v10 binary ($pf: its default, the plan's pick)
+# and from the variants with the grid path forced (CPK_GRID_MIN=131073, every
+# op), base / variants / base; then the per-step cycle counts of the
+# cuda_portfolio-v11prof build (CPK_GRID_PROF=1).
+#   bash scripts/capture/grid11-session.sh OUTDIR [BUDGET_S]
+# VARIANTS: the builds in $var (default "v11 v11p"), the first one checked;
+# BASE, BASE_ENV: the base binary (default $pf) and its environment (default
+# none: the plan's pick); DTYPES: the dtypes (default all three).
+set -u
+out=${1:?usage: grid11-session.sh OUTDIR [BUDGET_S]}
+budget=${2:-560}
+. "$(dirname "$0")/batch-lib.sh"
+vs=${VARIANTS:-v11 v11p}
+v1=$var/cuda_portfolio-${vs%% *}
+gpu_csv gpu-before.csv
+run test-only-fused.txt 60 "$v1" --test-only --variant fused
+run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$v1" --test-only \
+  --variant fused
+for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
+  run "$tool-smoke-gridall.txt" 90 env CPK_GRID_MIN=1 compute-sanitizer \
+    --tool $tool --error-exitcode 9 "$v1" --alloc exact --smoke \
+    --variant fused
+done
+one() { # NAME BINARY OP DTYPE SHAPE [ENV...]
+  local name=$1 b=$2 op=$3 dt=$4 sh=$5
+  shift 5
+  [ "$(left)" -gt 60 ] || return 0
+  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
+    --dtype "$dt" --shape "$sh" --budget 0.3 \
+    --json "$out/$name-$op-$dt-$sh.json"
+}
+for sh in 256x262144 32x1048576; do
+  for op in rmsnorm_backward rmsnorm softmax softmax_backward row_sum; do
+    for dt in ${DTYPES:-bf16 fp32 fp16}; do
+      one base1 "${BASE:-$pf}" $op $dt $sh ${BASE_ENV:-CPK_NONE=1}
+      for v in $vs; do
+        one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_GRID_MIN=131073
+      done
+      one base2 "${BASE:-$pf}" $op $dt $sh ${BASE_ENV:-CPK_NONE=1}
+    done
+  done
+done
+if [ -x "$var/cuda_portfolio-v11prof" ]; then
+  for sh in 256x262144 32x1048576; do
+    for op in row_sum softmax softmax_backward rmsnorm rmsnorm_backward; do
+      for dt in bf16 fp32; do
+        [ "$(left)" -gt 15 ] || break
+        run "prof-$op-$dt-$sh.txt" 20 env CPK_GRID_MIN=131073 \
+          "$var/cuda_portfolio-v11prof" --bench --op $op --dtype $dt \
+          --shape $sh --variant fused --budget 0.2
+      done
+    done
+  done
+fi
+finish
+exit 0
