@@ -1680,9 +1680,8 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
         if (vec && c1 - e >= VEC && (n > 0 || mrow == nullptr))
           cp_async16<true>(&cell(s, i, n, j), src + e);
         else
-          cell(s, i, n, j) =
-              load_slot<T, false>(src, e, c1, vec, n == 0 ? mrow : nullptr,
-                                  n == 0 ? fill : 0.f);
+          cell(s, i, n, j) = load_slot<T, false>(
+              src, e, c1, vec, n == 0 ? mrow : nullptr, n == 0 ? fill : 0.f);
       }
     }
   };

@@ -87,7 +87,14 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_F32, 1, 1, &h), CPK_V_TILED);
   /* the fit rule itself: a pure function of op, dtype and cols */
   ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048576), 1);
-  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048577), 0);
+  /* past 2^20 fp32 softmax fits only through the grid path (v11), up to
+   * the width whose block chunk fills 4 x 512 vectors: 132 x 8192 */
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048577), 1);
+  ASSERT_EQ(cpk_fused_needs_grid(CPK_OP_SOFTMAX, CPK_F32, 1048577), 1);
+  ASSERT_EQ(cpk_fused_needs_grid(CPK_OP_SOFTMAX, CPK_F32, 1048576), 0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1081344), 1);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1081345), 0);
+  ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_BF16, 1081345), 1);
   ASSERT_EQ(cpk_fused_fits(CPK_OP_RMSNORM_BWD, CPK_BF16, 262144), 1);
   /* the grid path (kGrid) takes rmsnorm_backward from 2^17 columns to about
    * 2^20 in every dtype: it fits, but only a device that runs the grid path
@@ -115,6 +122,10 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM, CPK_BF16, 32, 1048576, &hg),
             CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX_BWD, CPK_F32, 32, 1048576, &hg),
+            CPK_V_FUSED);
+  ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 4, 1048577, &hg),
+            CPK_V_FUSED);
+  ASSERT_NE(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 4, 1048577, &h),
             CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 64, 65537, &hg),
             CPK_V_SPLIT);
