@@ -17,6 +17,11 @@
 #   abc LIM A B VB OP  OP's benchmark set, default build ($pf) as
 #                      bench-OP-A-1, the variant VB as bench-OP-B, the default
 #                      again as bench-OP-A-2 (LIM seconds each)
+#   bench_one NAME BIN OP DTYPE SHAPE [ENV...]
+#                      one benchmark case of BIN under ENV into
+#                      $out/NAME-OP-DTYPE-SHAPE.{txt,json} (--budget
+#                      $ONE_BUDGET, default 0.5; 20 s at most), skipped when
+#                      $ONE_RESERVE seconds (default 8) or fewer are left
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -79,6 +84,14 @@ abc() {
   run "bench-$op-$a-1.txt" "$lim" "$pf" $sel --json "$out/bench-$op-$a-1.json"
   run "bench-$op-$b.txt" "$lim" "$vb" $sel --json "$out/bench-$op-$b.json"
   run "bench-$op-$a-2.txt" "$lim" "$pf" $sel --json "$out/bench-$op-$a-2.json"
+}
+bench_one() {
+  local name=$1 b=$2 op=$3 dt=$4 sh=$5
+  shift 5
+  [ "$(left)" -gt "${ONE_RESERVE:-8}" ] || return 0
+  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
+    --dtype "$dt" --shape "$sh" --budget "${ONE_BUDGET:-0.5}" \
+    --json "$out/$name-$op-$dt-$sh.json"
 }
 finish() {
   gpu_csv gpu-after.csv

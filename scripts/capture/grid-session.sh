@@ -21,25 +21,17 @@ for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     --error-exitcode 9 "$pf" --alloc exact --smoke --variant fused
 done
 run resource-usage.txt 20 cuobjdump --dump-resource-usage "$pf"
-one() { # NAME BINARY OP DTYPE SHAPE [ENV...]
-  local name=$1 b=$2 op=$3 dt=$4 sh=$5
-  shift 5
-  [ "$(left)" -gt 8 ] || return 0
-  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
-    --dtype "$dt" --shape "$sh" --budget 0.5 \
-    --json "$out/$name-$op-$dt-$sh.json"
-}
 # VARIANTS: names of experiment builds in $var (cuda_portfolio-NAME), each
 # run between the default's two; DTYPES: the dtypes (default all three)
 for sh in 32x1048576 256x262144; do
   for op in rmsnorm_backward rmsnorm softmax softmax_backward row_sum; do
     for dt in ${DTYPES:-bf16 fp32 fp16}; do
-      one grid1 "$pf" $op $dt $sh CPK_NONE=1
-      one v9 "$pf" $op $dt $sh CPK_FUSED_GRID=0
+      bench_one grid1 "$pf" $op $dt $sh CPK_NONE=1
+      bench_one v9 "$pf" $op $dt $sh CPK_FUSED_GRID=0
       for v in ${VARIANTS:-}; do
-        one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_NONE=1
+        bench_one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_NONE=1
       done
-      one grid2 "$pf" $op $dt $sh CPK_NONE=1
+      bench_one grid2 "$pf" $op $dt $sh CPK_NONE=1
     done
   done
 done

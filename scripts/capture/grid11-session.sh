@@ -26,22 +26,15 @@ for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     --tool $tool --error-exitcode 9 "$v1" --alloc exact --smoke \
     --variant fused
 done
-one() { # NAME BINARY OP DTYPE SHAPE [ENV...]
-  local name=$1 b=$2 op=$3 dt=$4 sh=$5
-  shift 5
-  [ "$(left)" -gt 60 ] || return 0
-  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
-    --dtype "$dt" --shape "$sh" --budget 0.3 \
-    --json "$out/$name-$op-$dt-$sh.json"
-}
+ONE_RESERVE=60 ONE_BUDGET=0.3
 for sh in 256x262144 32x1048576; do
   for op in rmsnorm_backward rmsnorm softmax softmax_backward row_sum; do
     for dt in ${DTYPES:-bf16 fp32 fp16}; do
-      one base1 "${BASE:-$pf}" $op $dt $sh ${BASE_ENV:-CPK_NONE=1}
+      bench_one base1 "${BASE:-$pf}" $op $dt $sh ${BASE_ENV:-CPK_NONE=1}
       for v in $vs; do
-        one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_GRID_MIN=131073
+        bench_one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_GRID_MIN=131073
       done
-      one base2 "${BASE:-$pf}" $op $dt $sh ${BASE_ENV:-CPK_NONE=1}
+      bench_one base2 "${BASE:-$pf}" $op $dt $sh ${BASE_ENV:-CPK_NONE=1}
     done
   done
 done
