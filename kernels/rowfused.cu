@@ -34,13 +34,13 @@
  * the rows in flight stay in the L2; device memory still sees each input
  * read once and each output written once while they do.
  *
- * The grid path (grid_k, v10) takes the rows of kGrid (rmsnorm and
- * rmsnorm_bwd from 2^17 columns, fp32 softmax_bwd from 2^18) where the H200
- * ran it faster: a cooperative grid of 132 blocks, block b holding the
- * 1/132 column chunk b of a few rows at a time in shared memory, the rows'
- * partial statistics exchanged through the workspace, so each row is read
- * once with the whole GPU holding it, and rmsnorm_bwd's dw needs no partial
- * rows (a block owns its columns in every row).
+ * The grid path (grid_k, v10; v11) takes the rows of kGrid (rmsnorm and
+ * rmsnorm_bwd from 2^17 columns, fp32 softmax_bwd and softmax from 2^18)
+ * where the H200 ran it faster: a cooperative grid of 132 blocks, block b
+ * holding the 1/132 column chunk b of a few rows at a time in shared
+ * memory, the rows' partial statistics exchanged through the workspace, so
+ * each row is read once with the whole GPU holding it, and rmsnorm_bwd's dw
+ * needs no partial rows (a block owns its columns in every row).
  *
  * rmsnorm_bwd's dw (a column sum over rows) is accumulated in registers by
  * persistent row groups: each cluster walks rows g, g + G, ... and writes one
@@ -1390,6 +1390,12 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
  * next batch's loads. rmsnorm_bwd's dw: a block owns its columns in every
  * row, so it sums its dw chunk in registers over the rows in order and
  * writes it: no partial rows, no second kernel.
+ * v11 shortened the per-batch sequence that v10's cycle counts
+ * (CPK_GRID_PROF) showed to be the bound: the batch's rows reduced over a
+ * warp together (gwarp_rows), one warp merging and publishing the block's
+ * partials, a warp's gathered words all in flight at once and loaded
+ * before the next batch's reduction (CPK_GRID_PREGATHER), each row's cells
+ * refilled as soon as the row is written.
  *
  * The exchange (v10c): ws = [header: u32 epoch][words: u64
  * [GRID_RING][P][2]]. A block publishes row r's partial as one or two
