@@ -1406,10 +1406,10 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
  * carries its own proof of the launch and row that wrote it, and a reader
  * needs no flag, no fence and no second load: it polls the row's words
  * (relaxed loads, all in flight at once) until every tag is the row's. A
- * block publishes batch b only after it has gathered batch b - 1, which
- * every block published after gathering b - 2, ..., so a slot is rewritten
- * only after every block has read it (the ring holds four batches and
- * more), and rows that share a slot in one launch differ in their tags.
+ * block publishes batch b only after it has gathered batch b - 2, which
+ * every block published after gathering b - 4, so a slot is rewritten only
+ * after every block has read it (the ring holds 128 / B >= 8 batches), and
+ * rows that share a slot in one launch differ in their tags.
  * When block 0 has gathered the last batch, every block has read the
  * header; it then stores epoch', so the next launch's tags differ from this
  * one's (a stale word could match only if the one earlier launch whose
