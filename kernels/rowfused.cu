@@ -1465,10 +1465,23 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #define GRID_STAGE_BYTES 65536
 #endif
 
+/* CPK_GRID_Q=2 (experiment builds): the 256-thread kernels of every op but
+ * rmsnorm_bwd (whose dw a block sums over its own rows) run two blocks per
+ * SM, GRID_P x 2 in all: the blocks qp = 0, 1 of a column chunk take its
+ * even and odd batches, each with half the stage memory, so that one
+ * block's reduction and exchange overlap the other's loads and writes. */
+#ifndef CPK_GRID_Q
+#define CPK_GRID_Q 1
+#endif
+__host__ __device__ constexpr int grid_q(int op, int nt) {
+  return (CPK_GRID_Q > 1 && nt == 256 && op != F_RMSBWD) ? CPK_GRID_Q : 1;
+}
+
 /* Rows per stage: the largest power of two that fills at most
- * GRID_STAGE_BYTES (at most 16). */
+ * GRID_STAGE_BYTES / grid_q (at most 16). */
 __host__ __device__ constexpr int grid_b(int op, int nt, int nv) {
-  const int b = GRID_STAGE_BYTES / (op_inputs(op) * nv * nt * 16);
+  const int b =
+      GRID_STAGE_BYTES / grid_q(op, nt) / (op_inputs(op) * nv * nt * 16);
   int p2 = 1; /* a power of two (gwarp_rows) */
   while (p2 * 2 <= b && p2 < 16)
     p2 *= 2;
@@ -1627,7 +1640,11 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
     return gsm[(((s * B + i) * NI + n) * NV + j) * NT + threadIdx.x];
   };
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
-  const int blk = blockIdx.x;
+  /* block blk of the chunks; with Q > 1, parity qp takes batches qp,
+   * qp + Q, ... (local batch k is batch qp + k Q) */
+  constexpr int Q = grid_q(OP, NT);
+  const int blk = Q == 1 ? (int)blockIdx.x : (int)(blockIdx.x % GRID_P);
+  const int qp = Q == 1 ? 0 : (int)(blockIdx.x / GRID_P);
   const int c0 = (int)((int64_t)blk * p.chunk);
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const int nvc = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
@@ -1637,6 +1654,7 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   const T *in1 = static_cast<const T *>(p.in1);
   T *out = static_cast<T *>(p.out);
   const int64_t nb = (p.rows + B - 1) / B;
+  const int64_t nbq = Q == 1 ? nb : (nb > qp ? (nb - qp + Q - 1) / Q : 0);
   const uint32_t ep = __ldcg(g.hdr) + 1u;
 #if CPK_GRID_PROF
   long long gp[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -1661,17 +1679,14 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
     }
   }
 
-  /* batch bt into its stage: whole aligned vectors by cp.async (evict
-   * first), the rest (a row's last partial vector, unaligned rows, masked
-   * softmax rows) by plain loads with the op's fill; one group per batch */
   /* row i of batch bt into its stage: whole aligned vectors by cp.async
    * (evict first), the rest (a row's last partial vector, unaligned rows,
    * masked softmax rows) by plain loads with the op's fill */
-  auto issue_row = [&](int64_t bt, int i) {
-    const int64_t r = bt * B + i;
-    if (bt >= nb || r >= p.rows)
+  auto issue_row = [&](int64_t k, int i) {
+    const int64_t r = (qp + k * Q) * B + i;
+    if (k >= nbq || r >= p.rows)
       return;
-    const int s = (int)(bt % S);
+    const int s = (int)(k % S);
     const uint8_t *mrow = (OP == F_SOFTMAX && p.mask != nullptr)
                               ? p.mask + r * p.mstride
                               : nullptr;
@@ -1729,23 +1744,24 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   }
   GPROF(8);
 
-  for (int64_t bt = 0; bt <= nb; ++bt) {
+  for (int64_t k = 0; k <= nbq; ++k) {
+    const int64_t bt = qp + k * Q;
 #if CPK_GRID_PREGATHER
-    /* batch bt - 1's words, loaded before this batch's reduction: their
-     * round trip through the L2 overlaps it */
-    if (bt > 0)
-      gload(bt - 1);
+    /* the previous batch's words, loaded before this batch's reduction:
+     * their round trip through the L2 overlaps it */
+    if (k > 0)
+      gload(bt - Q);
 #endif
-    if (bt < nb) {
-      /* this thread's part of batch bt has landed (the newest group, batch
-       * bt + 1, may still be in flight; at bt = 0 two may) */
-      if (bt == 0)
+    if (k < nbq) {
+      /* this thread's part of batch bt has landed (the newest group, the
+       * next batch, may still be in flight; at k = 0 two may) */
+      if (k == 0)
         asm volatile("cp.async.wait_group %0;" ::"n"(S - 1) : "memory");
       else
         asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
       GPROF(0);
-      const int s = (int)(bt % S);
-      const int rb = (int)(bt & 1);
+      const int s = (int)(k % S);
+      const int rb = (int)(k & 1);
       /* every row's partial of this thread, then the B rows reduced over
        * the warp together (gwarp_rows) */
       float a[B][4];
@@ -1873,13 +1889,13 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
       }
       GPROF(3);
     }
-    if (bt == 0)
+    if (k == 0)
       continue;
 
-    /* batch bt - 1: gather (every word of the warp's rows in flight at
+    /* the previous batch: gather (every word of the warp's rows in flight at
      * once, again for those not yet of their row), merge in block order,
      * write */
-    const int64_t pb = bt - 1;
+    const int64_t pb = bt - Q, pk = k - 1;
 #if !CPK_GRID_PREGATHER
     gload(pb);
 #endif
@@ -1956,9 +1972,9 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
           if constexpr (OP == F_RMS)
             s0 = rsqrtf(s0 / (float)p.cols + p.eps);
         }
-        stat[pb & 1][i][0] = s0;
-        stat[pb & 1][i][1] = s1;
-        stat[pb & 1][i][2] = mode;
+        stat[pk & 1][i][0] = s0;
+        stat[pk & 1][i][1] = s1;
+        stat[pk & 1][i][2] = mode;
         if constexpr (OP == F_ROWSUM) {
           if (blk == 0)
             st1(out + r, s0);
@@ -1970,15 +1986,15 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
     GPROF(5);
     if constexpr (OP != F_ROWSUM) {
       /* each row written from its stage, which then takes the same row of
-       * batch pb + S (this thread's own cells: no barrier) */
-      const int s = (int)(pb % S);
+       * local batch pk + S (this thread's own cells: no barrier) */
+      const int s = (int)(pk % S);
 #pragma unroll 1
       for (int i = 0; i < B; ++i) {
         const int64_t r = pb * B + i;
         if (r >= p.rows)
           break;
-        const float s0 = stat[pb & 1][i][0], s1 = stat[pb & 1][i][1];
-        const int mode = (int)stat[pb & 1][i][2];
+        const float s0 = stat[pk & 1][i][0], s1 = stat[pk & 1][i][1];
+        const int mode = (int)stat[pk & 1][i][2];
         T *orow = out + r * p.stride;
 #pragma unroll
         for (int j = 0; j < NV; ++j) {
@@ -2014,13 +2030,13 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
           }
           store_slot<T, CPK_GRID_ST_CS != 0>(orow, e, c1, vec, o);
         }
-        issue_row(pb + S, i);
+        issue_row(pk + S, i);
       }
       GPROF(6);
     } else {
       GPROF(6);
       for (int i = 0; i < B; ++i)
-        issue_row(pb + S, i);
+        issue_row(pk + S, i);
     }
     commit();
     GPROF(7);
@@ -2047,9 +2063,20 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
                              dwr[j]);
   }
   /* every block has read the header (block 0 gathered every block's flag of
-   * the last row): the next launch takes the next epoch */
-  if (blk == 0 && tid == 0)
-    *g.hdr = ep;
+   * the last row): the next launch takes the next epoch. With Q > 1 the
+   * last block to finish stores it (a count in the header's second word:
+   * it has seen every block's count, each after that block's read) */
+  if constexpr (Q == 1) {
+    if (blk == 0 && tid == 0)
+      *g.hdr = ep;
+  } else if (tid == 0) {
+    __threadfence();
+    if (atomicAdd(g.hdr + 1, 1u) == GRID_P * Q - 1) {
+      g.hdr[1] = 0u;
+      __threadfence();
+      *g.hdr = ep;
+    }
+  }
 }
 
 /* ---- plans ---- */
@@ -2662,7 +2689,7 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
       cdev = dev;
     }
     cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(GRID_P, 1, 1);
+    lc.gridDim = dim3(GRID_P * grid_q(OP, NT), 1, 1);
     lc.blockDim = dim3(NT, 1, 1);
     lc.dynamicSmemBytes = smem;
     lc.stream = st;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # An experiment after v11 (docs/PERFORMANCE.md, "What bounds"): the grid
 # path's 256-thread kernels as two blocks per SM on alternate batches
-# (cuda_portfolio-q2: -DCPK_GRID_Q=2 on the patch kept beside the results,
-# gridq.patch), against the final binary ($pf) with the grid path forced
+# (cuda_portfolio-q2: hint-variants.sh q2=-DCPK_GRID_Q=2; the measured one
+# was built from the patch kept beside its results, gridq.patch.gz, on
+# 47055df), against the final binary ($pf) with the grid path forced
 # and with its default pick, one lease: the variant's verification through
 # the grid path, its FUSED smoke set through the grid path under memcheck
 # and racecheck, then the 16-bit 2^18-wide cases (the 256-thread ones)
