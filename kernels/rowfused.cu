@@ -1562,9 +1562,12 @@ template <int OP> __device__ __forceinline__ void gneutral(float (&a)[4]) {
   a[1] = a[2] = a[3] = 0.f;
 }
 
-template <int OP> __device__ __forceinline__ void gwarp(float (&a)[4]) {
+/* Butterfly merge of a over the lanes that differ in the bits below O0 * 2
+ * (all 32 by default); every such lane ends with the same bits. */
+template <int OP, int O0 = 16>
+__device__ __forceinline__ void gwarp(float (&a)[4]) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
+  for (int o = O0; o > 0; o >>= 1) {
     float b[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q)
@@ -1614,14 +1617,7 @@ template <int OP, int B>
 __device__ __forceinline__ void gwarp_rows(float (&a)[B][4], int lane) {
   static_assert(B >= 1 && B <= 32 && (B & (B - 1)) == 0, "B: a power of 2");
   gwarp_level<OP, B, 16, B>(a, lane);
-#pragma unroll
-  for (int o = 16 / B; o > 0; o >>= 1) {
-    float b[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      b[q] = __shfl_xor_sync(0xffffffffu, a[0][q], o);
-    gcomb<OP>(a[0], b);
-  }
+  gwarp<OP, 16 / B>(a[0]);
 }
 
 template <typename T, int OP, int NT, int NV>
