@@ -5,8 +5,8 @@
 # the same way; then each wide benchmark case (every row op, 2^18 and 2^20
 # columns) from the measured v10 binary ($pf: its default, the plan's pick)
 # and from the variants with the grid path forced (CPK_GRID_MIN=131073, every
-# op), base / variants / base; then the per-step cycle counts of the
-# cuda_portfolio-v11prof build (CPK_GRID_PROF=1).
+# op), base / variants / base (the per-step cycle counts are
+# gridprof-session.sh's).
 #   bash scripts/capture/grid11-session.sh OUTDIR [BUDGET_S]
 # VARIANTS: the builds in $var (default "v11 v11p"), the first one checked;
 # BASE, BASE_ENV: the base binary (default $pf) and its environment (default
@@ -38,17 +38,5 @@ for sh in 256x262144 32x1048576; do
     done
   done
 done
-if [ -x "$var/cuda_portfolio-v11prof" ]; then
-  for sh in 256x262144 32x1048576; do
-    for op in row_sum softmax softmax_backward rmsnorm rmsnorm_backward; do
-      for dt in bf16 fp32; do
-        [ "$(left)" -gt 15 ] || break
-        run "prof-$op-$dt-$sh.txt" 20 env CPK_GRID_MIN=131073 \
-          "$var/cuda_portfolio-v11prof" --bench --op $op --dtype $dt \
-          --shape $sh --variant fused --budget 0.2
-      done
-    done
-  done
-fi
 finish
 exit 0
