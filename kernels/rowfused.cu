@@ -178,8 +178,46 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
 #ifndef CPK_FUSED_SM_MB7
 #define CPK_FUSED_SM_MB7 1
 #endif
-__host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
-  return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7 : mb;
+/* CPK_FUSED_SHORT16 (v12): 16-bit short rows on configurations with more
+ * warps per SM than the capacity-ordered list gives them (fused_plan), a bit
+ * each; the default, 13 = 1 + 4 + 8, is what the H200 side by side of
+ * docs/PERFORMANCE.md took (bounds/short16-2026-11-30T0810: the default, the
+ * variants 23 and 31, the default, one lease):
+ * 1: softmax up to 1024 columns on configuration 24 (128 threads, a warp
+ *    per row, 4 slots a thread, 7 blocks per SM: the shape of
+ *    configuration 3, 0.92 at 4096 columns) instead of 0 (16-lane groups of
+ *    8 slots, 111 registers, 2 blocks of 256 per SM): 0.87 -> 0.92-0.93;
+ * 2: row_sum there too: 0.85 -> 0.84, not taken;
+ * 4: softmax at 4097-8192 columns on configuration 5 (256 threads of 4
+ *    slots) instead of 4 (128 threads of 8 slots, 122 registers, 4 blocks
+ *    per SM): 0.86 -> 0.82 as built for the table's 2 blocks per SM (72
+ *    registers, 3 resident), 0.86-0.87 -> 0.90 with 8;
+ * 8: configuration 5's softmax built for 4 blocks per SM (64 registers; 4
+ *    or 8 bytes of spill);
+ * 16: softmax at 16385-32768 columns on configuration 9 (4 register + 12
+ *    shared-memory slots, 3 blocks per SM) instead of 8 (8 + 8, 2 blocks):
+ *    0.84-0.86 -> 0.83-0.84, not taken;
+ * 32, 64: rmsnorm (32) and softmax (64) at 16385-32768 columns on
+ *    configuration 7 (512 threads of 4 + 4 slots) built for 2 blocks per SM
+ *    (softmax: instead of 8; bounds/short16b-2026-11-30T0818, the default
+ *    13 beside 109): 0.84-0.85 both ways, not taken. */
+#ifndef CPK_FUSED_SHORT16
+#define CPK_FUSED_SHORT16 13
+#endif
+/* Blocks per SM a configuration (nt threads of group size gt, nr register
+ * and ns shared-memory slots, mb in the table) is built for, for op (not
+ * rmsnorm_bwd: rmsbwd_mb) at es bytes per element. */
+__host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
+                                           int nr, int ns, int mb) {
+  return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7
+         : ((CPK_FUSED_SHORT16 & 8) && op == F_SOFTMAX && nt == 256 &&
+            gt == 256 && nr == 4 && ns == 0)
+             ? 4
+         : (es == 2 && nt == 512 && nr == 4 && ns == 4 &&
+            (((CPK_FUSED_SHORT16 & 32) && op == F_RMS) ||
+             ((CPK_FUSED_SHORT16 & 64) && op == F_SOFTMAX)))
+             ? 2
+             : mb;
 }
 
 /* The cluster stage of a row group's reduction (v8): lane k of every warp
@@ -227,8 +265,9 @@ __host__ __device__ constexpr int softmax_mb(int op, int nt, int nr, int mb) {
 #define CPK_WIDE_ST_CS 1
 #endif
 /* CPK_WIDE_U: the wide path's 16-byte loads in flight per thread (one-input
- * ops; two-input ops half), 8 as measured; 16 (experiment) builds its
- * kernels for twice the registers. */
+ * ops; two-input ops half), 8 as measured, except where a rule of kWide
+ * says 16 (its kernel built for twice the registers); 16 (experiment):
+ * every wide kernel. */
 #ifndef CPK_WIDE_U
 #define CPK_WIDE_U 8
 #endif
@@ -1465,16 +1504,23 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #define GRID_STAGE_BYTES 65536
 #endif
 
-/* CPK_GRID_Q=2 (experiment builds): the 256-thread kernels of every op but
- * rmsnorm_bwd (whose dw a block sums over its own rows) run two blocks per
- * SM, GRID_P x 2 in all: the blocks qp = 0, 1 of a column chunk take its
- * even and odd batches, each with half the stage memory, so that one
- * block's reduction and exchange overlap the other's loads and writes. */
+/* Two blocks per SM on alternate batches (v11c): the blocks qp = 0, 1 of a
+ * column chunk take its even and odd batches, each with half the stage
+ * memory, GRID_P x 2 blocks in all, so that one block's reduction and
+ * exchange overlap the other's loads and writes. Taken by rmsnorm's
+ * 256-thread kernels (the 16-bit rows of 2^18: 0.57 -> 0.66 of the copy
+ * ceiling on the H200, docs/PERFORMANCE.md); not by rmsnorm_bwd (its dw a
+ * block sums over its own rows), and not by the other ops, for which it
+ * stayed under the wide path. CPK_GRID_Q=N > 0 (experiment builds): N for
+ * every 256-thread kernel but rmsnorm_bwd's. */
 #ifndef CPK_GRID_Q
-#define CPK_GRID_Q 1
+#define CPK_GRID_Q 0
 #endif
 __host__ __device__ constexpr int grid_q(int op, int nt) {
-  return (CPK_GRID_Q > 1 && nt == 256 && op != F_RMSBWD) ? CPK_GRID_Q : 1;
+  return (nt != 256 || op == F_RMSBWD) ? 1
+         : CPK_GRID_Q > 0              ? CPK_GRID_Q
+         : op == F_RMS                 ? 2
+                                       : 1;
 }
 
 /* Rows per stage: the largest power of two that fills at most
@@ -2092,6 +2138,10 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
 #define FCFG_HW256_15                                                          \
   (CPK_FUSED_HALF_WIDE == 1 ? 0x0e : CPK_FUSED_HALF_WIDE == 2 ? 0x06 : 0x04)
 #define FCFG_HW512 (CPK_FUSED_HALF_WIDE == 1 ? 0x01 : 0x0b)
+#define FCFG_S7 ((CPK_FUSED_SHORT16 & 64) ? 0x0b : 0x09)
+#define FCFG_S9 ((CPK_FUSED_SHORT16 & 16) ? 0x06 : 0x04)
+#define FCFG_S24                                                               \
+  (((CPK_FUSED_SHORT16 & 1) ? 0x02 : 0) | ((CPK_FUSED_SHORT16 & 2) ? 0x01 : 0))
 #define FCFGS(X)                                                               \
   X(0, 256, 16, 8, 0, 1, 1, 0x03)                                              \
   X(1, 256, 32, 4, 0, 1, 1, 0x1f)                                              \
@@ -2100,9 +2150,9 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   X(4, 128, 128, 8, 0, 1, 4, 0x02)                                             \
   X(5, 256, 256, 4, 0, 1, 2, 0x1f)                                             \
   X(6, 512, 512, 4, 0, 1, 1, 0x1f)                                             \
-  X(7, 512, 512, 4, 4, 1, 1, 0x09)                                             \
+  X(7, 512, 512, 4, 4, 1, 1, FCFG_S7)                                          \
   X(8, 256, 256, 8, 8, 1, 2, 0x02)                                             \
-  X(9, 256, 256, 4, 12, 1, 2, 0x04)                                            \
+  X(9, 256, 256, 4, 12, 1, 2, FCFG_S9)                                         \
   X(10, 512, 512, 4, 12, 1, 1, 0x0b)                                           \
   X(11, 256, 256, 4, 12, 2, 2, 0x04)                                           \
   X(12, 512, 512, 4, 12, 2, 1, 0x0b)                                           \
@@ -2116,7 +2166,8 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   X(20, 512, 512, 4, 0, 2, 1, 0x10)                                            \
   X(21, 512, 512, 4, 0, 4, 1, 0x10)                                            \
   X(22, 512, 512, 4, 0, 8, 1, 0x10)                                            \
-  X(23, 512, 512, 4, 0, 16, 1, 0x10)
+  X(23, 512, 512, 4, 0, 16, 1, 0x10)                                           \
+  X(24, 128, 32, 4, 0, 1, 7, FCFG_S24)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;
@@ -2176,8 +2227,18 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
     if (CPK_FUSED_HALF_WIDE == 2 && i == 14 && fop == F_SOFTMAX &&
         dt != CPK_F32)
       continue;
-    if ((c.ops >> fop & 1) && (int64_t)c.cl * c.gt * (c.nr + c.ns) >= nvec)
+    /* CPK_FUSED_SHORT16: 16-bit softmax past 4 (and 8), fp32 past 7 */
+    if (fop == F_SOFTMAX &&
+        (dt == CPK_F32 ? i == 7
+                       : (((CPK_FUSED_SHORT16 & 4) && i == 4) ||
+                          ((CPK_FUSED_SHORT16 & 16) && i == 8))))
+      continue;
+    if ((c.ops >> fop & 1) && (int64_t)c.cl * c.gt * (c.nr + c.ns) >= nvec) {
+      /* CPK_FUSED_SHORT16: 16-bit rows of 0 on 24 (bits 1, 2) */
+      if (i == 0 && dt != CPK_F32 && (kCfg[24].ops >> fop & 1))
+        return 24;
       return i;
+    }
   }
   return -1;
 }
@@ -2309,8 +2370,9 @@ cudaError_t launch_op(int ci, const fparams &p, int64_t ngroups, size_t smem,
   case i:                                                                      \
     if constexpr ((f) >> OP & 1)                                               \
       return launch_cfg<T, OP, a, b, c, d, e,                                  \
-                        (OP == F_RMSBWD ? rmsbwd_mb(a, c, m)                   \
-                                        : softmax_mb(OP, a, c, m))>(           \
+                        (OP == F_RMSBWD                                        \
+                             ? rmsbwd_mb(a, c, m)                              \
+                             : fused_mb(OP, (int)sizeof(T), a, b, c, d, m))>(  \
           p, ngroups, smem, st);                                               \
     return cudaErrorInvalidValue;
   switch (ci) {
@@ -2354,6 +2416,7 @@ int64_t wide_env(const char *name, int64_t dflt) {
 
 struct wcfg {
   int nt, cl;
+  int u;          /* 16-byte loads in flight per thread (launch_wide) */
   int64_t groups; /* clusters in the grid (at most) */
   bool wsm;       /* rmsnorm: w's chunk in shared memory */
   size_t smem;    /* dynamic shared memory per block */
@@ -2371,23 +2434,26 @@ struct wrule {
   int fop, dts;
   int64_t lo, hi;
   int nt, cl, groups;
+  int u; /* 16-byte loads in flight per one-input thread (CPK_WIDE_U) */
 };
 constexpr wrule kWide[] = {
     /* row_sum 256 x 262144: fp32 0.76 -> 0.82, 16-bit 0.70 -> 0.71 */
-    {F_ROWSUM, WD_ALL, 131073, 262144, 256, 4, 132},
+    {F_ROWSUM, WD_ALL, 131073, 262144, 256, 4, 132, CPK_WIDE_U},
     /* row_sum 32 x 1048576 (SPLIT before): fp32 0.63 -> 0.71, bf16 0.51
      * -> 0.61 */
-    {F_ROWSUM, WD_ALL, 262145, (int64_t)1 << 26, 256, 8, 33},
+    {F_ROWSUM, WD_ALL, 262145, (int64_t)1 << 26, 256, 8, 33, CPK_WIDE_U},
     /* softmax fp32 256 x 262144: 0.60 -> 0.66 (2^20: fused_k's 0.57
      * stays) */
-    {F_SOFTMAX, WD_F32, 131073, 262144, 256, 8, 33},
+    {F_SOFTMAX, WD_F32, 131073, 262144, 256, 8, 33, CPK_WIDE_U},
     /* softmax 16-bit 32 x 1048576: 0.41 -> 0.49 */
-    {F_SOFTMAX, WD_16, 262145, (int64_t)1 << 26, 256, 8, 33},
+    {F_SOFTMAX, WD_16, 262145, (int64_t)1 << 26, 256, 8, 33, CPK_WIDE_U},
     /* rmsnorm 256 x 262144: bf16 0.53 -> 0.57, fp32 0.55 -> 0.60 */
-    {F_RMS, WD_16, 131073, 262144, 256, 8, 33},
-    {F_RMS, WD_F32, 131073, 262144, 256, 16, 14},
-    /* rmsnorm_bwd fp32 2048 x 32768: 0.54 -> 0.74 (16-bit: no gain) */
-    {F_RMSBWD, WD_F32, 16385, 32768, 512, 2, 66},
+    {F_RMS, WD_16, 131073, 262144, 256, 8, 33, CPK_WIDE_U},
+    {F_RMS, WD_F32, 131073, 262144, 256, 16, 14, CPK_WIDE_U},
+    /* rmsnorm_bwd fp32 2048 x 32768: 0.54 -> 0.74 (16-bit: no gain); with
+     * 16 loads in flight (v9c, bounds/wide-u16-2026-11-30T0236: the v9
+     * binary on both sides) 0.74 -> 0.80 */
+    {F_RMSBWD, WD_F32, 16385, 32768, 512, 2, 66, 16},
 };
 
 /* The wide path's configuration for (op, dtype, cols), or false where the
@@ -2407,6 +2473,7 @@ bool wide_cfg(int fop, cpk_dtype dt, int64_t cols, wcfg &w) {
     w.groups = wide_env("CPK_WIDE_G", 0);
     if (w.groups <= 0)
       w.groups = (int64_t)132 * (w.nt == 512 ? 1 : 2) / w.cl;
+    w.u = CPK_WIDE_U;
   } else {
     const wrule *r = nullptr;
     for (const wrule &k : kWide)
@@ -2417,6 +2484,7 @@ bool wide_cfg(int fop, cpk_dtype dt, int64_t cols, wcfg &w) {
     w.nt = r->nt;
     w.cl = r->cl;
     w.groups = r->groups;
+    w.u = r->u;
   }
   if (w.groups < 1)
     w.groups = 1;
@@ -2439,16 +2507,16 @@ int64_t wide_groups(const wcfg &w, int64_t rows) {
   return rows < w.groups ? rows : w.groups;
 }
 
-template <typename T, int OP, int NT>
+template <typename T, int OP, int NT, int UW>
 cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
                         cudaStream_t st) {
-  /* 16-byte loads in flight per thread and input: CPK_WIDE_U (one-input
-   * ops; half that for two) */
-  constexpr int U = op_inputs(OP) == 1 ? CPK_WIDE_U : CPK_WIDE_U / 2;
+  /* 16-byte loads in flight per thread and input: UW (one-input ops; half
+   * that for two) */
+  constexpr int U = op_inputs(OP) == 1 ? UW : UW / 2;
   /* 64 registers (rmsnorm_bwd: 128; at 64 its 16-bit kernels spilled);
    * twice that for twice the loads */
   constexpr int MB0 =
-      (NT == 512 ? 2 : 4) / (OP == F_RMSBWD ? 2 : 1) / (CPK_WIDE_U > 8 ? 2 : 1);
+      (NT == 512 ? 2 : 4) / (OP == F_RMSBWD ? 2 : 1) / (UW > 8 ? 2 : 1);
   constexpr int MB = MB0 > 0 ? MB0 : 1;
   auto k = wide_k<T, OP, NT, U, MB>;
   static int cdev = -1;
@@ -2470,21 +2538,32 @@ cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
   return cudaGetLastError();
 }
 
+/* The kernel of (threads, loads in flight): 16 loads only where kWide asks
+ * for them (fp32 rmsnorm_bwd at 512 threads), so only that one is built. */
+template <typename T, int OP>
+cudaError_t launch_wide_nt(const fparams &p, const wcfg &w, int64_t groups,
+                           cudaStream_t st) {
+  if (w.nt == 256)
+    return launch_wide<T, OP, 256, CPK_WIDE_U>(p, w, groups, st);
+  if constexpr (OP == F_RMSBWD && std::is_same<T, float>::value &&
+                CPK_WIDE_U != 16) {
+    if (w.u == 16)
+      return launch_wide<T, OP, 512, 16>(p, w, groups, st);
+  }
+  return launch_wide<T, OP, 512, CPK_WIDE_U>(p, w, groups, st);
+}
+
 template <int OP>
 cudaError_t launch_wide_dt(cpk_dtype dt, const fparams &p, const wcfg &w,
                            int64_t groups, cudaStream_t st) {
-#define WIDE_NT(T)                                                             \
-  (w.nt == 256 ? launch_wide<T, OP, 256>(p, w, groups, st)                     \
-               : launch_wide<T, OP, 512>(p, w, groups, st))
   switch (dt) {
   case CPK_F32:
-    return WIDE_NT(float);
+    return launch_wide_nt<float, OP>(p, w, groups, st);
   case CPK_F16:
-    return WIDE_NT(__half);
+    return launch_wide_nt<__half, OP>(p, w, groups, st);
   case CPK_BF16:
-    return WIDE_NT(__nv_bfloat16);
+    return launch_wide_nt<__nv_bfloat16, OP>(p, w, groups, st);
   }
-#undef WIDE_NT
   return cudaErrorInvalidValue;
 }
 
@@ -2570,21 +2649,23 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
  * by side of docs/PERFORMANCE.md (v10c, bounds/grid-v10c-2026-11-30T0406:
  * the same binary with the path on, off, on) ran it faster both times, as
  * the fraction of the copy ceiling, v9's kernels -> the grid path; v11
- * (bounds/grid-v11-2026-11-30T0610) added fp32 softmax at 2^20. Not taken
- * (v11b's figures): row_sum (0.61-0.83 -> 0.41-0.65), 16-bit softmax (2^18
- * 0.62 -> 0.31, 2^20 0.49 -> 0.51: within the two leases' spread), fp32
+ * (bounds/grid-v11-2026-11-30T0610) added fp32 softmax at 2^20, v11c
+ * (bounds/gridq-2026-11-30T0707: the wide path before and after the
+ * variant, one lease) 16-bit rmsnorm at 2^18 with two blocks per SM. Not
+ * taken (v11b's figures; v11c's two blocks per SM in brackets): row_sum
+ * (0.61-0.83 -> 0.41-0.65; 2^18 16-bit [0.48]), 16-bit softmax (2^18 0.62
+ * -> 0.31 [0.43], 2^20 0.49 -> 0.51: within the two leases' spread), fp32
  * softmax at 2^18 (0.66 -> 0.51), 16-bit softmax_backward and every
- * dtype's at 2^18 (0.83-0.88 -> 0.66-0.78), 16-bit rmsnorm at 2^18 (0.57 ->
- * 0.53). */
+ * dtype's at 2^18 (0.83-0.88 -> 0.66-0.78 [16-bit 0.72]). */
 struct grule {
   int fop, dts;
   int64_t lo, hi;
 };
 constexpr grule kGrid[] = {
     /* rmsnorm fp32 256 x 262144 0.61 -> 0.65, 32 x 1048576 (SPLIT) 0.52 ->
-     * 0.65; bf16 32 x 1048576 (SPLIT) 0.49 -> 0.56 */
-    {F_RMS, WD_F32, 131073, (int64_t)1 << 22},
-    {F_RMS, WD_16, 262145, (int64_t)1 << 22},
+     * 0.65; bf16 32 x 1048576 (SPLIT) 0.49 -> 0.56; 16-bit 256 x 262144
+     * (two blocks per SM, grid_q; v11c) 0.57 -> 0.65-0.66 */
+    {F_RMS, WD_ALL, 131073, (int64_t)1 << 22},
     /* rmsnorm_bwd (BLOCK / SPLIT before) 256 x 262144 fp32 0.41 -> 0.62,
      * bf16 0.36 -> 0.47; 32 x 1048576 fp32 0.36 -> 0.67, bf16 0.31 -> 0.55 */
     {F_RMSBWD, WD_ALL, 131073, (int64_t)1 << 22},

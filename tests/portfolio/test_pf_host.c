@@ -110,7 +110,10 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_F32, 262144), 0);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_F32, 1048576), 1);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX, CPK_BF16, 1048576), 0);
-  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 262144), 0);
+  /* 16-bit rmsnorm at 2^18 too (v11c: two blocks per SM), from 2^17 + 1 */
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 262144), 1);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_F16, 131073), 1);
+  ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 131072), 0);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_RMSNORM, CPK_BF16, 1048576), 1);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX_BWD, CPK_F32, 1048576), 1);
   ASSERT_EQ(cpk_fused_grid(CPK_OP_SOFTMAX_BWD, CPK_BF16, 1048576), 0);
