@@ -166,6 +166,7 @@ __host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
  * 1024-wide 16-bit rows (docs/PERFORMANCE.md). */
 __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
   return rmsbwd_768(nt, nr) ? 768 / nt
+         : nr == 2          ? 1024 / nt
                             : ((nt == 256 && nr == 4 && mb < 2) ? 2 : mb);
 }
 
@@ -197,6 +198,12 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
  * 16: softmax at 16385-32768 columns on configuration 9 (4 register + 12
  *    shared-memory slots, 3 blocks per SM) instead of 8 (8 + 8, 2 blocks):
  *    0.84-0.86 -> 0.83-0.84, not taken;
+ * 128: 16-bit rmsnorm_bwd at 2049-4096 and 4097-8192 columns on
+ *    configurations 25 and 26 (256 and 512 threads of 2 slots, built for
+ *    1024 threads per SM, 528 and 264 row groups) instead of 3 and 5 (4
+ *    slots, 16 warps per SM): half the dw accumulators per thread, twice
+ *    the warps (bounds/rmsbwd2-2026-11-30T0853, after the final run):
+ *    0.75-0.79 -> 0.72-0.77, not taken;
  * 32, 64: rmsnorm (32) and softmax (64) at 16385-32768 columns on
  *    configuration 7 (512 threads of 4 + 4 slots) built for 2 blocks per SM
  *    (softmax: instead of 8; bounds/short16b-2026-11-30T0818, the default
@@ -2139,6 +2146,7 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   (CPK_FUSED_HALF_WIDE == 1 ? 0x0e : CPK_FUSED_HALF_WIDE == 2 ? 0x06 : 0x04)
 #define FCFG_HW512 (CPK_FUSED_HALF_WIDE == 1 ? 0x01 : 0x0b)
 #define FCFG_S7 ((CPK_FUSED_SHORT16 & 64) ? 0x0b : 0x09)
+#define FCFG_R2 ((CPK_FUSED_SHORT16 & 128) ? 0x10 : 0)
 #define FCFG_S9 ((CPK_FUSED_SHORT16 & 16) ? 0x06 : 0x04)
 #define FCFG_S24                                                               \
   (((CPK_FUSED_SHORT16 & 1) ? 0x02 : 0) | ((CPK_FUSED_SHORT16 & 2) ? 0x01 : 0))
@@ -2167,7 +2175,9 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
   X(21, 512, 512, 4, 0, 4, 1, 0x10)                                            \
   X(22, 512, 512, 4, 0, 8, 1, 0x10)                                            \
   X(23, 512, 512, 4, 0, 16, 1, 0x10)                                           \
-  X(24, 128, 32, 4, 0, 1, 7, FCFG_S24)
+  X(24, 128, 32, 4, 0, 1, 7, FCFG_S24)                                         \
+  X(25, 256, 256, 2, 0, 1, 4, FCFG_R2)                                         \
+  X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;
@@ -2234,9 +2244,12 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
                           ((CPK_FUSED_SHORT16 & 16) && i == 8))))
       continue;
     if ((c.ops >> fop & 1) && (int64_t)c.cl * c.gt * (c.nr + c.ns) >= nvec) {
-      /* CPK_FUSED_SHORT16: 16-bit rows of 0 on 24 (bits 1, 2) */
+      /* CPK_FUSED_SHORT16: 16-bit rows of 0 on 24 (bits 1, 2); 16-bit
+       * rmsnorm_bwd of 3 and 5 on 25 and 26 (bit 128) */
       if (i == 0 && dt != CPK_F32 && (kCfg[24].ops >> fop & 1))
         return 24;
+      if ((i == 3 || i == 5) && dt != CPK_F32 && (kCfg[25].ops >> fop & 1))
+        return i == 3 ? 25 : 26;
       return i;
     }
   }
@@ -2261,7 +2274,9 @@ int64_t fused_chunk(int64_t cols, int cl) {
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;
   const int64_t need = (rows + gpc - 1) / gpc;
-  const int per_sm = rmsbwd_768(c.nt, c.nr) ? 768 : 512; /* threads */
+  const int per_sm = rmsbwd_768(c.nt, c.nr) ? 768
+                     : c.nr == 2            ? 1024
+                                            : 512; /* threads */
   int64_t g = (int64_t)132 * per_sm / c.nt;
   if (g < 264)
     g = 264;

@@ -22,6 +22,10 @@
 #                      $out/NAME-OP-DTYPE-SHAPE.{txt,json} (--budget
 #                      $ONE_BUDGET, default 0.5; 20 s at most), skipped when
 #                      $ONE_RESERVE seconds (default 8) or fewer are left
+#   vcheck NAME BIN    BIN's FUSED --test-only and its FUSED smoke set
+#                      under memcheck into $out/test-only-NAME.txt and
+#                      memcheck-smoke-NAME.txt (a variant's check before
+#                      it is timed)
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -92,6 +96,11 @@ bench_one() {
   run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
     --dtype "$dt" --shape "$sh" --budget "${ONE_BUDGET:-0.5}" \
     --json "$out/$name-$op-$dt-$sh.json"
+}
+vcheck() {
+  run "test-only-$1.txt" 60 "$2" --test-only --variant fused
+  run "memcheck-smoke-$1.txt" 60 compute-sanitizer --tool memcheck \
+    --error-exitcode 9 "$2" --alloc exact --smoke --variant fused
 }
 finish() {
   gpu_csv gpu-after.csv

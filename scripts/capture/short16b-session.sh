@@ -15,9 +15,7 @@ budget=${2:-200}
 v=$var/cuda_portfolio-${VARIANT:-s109}
 gpu_csv gpu-before.csv
 run test-only-default.txt 60 "$pf" --test-only --variant fused
-run test-only-variant.txt 60 "$v" --test-only --variant fused
-run memcheck-smoke-variant.txt 60 compute-sanitizer --tool memcheck \
-  --error-exitcode 9 "$v" --alloc exact --smoke --variant fused
+vcheck variant "$v"
 for op in softmax rmsnorm; do
   for sh in 70x24576 6x30001; do
     for tool in memcheck racecheck; do
