@@ -37,12 +37,15 @@ static const row_shape test_rows[] = {
     /* the grid path (rowfused.cu, kGrid): more rows than its exchange ring
      * (128) and many stages of 8-16 rows, in 16-byte copies */
     {260, 131080, 0, 1, 0}};
-/* The last: the grid path's stages (each reused) and its exchange, 4-7
- * batches of 8-16 rows. */
-static const row_shape smoke_rows[] = {{5, 33, 0, 1, 1},
-                                       {6, 1500, 1537, 1, 1},
-                                       {2, 70001, 0, 1, 0},
-                                       {50, 131080, 0, 1, 0}};
+/* 3x6000: 750 16-bit vectors a row, the FUSED configurations of 513-1024
+ * (16-bit softmax's built for 4 blocks per SM since v12); 2x24576: 3072,
+ * those of 2049-4096 (shared-memory slots; rmsnorm_bwd's 2-block
+ * clusters), and in fp32 the wide path's rmsnorm_bwd rule (16 loads in
+ * flight since v12). The last: the grid path's stages (each reused) and
+ * its exchange, 4-7 batches of 8-16 rows. */
+static const row_shape smoke_rows[] = {
+    {5, 33, 0, 1, 1},   {6, 1500, 1537, 1, 1}, {2, 70001, 0, 1, 0},
+    {3, 6000, 0, 1, 1}, {2, 24576, 0, 0, 0},   {50, 131080, 0, 1, 0}};
 static const int64_t test_elem[][2] = {{1, 1}, {1, 1000003}, {1, 4194307}};
 static const int64_t smoke_elem[][2] = {{1, 1003}};
 
