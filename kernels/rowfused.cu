@@ -2130,7 +2130,8 @@ __global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
 
 /* ---- plans ---- */
 
-/* The fixed list, smallest capacity first. Every config holds
+/* The fixed list, smallest capacity first (24-26: CPK_FUSED_SHORT16's,
+ * taken only where fused_plan moves a row to them). Every config holds
  * cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use it
  * (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
  * registers, so it takes register-only configs; configs with many
