@@ -1523,6 +1523,12 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #ifndef CPK_GRID_Q
 #define CPK_GRID_Q 0
 #endif
+/* CPK_GRID_Q256=1 (experiment builds): rmsnorm's rows of 257-1024 vectors
+ * a chunk (fp32 2^18, 16-bit 2^20) on 256 threads of 2 or 4 slots, two
+ * blocks per SM (grid_q), instead of 512 threads, one block per SM. */
+#ifndef CPK_GRID_Q256
+#define CPK_GRID_Q256 0
+#endif
 __host__ __device__ constexpr int grid_q(int op, int nt) {
   return (nt != 256 || op == F_RMSBWD) ? 1
          : CPK_GRID_Q > 0              ? CPK_GRID_Q
@@ -1674,7 +1680,8 @@ __device__ __forceinline__ void gwarp_rows(float (&a)[B][4], int lane) {
 }
 
 template <typename T, int OP, int NT, int NV>
-__global__ void __launch_bounds__(NT, 1) grid_k(const fparams p, const gws g) {
+__global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
+    grid_k(const fparams p, const gws g) {
   constexpr int VEC = ty<T>::vec;
   constexpr int NI = op_inputs(OP);
   constexpr int NW = NT / 32;
@@ -2721,6 +2728,9 @@ bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
   if (nvec <= 256) {
     gc.nt = 256;
     gc.nv = 1;
+  } else if (CPK_GRID_Q256 && fop == F_RMS && nvec <= 1024) {
+    gc.nt = 256;
+    gc.nv = nvec <= 512 ? 2 : 4;
   } else {
     gc.nt = 512;
     gc.nv = (int)((nvec + 511) / 512);
@@ -2799,8 +2809,15 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
 template <int OP, typename T>
 cudaError_t launch_grid_nv(const gcfg &gc, const fparams &p, const gws &g,
                            cudaStream_t st) {
-  if (gc.nt == 256)
+  if (gc.nt == 256) {
+    if constexpr (CPK_GRID_Q256 && OP == F_RMS) {
+      if (gc.nv == 2)
+        return launch_grid<T, OP, 256, 2>(p, g, st);
+      if (gc.nv == 4)
+        return launch_grid<T, OP, 256, 4>(p, g, st);
+    }
     return launch_grid<T, OP, 256, 1>(p, g, st);
+  }
   switch (gc.nv) {
   case 1:
     return launch_grid<T, OP, 512, 1>(p, g, st);
