@@ -26,6 +26,15 @@
 #                      under memcheck into $out/test-only-NAME.txt and
 #                      memcheck-smoke-NAME.txt (a variant's check before
 #                      it is timed)
+#   gridall BIN TOOL...
+#                      BIN's FUSED --test-only and its FUSED smoke set
+#                      under each TOOL, every FUSED case through the grid
+#                      path (CPK_GRID_MIN=1), into $out/test-only-gridall.txt
+#                      and TOOL-smoke-gridall.txt
+#   sanshapes BIN OP SHAPE...
+#                      BIN's OP at each SHAPE (every dtype, the plan's
+#                      pick) under memcheck and racecheck into
+#                      $out/TOOL-OP-SHAPE.txt
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -101,6 +110,27 @@ vcheck() {
   run "test-only-$1.txt" 60 "$2" --test-only --variant fused
   run "memcheck-smoke-$1.txt" 60 compute-sanitizer --tool memcheck \
     --error-exitcode 9 "$2" --alloc exact --smoke --variant fused
+}
+gridall() {
+  local b=$1 tool
+  shift
+  run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$b" --test-only \
+    --variant fused
+  for tool in "$@"; do
+    run "$tool-smoke-gridall.txt" 90 env CPK_GRID_MIN=1 compute-sanitizer \
+      --tool $tool --error-exitcode 9 "$b" --alloc exact --smoke \
+      --variant fused
+  done
+}
+sanshapes() {
+  local b=$1 op=$2 sh tool
+  shift 2
+  for sh in "$@"; do
+    for tool in memcheck racecheck; do
+      run "$tool-$op-$sh.txt" 60 compute-sanitizer --tool $tool \
+        --error-exitcode 9 "$b" --alloc exact --op $op --shape $sh
+    done
+  done
 }
 finish() {
   gpu_csv gpu-after.csv

@@ -19,13 +19,7 @@ vs=${VARIANTS:-v11 v11p}
 v1=$var/cuda_portfolio-${vs%% *}
 gpu_csv gpu-before.csv
 run test-only-fused.txt 60 "$v1" --test-only --variant fused
-run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$v1" --test-only \
-  --variant fused
-for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
-  run "$tool-smoke-gridall.txt" 90 env CPK_GRID_MIN=1 compute-sanitizer \
-    --tool $tool --error-exitcode 9 "$v1" --alloc exact --smoke \
-    --variant fused
-done
+gridall "$v1" ${TOOLS:-memcheck racecheck synccheck initcheck}
 ONE_RESERVE=60 ONE_BUDGET=0.3
 for sh in 256x262144 32x1048576; do
   for op in rmsnorm_backward rmsnorm softmax softmax_backward row_sum; do

@@ -15,13 +15,7 @@ budget=${2:-240}
 . "$(dirname "$0")/batch-lib.sh"
 v=$var/cuda_portfolio-q2
 gpu_csv gpu-before.csv
-run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$v" --test-only \
-  --variant fused
-for tool in memcheck racecheck; do
-  run "$tool-smoke-gridall.txt" 90 env CPK_GRID_MIN=1 compute-sanitizer \
-    --tool $tool --error-exitcode 9 "$v" --alloc exact --smoke \
-    --variant fused
-done
+gridall "$v" memcheck racecheck
 ONE_RESERVE=15 ONE_BUDGET=0.3
 for op in rmsnorm softmax softmax_backward row_sum rmsnorm_backward; do
   for dt in bf16 fp16; do

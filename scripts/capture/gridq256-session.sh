@@ -17,21 +17,10 @@ budget=${2:-200}
 v=$var/cuda_portfolio-q256
 gpu_csv gpu-before.csv
 run test-only-variant.txt 60 "$v" --test-only --variant fused
-run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$v" --test-only \
-  --variant fused
-for tool in memcheck racecheck; do
-  run "$tool-smoke-gridall.txt" 90 env CPK_GRID_MIN=1 compute-sanitizer \
-    --tool $tool --error-exitcode 9 "$v" --alloc exact --smoke \
-    --variant fused
-done
+gridall "$v" memcheck racecheck
 # the smoke set has no chunk of 257 vectors or more: the verification
 # set's rmsnorm rows that take the variant's kernels, every dtype
-for sh in 2x300001 3x1000000; do
-  for tool in memcheck racecheck; do
-    run "$tool-rmsnorm-$sh.txt" 60 compute-sanitizer --tool $tool \
-      --error-exitcode 9 "$v" --alloc exact --op rmsnorm --shape $sh
-  done
-done
+sanshapes "$v" rmsnorm 2x300001 3x1000000
 ONE_RESERVE=10 ONE_BUDGET=0.3
 for c in fp32:256x262144 bf16:32x1048576 fp16:32x1048576 fp32:32x1048576; do
   dt=${c%%:*} sh=${c#*:}

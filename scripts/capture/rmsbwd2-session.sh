@@ -15,12 +15,7 @@ budget=${2:-200}
 v=$var/cuda_portfolio-${VARIANT:-s141}
 gpu_csv gpu-before.csv
 vcheck variant "$v"
-for sh in 33x4097 9x5000 300x4096; do
-  for tool in memcheck racecheck; do
-    run "$tool-rmsnorm_backward-$sh.txt" 60 compute-sanitizer --tool $tool \
-      --error-exitcode 9 "$v" --alloc exact --op rmsnorm_backward --shape $sh
-  done
-done
+sanshapes "$v" rmsnorm_backward 33x4097 9x5000 300x4096
 ONE_RESERVE=10 ONE_BUDGET=0.3
 for dt in bf16 fp16; do
   for sh in 16384x4096 8192x8192 65536x1024; do

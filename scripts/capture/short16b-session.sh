@@ -17,12 +17,7 @@ gpu_csv gpu-before.csv
 run test-only-default.txt 60 "$pf" --test-only --variant fused
 vcheck variant "$v"
 for op in softmax rmsnorm; do
-  for sh in 70x24576 6x30001; do
-    for tool in memcheck racecheck; do
-      run "$tool-$op-$sh.txt" 60 compute-sanitizer --tool $tool \
-        --error-exitcode 9 "$v" --alloc exact --op $op --shape $sh
-    done
-  done
+  sanshapes "$v" $op 70x24576 6x30001
 done
 ONE_RESERVE=10 ONE_BUDGET=0.3
 for op in softmax rmsnorm; do
