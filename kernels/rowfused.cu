@@ -2273,19 +2273,16 @@ int64_t fused_chunk(int64_t cols, int cl) {
 
 /* Row groups (clusters) of the persistent rmsnorm_bwd grid, a constant per
  * configuration (so the dw bits depend on the shape only) and no more than
- * there are row groups: 264 blocks (two per SM of a 132-SM H200), or more
- * small blocks, about 512 threads per SM (768 for the configurations that
- * CPK_FUSED_DW_SMEM builds for 768), for blocks under 256 threads. Fewer
- * groups mean fewer dw partial rows (G x cols x 4 bytes written and read
- * again), more mean more loads in flight (docs/PERFORMANCE.md has the runs
- * behind the choice). */
+ * there are row groups: as many blocks as the configuration is built to
+ * run at once on a 132-SM H200 (rmsbwd_mb: 512 threads per SM, 768 for
+ * CPK_FUSED_DW_SMEM's, 1024 for the 2-slot ones), and at least 264 (two
+ * per SM). Fewer groups mean fewer dw partial rows (G x cols x 4 bytes
+ * written and read again), more mean more loads in flight
+ * (docs/PERFORMANCE.md has the runs behind the choice). */
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;
   const int64_t need = (rows + gpc - 1) / gpc;
-  const int per_sm = rmsbwd_768(c.nt, c.nr) ? 768
-                     : c.nr == 2            ? 1024
-                                            : 512; /* threads */
-  int64_t g = (int64_t)132 * per_sm / c.nt;
+  int64_t g = (int64_t)132 * rmsbwd_mb(c.nt, c.nr, c.mb);
   if (g < 264)
     g = 264;
   g /= c.cl;
