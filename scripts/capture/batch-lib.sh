@@ -35,6 +35,10 @@
 #                      BIN's OP at each SHAPE (every dtype, the plan's
 #                      pick) under memcheck and racecheck into
 #                      $out/TOOL-OP-SHAPE.txt
+#   bench_abc OP DTYPE SHAPE [NAME BIN]...
+#                      bench_one of OP DTYPE SHAPE from $pf as def1, from
+#                      each BIN as NAME, and from $pf again as def2, all
+#                      with no knob set (CPK_NONE=1): a side by side
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -131,6 +135,16 @@ sanshapes() {
         --error-exitcode 9 "$b" --alloc exact --op $op --shape $sh
     done
   done
+}
+bench_abc() {
+  local op=$1 dt=$2 sh=$3
+  shift 3
+  bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
+  while [ $# -ge 2 ]; do
+    bench_one "$1" "$2" $op $dt $sh CPK_NONE=1
+    shift 2
+  done
+  bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
 }
 finish() {
   gpu_csv gpu-after.csv

@@ -24,9 +24,7 @@ sanshapes "$v" rmsnorm 2x300001 3x1000000
 ONE_RESERVE=10 ONE_BUDGET=0.3
 for c in fp32:256x262144 bf16:32x1048576 fp16:32x1048576 fp32:32x1048576; do
   dt=${c%%:*} sh=${c#*:}
-  bench_one def1 "$pf" rmsnorm $dt $sh CPK_NONE=1
-  bench_one var "$v" rmsnorm $dt $sh CPK_NONE=1
-  bench_one def2 "$pf" rmsnorm $dt $sh CPK_NONE=1
+  bench_abc rmsnorm $dt $sh var "$v"
 done
 finish
 exit 0

@@ -19,9 +19,7 @@ sanshapes "$v" rmsnorm_backward 33x4097 9x5000 300x4096
 ONE_RESERVE=10 ONE_BUDGET=0.3
 for dt in bf16 fp16; do
   for sh in 16384x4096 8192x8192 65536x1024; do
-    bench_one def1 "$pf" rmsnorm_backward $dt $sh CPK_NONE=1
-    bench_one var "$v" rmsnorm_backward $dt $sh CPK_NONE=1
-    bench_one def2 "$pf" rmsnorm_backward $dt $sh CPK_NONE=1
+    bench_abc rmsnorm_backward $dt $sh var "$v"
   done
 done
 finish

@@ -44,12 +44,11 @@ for v in $vs; do
 done
 ONE_RESERVE=15 ONE_BUDGET=0.3
 case_abc() {
-  local op=$1 dt=$2 sh=$3 v
-  bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
+  local v pairs=()
   for v in $vs; do
-    bench_one "$v" "$var/cuda_portfolio-$v" $op $dt $sh CPK_NONE=1
+    pairs+=("$v" "$var/cuda_portfolio-$v")
   done
-  bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
+  bench_abc "$1" "$2" "$3" "${pairs[@]}"
 }
 for dt in bf16 fp16; do
   for sh in 65536x1024 8192x8192 2048x32768 16384x4096; do

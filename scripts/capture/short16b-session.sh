@@ -23,9 +23,7 @@ ONE_RESERVE=10 ONE_BUDGET=0.3
 for op in softmax rmsnorm; do
   for dt in bf16 fp16; do
     for sh in 2048x32768 8192x8192; do
-      bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
-      bench_one var "$v" $op $dt $sh CPK_NONE=1
-      bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
+      bench_abc $op $dt $sh var "$v"
     done
   done
 done
