@@ -86,6 +86,49 @@ __host__ __device__ constexpr int op_inputs(int op) {
   return (op == F_SMBWD || op == F_RMSBWD) ? 2 : 1;
 }
 
+/* CPK_FUSED_STAGGER (experiment builds, v13a): the blocks of a persistent
+ * fused_k grid of unclustered blocks (CL 1) that share an SM start their
+ * first row CPK_STAG_CYC x s / k cycles apart (s: the block's turn on its SM,
+ * k: the blocks per SM; environment), so that the SM's blocks are in
+ * different phases of their rows (load, reduce, write) instead of in step;
+ * CPK_STAG_PERSIST=0 keeps the grid of one block per row group. Bit 2:
+ * 16-bit row_sum at 16385-32768 columns on configuration 7 built for 2
+ * blocks per SM (as CPK_FUSED_SHORT16's 32 does for rmsnorm). On the H200
+ * (docs/PERFORMANCE.md, v13a): the persistent grid cost 5-9 % and the
+ * delays took back at most 2-4 % of it; off. */
+#ifndef CPK_FUSED_STAGGER
+#define CPK_FUSED_STAGGER 0
+#endif
+/* CPK_FUSED_GX (experiment builds, v13b): rmsnorm_bwd's fused_k grid of
+ * CPK_GX (environment) times the row groups fused_groups gives: more blocks
+ * than are resident at once, each with its own dw partial row. On the
+ * H200: 8-20 % slower per doubling; off. */
+#ifndef CPK_FUSED_GX
+#define CPK_FUSED_GX 0
+#endif
+/* CPK_DW_PDL (experiment builds, v13c): rmsnorm_bwd's dw kernel launched
+ * as a programmatic dependent of the row kernel (sm_90: the row kernel's
+ * blocks signal at their start, the dw kernel's blocks wait for its
+ * completion in griddepcontrol.wait instead of behind a kernel boundary),
+ * and its partial rows loaded 16 at a time per thread over 32 strands a
+ * column instead of 4 at a time over 16. On the H200: 0-6 % slower; off. */
+#ifndef CPK_DW_PDL
+#define CPK_DW_PDL 0
+#endif
+/* CPK_DW_V2 (experiment builds, v13d): rmsnorm_bwd's dw kernel with 8
+ * columns a block and 64 strands a column (a strand loads its 4-5 partials
+ * of 264 at once), the strands merged by a fixed tree in shared memory:
+ * one round trip to the L2 instead of 4-5, and 4-32x the blocks. On the
+ * H200: equal at 1024 columns, slower from 4096; off. */
+#ifndef CPK_DW_V2
+#define CPK_DW_V2 0
+#endif
+__device__ __forceinline__ void pdl_trigger() {
+#if CPK_DW_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 struct fparams {
   const void *in0; /* x (row_sum, softmax, rmsnorm) or dy (the backwards) */
   const void *in1; /* y (softmax_bwd) or x (rmsnorm_bwd); else null */
@@ -100,6 +143,10 @@ struct fparams {
   int64_t chunk; /* columns per cluster rank, multiple of 8 */
   int vec;       /* rows and w 16-byte aligned: vector loads and stores */
   int wsm;       /* wide_k, rmsnorm: w's chunk in shared memory */
+#if CPK_FUSED_STAGGER
+  long long stag_cyc; /* fused_k: delay spread over an SM's blocks */
+  int stag_k;         /* fused_k: blocks per SM of a persistent grid */
+#endif
 };
 
 /* ---- raw 16-byte slots ---- */
@@ -222,7 +269,8 @@ __host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
              ? 4
          : (es == 2 && nt == 512 && nr == 4 && ns == 4 &&
             (((CPK_FUSED_SHORT16 & 32) && op == F_RMS) ||
-             ((CPK_FUSED_SHORT16 & 64) && op == F_SOFTMAX)))
+             ((CPK_FUSED_SHORT16 & 64) && op == F_SOFTMAX) ||
+             ((CPK_FUSED_STAGGER & 2) && op == F_ROWSUM)))
              ? 2
              : mb;
 }
@@ -645,6 +693,13 @@ __host__ __device__ constexpr bool fused_pf(int op, int nt, int gt, int cl) {
          (op == F_SOFTMAX || op == F_SMBWD || op == F_ROWSUM);
 }
 
+#if CPK_FUSED_STAGGER
+/* Per SM, the blocks of fused_k that have started there (mod k: a block's
+ * turn; the k blocks of one persistent launch on an SM take k consecutive
+ * tickets). */
+__device__ unsigned g_stag_ticket[1024];
+#endif
+
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr int VEC = ty<T>::vec;
@@ -655,6 +710,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
    * accumulators [S * VEC / 4][NT] (float4); then dw (warp mode). */
   extern __shared__ uint4 dsm[];
   __shared__ redscratch rs;
+  if constexpr (OP == F_RMSBWD)
+    pdl_trigger();
 
   const int tid = threadIdx.x;
   const int gt = GT == NT ? tid : (tid & (GT - 1));
@@ -787,6 +844,24 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       }
     }
   }
+
+#if CPK_FUSED_STAGGER
+  if constexpr (CL == 1) {
+    if (p.stag_k > 1) {
+      if (tid == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        const unsigned s =
+            atomicAdd(&g_stag_ticket[sm & 1023u], 1u) % (unsigned)p.stag_k;
+        const long long c = p.stag_cyc * (long long)s / p.stag_k;
+        const long long t0 = clock64();
+        while (clock64() - t0 < c)
+          __nanosleep(100);
+      }
+      __syncthreads();
+    }
+  }
+#endif
 
   /* The groups of one warp take consecutive rows and leave the loop
    * together (their shuffles need every lane); a group past the last row
@@ -1142,6 +1217,8 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
    * rmsnorm (p.wsm): w [chunk] raw T. */
   extern __shared__ uint4 dsm[];
   __shared__ redscratch rs;
+  if constexpr (OP == F_RMSBWD)
+    pdl_trigger();
   const int tid = threadIdx.x;
   int rank = 0, ncl = 1;
 #if CPK_CLUSTERS
@@ -1394,7 +1471,7 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
  * (one thread per column adding all G partials in a chain: 4 blocks for
  * 1024 columns, 18-34 us, 12-22 % of rmsnorm_backward) is in
  * docs/PERFORMANCE.md. */
-#define DW_STRANDS 16
+#define DW_STRANDS (CPK_DW_PDL ? 32 : 16)
 template <typename T>
 __global__ void __launch_bounds__(32 * DW_STRANDS)
     fused_dw_k(const float *__restrict__ part, T *__restrict__ dw, int64_t cols,
@@ -1403,11 +1480,32 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
   const int64_t c = (int64_t)blockIdx.x * 32 + tx;
   csum a;
+#if CPK_DW_PDL
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  if (c < cols) {
+    constexpr int U = 16;
+    for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * DW_STRANDS) {
+      float v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t g = g0 + (int64_t)u * DW_STRANDS;
+        v[u] = g < groups ? __ldcg(part + g * cols + c) : 0.f;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (g0 + (int64_t)u * DW_STRANDS < groups)
+          a.add(v[u]);
+    }
+  }
+#else
   if (c < cols) {
 #pragma unroll 4
     for (int64_t g = ty; g < groups; g += DW_STRANDS)
       a.add(part[g * cols + c]);
   }
+#endif
   ss[ty][tx] = a.s;
   sc[ty][tx] = a.c;
   __syncthreads();
@@ -1418,6 +1516,52 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
     st1(dw + c, a.value());
   }
 }
+
+#if CPK_DW_V2
+/* dw[c] = sum over g of part[g][c] (v13d): strand ty of column c adds the
+ * partial rows g = ty, ty + 64, ... in order (compensated, 8 loads in
+ * flight), then the 64 strands are merged by the same tree every run. */
+template <typename T>
+__global__ void __launch_bounds__(512)
+    fused_dw2_k(const float *__restrict__ part, T *__restrict__ dw,
+                int64_t cols, int64_t groups) {
+  constexpr int NC = 8, NS = 64, U = 8;
+  __shared__ float ss[NS][NC], sc[NS][NC];
+  const int tx = threadIdx.x & (NC - 1), ty = threadIdx.x / NC;
+  const int64_t c = (int64_t)blockIdx.x * NC + tx;
+  csum a;
+  if (c < cols) {
+    for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * NS) {
+      float v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t g = g0 + (int64_t)u * NS;
+        v[u] = g < groups ? part[g * cols + c] : 0.f;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (g0 + (int64_t)u * NS < groups)
+          a.add(v[u]);
+    }
+  }
+  ss[ty][tx] = a.s;
+  sc[ty][tx] = a.c;
+  __syncthreads();
+#pragma unroll
+  for (int h = NS / 2; h > 0; h >>= 1) {
+    if (ty < h) {
+      a.s = ss[ty][tx];
+      a.c = sc[ty][tx];
+      a.merge(ss[ty + h][tx], sc[ty + h][tx]);
+      ss[ty][tx] = a.s;
+      sc[ty][tx] = a.c;
+    }
+    __syncthreads();
+  }
+  if (ty == 0 && c < cols)
+    st1(dw + c, a.value());
+}
+#endif
 
 /* ---- the grid path (v10, grid_k) ----
  *
@@ -2285,6 +2429,17 @@ int64_t fused_groups(const fcfg &c, int64_t rows) {
   int64_t g = (int64_t)132 * rmsbwd_mb(c.nt, c.nr, c.mb);
   if (g < 264)
     g = 264;
+#if CPK_FUSED_GX
+  /* experiment builds (v13b): CPK_GX times the groups, a grid of that many
+   * resident waves of blocks (dw partial rows likewise) */
+  static const int64_t gx = [] {
+    const char *e = getenv("CPK_GX");
+    const int64_t v =
+        (e != nullptr && *e != '\0') ? strtoll(e, nullptr, 10) : 1;
+    return v < 1 ? (int64_t)1 : v > 64 ? (int64_t)64 : v;
+  }();
+  g *= gx;
+#endif
   g /= c.cl;
   if (g < 1)
     g = 1;
@@ -2350,6 +2505,7 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   static int cdev = -1;
   static size_t csmem = 0;
   static int64_t resident = 0;
+  static int64_t nsm = 0;
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev || smem > csmem) {
@@ -2367,6 +2523,7 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, NT, smem));
       n *= sms;
+      nsm = sms;
     }
     cdev = dev;
     csmem = smem;
@@ -2378,8 +2535,29 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   if (fused_pf(OP, NT, GT, CL) && resident > 0 && ngroups > resident &&
       persist_on())
     ngroups = resident;
+#if CPK_FUSED_STAGGER
+  fparams q = p;
+  q.stag_k = 0;
+  q.stag_cyc = 0;
+  if (CL == 1 && resident > 0 && nsm > 0) {
+    static const long long cyc = [] {
+      const char *e = getenv("CPK_STAG_CYC");
+      return (e != nullptr && *e != '\0') ? strtoll(e, nullptr, 10) : 0LL;
+    }();
+    static const bool per = knob_on("CPK_STAG_PERSIST");
+    if (per && OP != F_RMSBWD && ngroups > resident)
+      ngroups = resident;
+    if (ngroups == resident && cyc > 0 && resident / nsm > 1) {
+      q.stag_k = (int)(resident / nsm);
+      q.stag_cyc = cyc;
+    }
+  }
+  lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
+  CPK__TRY(cudaLaunchKernelEx(&lc, k, q));
+#else
   lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
+#endif
   return cudaGetLastError();
 }
 
@@ -2591,7 +2769,35 @@ template <typename T>
 void launch_dw(const float *part, void *dw, int64_t cols, int64_t groups,
                cudaStream_t st) {
   const unsigned g = (unsigned)((cols + 31) / 32), nt = 32 * DW_STRANDS;
+#if CPK_DW_PDL
+  static int cdev = -1;
+  static bool pdl = false;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && dev != cdev) {
+    int major = 0;
+    pdl = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                 dev) == cudaSuccess &&
+          major >= 9;
+    cdev = dev;
+  }
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(g, 1, 1);
+  lc.blockDim = dim3(nt, 1, 1);
+  lc.stream = st;
+  cudaLaunchAttribute at;
+  at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at.val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = &at;
+  lc.numAttrs = pdl ? 1 : 0;
+  (void)cudaLaunchKernelEx(&lc, fused_dw_k<T>, part, (T *)dw, cols, groups);
+#elif CPK_DW_V2
+  (void)g;
+  (void)nt;
+  fused_dw2_k<T>
+      <<<(unsigned)((cols + 7) / 8), 512, 0, st>>>(part, (T *)dw, cols, groups);
+#else
   fused_dw_k<T><<<g, nt, 0, st>>>(part, (T *)dw, cols, groups);
+#endif
 }
 
 cudaError_t run_dw(cpk_dtype dt, const fparams &p, int64_t groups,

@@ -39,6 +39,11 @@
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
 #                      with no knob set (CPK_NONE=1): a side by side
+#   ncu_vs NAME BIN SEL
+#                      ncu_bench of SEL on $pf, its files renamed
+#                      ncu-def-X-Y*, then on BIN, renamed ncu-NAME-X-Y*
+#   abc_grid OP "DTYPES" "SHAPES" [NAME BIN]...
+#                      bench_abc OP of every dtype (outer) and shape
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -145,6 +150,28 @@ bench_abc() {
     shift 2
   done
   bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
+}
+ncu_vs() {
+  local name=$1 b=$2 n x tag pfd=$pf
+  shift 2
+  tag=$(echo "$*" | awk '{print $2"-"$4}')
+  for n in def "$name"; do
+    [ "$n" = def ] || pf=$b
+    ncu_bench 45 "$@"
+    for x in .txt -details.csv; do
+      mv "$out/ncu-$tag$x" "$out/ncu-$n-$tag$x"
+    done
+  done
+  pf=$pfd
+}
+abc_grid() {
+  local op=$1 dts=$2 shs=$3 dt sh
+  shift 3
+  for dt in $dts; do
+    for sh in $shs; do
+      bench_abc "$op" "$dt" "$sh" "$@"
+    done
+  done
 }
 finish() {
   gpu_csv gpu-after.csv
