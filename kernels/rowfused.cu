@@ -1472,6 +1472,30 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
  * 1024 columns, 18-34 us, 12-22 % of rmsnorm_backward) is in
  * docs/PERFORMANCE.md. */
 #define DW_STRANDS (CPK_DW_PDL ? 32 : 16)
+#if CPK_DW_PDL || CPK_DW_V2
+/* Strand ty of column c (NS strands) adds the partial rows g = ty, ty + NS,
+ * ... to a in order, U loads in flight at a time (through the L2 only with
+ * CG): the experiment dw kernels' loop (v13c, v13d). */
+template <int NS, int U, bool CG>
+__device__ __forceinline__ void dw_strand(const float *__restrict__ part,
+                                          int64_t cols, int64_t c, int ty,
+                                          int64_t groups, csum &a) {
+  for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * NS) {
+    float v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t g = g0 + (int64_t)u * NS;
+      v[u] = g < groups
+                 ? (CG ? __ldcg(part + g * cols + c) : part[g * cols + c])
+                 : 0.f;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (g0 + (int64_t)u * NS < groups)
+        a.add(v[u]);
+  }
+}
+#endif
 template <typename T>
 __global__ void __launch_bounds__(32 * DW_STRANDS)
     fused_dw_k(const float *__restrict__ part, T *__restrict__ dw, int64_t cols,
@@ -1484,21 +1508,8 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-  if (c < cols) {
-    constexpr int U = 16;
-    for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * DW_STRANDS) {
-      float v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int64_t g = g0 + (int64_t)u * DW_STRANDS;
-        v[u] = g < groups ? __ldcg(part + g * cols + c) : 0.f;
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (g0 + (int64_t)u * DW_STRANDS < groups)
-          a.add(v[u]);
-    }
-  }
+  if (c < cols)
+    dw_strand<DW_STRANDS, 16, true>(part, cols, c, ty, groups, a);
 #else
   if (c < cols) {
 #pragma unroll 4
@@ -1525,25 +1536,13 @@ template <typename T>
 __global__ void __launch_bounds__(512)
     fused_dw2_k(const float *__restrict__ part, T *__restrict__ dw,
                 int64_t cols, int64_t groups) {
-  constexpr int NC = 8, NS = 64, U = 8;
+  constexpr int NC = 8, NS = 64;
   __shared__ float ss[NS][NC], sc[NS][NC];
   const int tx = threadIdx.x & (NC - 1), ty = threadIdx.x / NC;
   const int64_t c = (int64_t)blockIdx.x * NC + tx;
   csum a;
-  if (c < cols) {
-    for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * NS) {
-      float v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int64_t g = g0 + (int64_t)u * NS;
-        v[u] = g < groups ? part[g * cols + c] : 0.f;
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (g0 + (int64_t)u * NS < groups)
-          a.add(v[u]);
-    }
-  }
+  if (c < cols)
+    dw_strand<NS, 8, false>(part, cols, c, ty, groups, a);
   ss[ty][tx] = a.s;
   sc[ty][tx] = a.c;
   __syncthreads();
@@ -2505,7 +2504,9 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   static int cdev = -1;
   static size_t csmem = 0;
   static int64_t resident = 0;
+#if CPK_FUSED_STAGGER
   static int64_t nsm = 0;
+#endif
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev || smem > csmem) {
@@ -2523,7 +2524,9 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, NT, smem));
       n *= sms;
+#if CPK_FUSED_STAGGER
       nsm = sms;
+#endif
     }
     cdev = dev;
     csmem = smem;
@@ -2535,8 +2538,8 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   if (fused_pf(OP, NT, GT, CL) && resident > 0 && ngroups > resident &&
       persist_on())
     ngroups = resident;
-#if CPK_FUSED_STAGGER
   fparams q = p;
+#if CPK_FUSED_STAGGER
   q.stag_k = 0;
   q.stag_cyc = 0;
   if (CL == 1 && resident > 0 && nsm > 0) {
@@ -2552,12 +2555,9 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
       q.stag_cyc = cyc;
     }
   }
+#endif
   lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
   CPK__TRY(cudaLaunchKernelEx(&lc, k, q));
-#else
-  lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
-  CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
-#endif
   return cudaGetLastError();
 }
 

@@ -17,10 +17,7 @@ gpu_csv gpu-before.csv
 vcheck variant "$v"
 sanshapes "$v" rmsnorm_backward 33x4097 9x5000 300x4096
 ONE_RESERVE=10 ONE_BUDGET=0.3
-for dt in bf16 fp16; do
-  for sh in 16384x4096 8192x8192 65536x1024; do
-    bench_abc rmsnorm_backward $dt $sh var "$v"
-  done
-done
+abc_grid rmsnorm_backward "bf16 fp16" "16384x4096 8192x8192 65536x1024" \
+  var "$v"
 finish
 exit 0

@@ -21,11 +21,7 @@ for op in softmax rmsnorm; do
 done
 ONE_RESERVE=10 ONE_BUDGET=0.3
 for op in softmax rmsnorm; do
-  for dt in bf16 fp16; do
-    for sh in 2048x32768 8192x8192; do
-      bench_abc $op $dt $sh var "$v"
-    done
-  done
+  abc_grid $op "bf16 fp16" "2048x32768 8192x8192" var "$v"
 done
 finish
 exit 0
