@@ -123,6 +123,62 @@ __host__ __device__ constexpr int op_inputs(int op) {
 #ifndef CPK_DW_V2
 #define CPK_DW_V2 0
 #endif
+/* CPK_FUSED_STAGE (experiment builds, v14a): rmsnorm_bwd's register-slot
+ * configurations (all of its fused_k ones; bit 16) stage the group's next row
+ * in shared memory: the block loads its first row by cp.async, and at the top
+ * of every row each thread copies its own cells into its register slots and
+ * issues the cp.async loads of the group's next row into them, so that a
+ * row's loads are in flight during the whole of the previous row's two
+ * passes, reduction and writes instead of starting after its last store
+ * (the persistent grid already gives every group its next row; shared
+ * memory: NI x S x NT 16-byte cells a block more). A bit per op (1 <<
+ * F_ROWSUM ... 1 << F_RMSBWD: 16 is rmsnorm_bwd); the other ops' staged
+ * configurations run as a persistent grid of the resident blocks, which
+ * alone cost them 5-9 % (v13a). The bits are the default's (the same
+ * values, the same arithmetic). */
+#ifndef CPK_FUSED_STAGE
+#define CPK_FUSED_STAGE 0
+#endif
+/* CPK_FUSED_DW_VST (v14b, the default): rmsnorm_bwd's row kernels
+ * (fused_k, wide_k) write their dw partial rows with 16-byte stores (a
+ * thread's VEC consecutive columns as VEC / 4 float4) instead of one 4-byte
+ * store per column: VEC 4-byte stores of one thread land in one 32-byte
+ * sector, and the L2 takes each as a partial write of that sector (the
+ * H200's counters at bf16 8192x8192: 6.0 M sectors into the L2 against the
+ * 4.2 M of dx, softmax_backward's 4.2 M for the same bytes; 4.7 M with
+ * these stores), all of them at the end of the kernel, when every block
+ * writes its row at once. On the H200 (docs/PERFORMANCE.md, v14b): 16-bit
+ * 16384x4096 0.78 -> 0.83, 8192x8192 0.75 -> 0.82, 2048x32768 0.52 -> 0.63
+ * of the copy ceiling; fp32 and the rest equal. 0 (experiment): the 4-byte
+ * stores of v13. The bits are the same either way (the same values in the
+ * same cells). */
+#ifndef CPK_FUSED_DW_VST
+#define CPK_FUSED_DW_VST 1
+#endif
+#if CPK_FUSED_DW_VST
+/* Whether a dw partial row [groups][cols] takes 16-byte stores. */
+__device__ __forceinline__ bool dw_vec_ok(const float *part, int64_t cols) {
+  return ((uintptr_t)part & 15u) == 0 && (cols & 3) == 0;
+}
+/* Columns e .. e + VEC of a dw partial row, those below c1 (val(k): column
+ * e + k's value): float4 stores where 4 are in the row and AL. */
+template <int VEC, typename F>
+__device__ __forceinline__ void st_dw(float *dst, int e, int c1, bool al,
+                                      F &&val) {
+#pragma unroll
+  for (int k4 = 0; k4 < VEC; k4 += 4) {
+    if (al && e + k4 + 4 <= c1) {
+      *reinterpret_cast<float4 *>(dst + e + k4) =
+          make_float4(val(k4), val(k4 + 1), val(k4 + 2), val(k4 + 3));
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (e + k4 + k < c1)
+          dst[e + k4 + k] = val(k4 + k);
+    }
+  }
+}
+#endif
 __device__ __forceinline__ void pdl_trigger() {
 #if CPK_DW_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -693,6 +749,15 @@ __host__ __device__ constexpr bool fused_pf(int op, int nt, int gt, int cl) {
          (op == F_SOFTMAX || op == F_SMBWD || op == F_ROWSUM);
 }
 
+/* Whether a configuration stages the group's next row (CPK_FUSED_STAGE, a
+ * bit per op): register-slot configurations of whole-warp groups that do
+ * not prefetch. */
+__host__ __device__ constexpr bool stage_on(int op, int nt, int gt, int ns,
+                                            int cl) {
+  return (CPK_FUSED_STAGE >> op & 1) && ns == 0 && gt >= 32 &&
+         !fused_pf(op, nt, gt, cl);
+}
+
 #if CPK_FUSED_STAGGER
 /* Per SM, the blocks of fused_k that have started there (mod k: a block's
  * turn; the k blocks of one persistent launch on an SM take k consecutive
@@ -745,7 +810,44 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr bool DWS = OP == F_RMSBWD && CPK_FUSED_DW_SMEM;
   constexpr int DWQ = DWS ? S * VEC / 4 : 0; /* float4 cells per thread */
   float dwacc[OP == F_RMSBWD && !DWS ? S * VEC : 1];
+#if CPK_FUSED_STAGE
+  /* CPK_FUSED_STAGE: the next row's cells [NI][S][NT] where the
+   * shared-memory slots would be (these configurations have none); under
+   * the macro, so that the default build's code stays the measured one */
+  constexpr bool STG = stage_on(OP, NT, GT, NS, CL);
+  uint4 *stg = dsm + NI * NS * NT;
+  float4 *dwc =
+      reinterpret_cast<float4 *>(dsm + NI * (NS + (STG ? S : 0)) * NT);
+  /* Loads the row at offset ROFF (valid columns up to CE) into the stage:
+   * cp.async where the cell is a whole aligned vector. */
+  auto stage = [&](int64_t roff, int ce, const uint8_t *m) {
+#pragma unroll
+    for (int i = 0; i < NI; ++i) {
+      const T *src = (i == 0 ? in0 : in1) + roff;
+      const uint8_t *mi = i == 0 ? m : nullptr;
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        const int e = c0 + (j * GT + gt) * VEC;
+        uint4 *dst = &stg[(i * S + j) * NT + tid];
+        if (ce - e >= VEC && vec && mi == nullptr)
+          cp_async16<false>(dst, src + e);
+        else
+          *dst = load_slot<T, LDCS>(src, e, ce, vec, mi, fill);
+      }
+    }
+  };
+  (void)stg;
+  (void)stage;
+  static_assert(!STG || GT >= 32, "the stage takes one row per group");
+  if constexpr (STG) { /* the group's first row (HW is 1 here) */
+    const int64_t r0 = clus * GPC + gi;
+    stage(r0 * p.stride, r0 < p.rows ? c1 : c0,
+          (OP == F_SOFTMAX && p.mask != nullptr) ? p.mask + r0 * p.mstride
+                                                 : nullptr);
+  }
+#else
   float4 *dwc = reinterpret_cast<float4 *>(dsm + NI * NS * NT);
+#endif
   if constexpr (OP == F_RMSBWD) {
     if constexpr (DWS) {
 #pragma unroll
@@ -885,7 +987,20 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     /* Load (unless prefetched): shared-memory slots by cp.async first (no
      * registers), then the register slots; every load is in flight before
      * the first use. */
-    if (!PF || first) {
+#if CPK_FUSED_STAGE
+    if constexpr (STG) {
+      /* this row from the stage, then the next row into it */
+      cp_async_wait_all();
+#pragma unroll
+      for (int i = 0; i < NI; ++i)
+#pragma unroll
+        for (int j = 0; j < NR; ++j)
+          q[i][j] = stg[(i * S + j) * NT + tid];
+      if (rn < p.rows)
+        stage(ron, c1, mrn);
+    } else
+#endif
+        if (!PF || first) {
 #pragma unroll
       for (int i = 0; i < NI; ++i) {
 #pragma unroll
@@ -1129,6 +1244,12 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       for (int64_t c = tid; c < p.cols; c += NT)
         dst[c] = acc[c];
     } else {
+#if CPK_FUSED_DW_VST
+      const bool al = dw_vec_ok(p.dwpart, p.cols);
+#pragma unroll
+      for (int j = 0; j < S; ++j)
+        st_dw<VEC>(dst, SLOT_E(j), c1, al, [&](int k) { return dwv(j, k); });
+#else
 #pragma unroll
       for (int j = 0; j < S; ++j)
 #pragma unroll
@@ -1137,6 +1258,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
           if (c < c1)
             dst[c] = dwv(j, k);
         }
+#endif
     }
   }
 #undef PREFETCH
@@ -1451,11 +1573,18 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     /* this cluster's partial row of dw (each column's accumulator was
      * written by its own thread only) */
     float *dst = p.dwpart + clus * p.cols;
+#if CPK_FUSED_DW_VST
+    const bool al = dw_vec_ok(p.dwpart, p.cols);
+    for (int v = tid; v < nv; v += NT)
+      st_dw<VEC>(dst, c0 + v * VEC, c1, al,
+                 [&](int k) { return dwa[v * VEC + k]; });
+#else
     for (int v = tid; v < nv; v += NT)
 #pragma unroll
       for (int k = 0; k < VEC; ++k)
         if (c0 + v * VEC + k < c1)
           dst[c0 + v * VEC + k] = dwa[v * VEC + k];
+#endif
   }
 #if CPK_CLUSTERS
   if (ncl > 1)
@@ -2447,6 +2576,8 @@ int64_t fused_groups(const fcfg &c, int64_t rows) {
 
 size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
   size_t b = (size_t)op_inputs(fop) * c.ns * c.nt * 16u;
+  if (stage_on(fop, c.nt, c.gt, c.ns, c.cl)) /* the next row's cells */
+    b += (size_t)op_inputs(fop) * c.nr * c.nt * 16u;
   /* elements per 16-byte slot: the kernel's VEC */
   const size_t vec = 16u / dt_size(dt);
   if (fop == F_RMSBWD && CPK_FUSED_DW_SMEM) /* S x VEC per thread */
@@ -2535,8 +2666,8 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   /* Prefetching configurations run as a persistent grid of the resident
    * clusters (rmsnorm_bwd's group count is its own, fused_groups: the dw bits
    * depend on it). */
-  if (fused_pf(OP, NT, GT, CL) && resident > 0 && ngroups > resident &&
-      persist_on())
+  if ((fused_pf(OP, NT, GT, CL) || stage_on(OP, NT, GT, NS, CL)) &&
+      OP != F_RMSBWD && resident > 0 && ngroups > resident && persist_on())
     ngroups = resident;
   fparams q = p;
 #if CPK_FUSED_STAGGER
