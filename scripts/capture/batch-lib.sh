@@ -26,6 +26,15 @@
 #                      under memcheck into $out/test-only-NAME.txt and
 #                      memcheck-smoke-NAME.txt (a variant's check before
 #                      it is timed)
+#   vtools NAME BIN TOOL...
+#                      BIN's FUSED --test-only and its FUSED smoke set
+#                      under each TOOL (exact allocator) into
+#                      $out/test-only-NAME.txt and TOOL-smoke-NAME.txt
+#   ncu_one NAME BIN OP DTYPE SHAPE SECTION...
+#                      Nsight Compute (clocks not locked) on the fused_k
+#                      launches of one benchmark case of BIN with the
+#                      SECTIONs, into $out/NAME.txt and, the details page
+#                      as CSV, $out/NAME-details.csv
 #   gridall BIN TOOL...
 #                      BIN's FUSED --test-only and its FUSED smoke set
 #                      under each TOOL, every FUSED case through the grid
@@ -114,6 +123,29 @@ bench_one() {
   run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
     --dtype "$dt" --shape "$sh" --budget "${ONE_BUDGET:-0.5}" \
     --json "$out/$name-$op-$dt-$sh.json"
+}
+vtools() {
+  local name=$1 b=$2 tool
+  shift 2
+  run "test-only-$name.txt" 60 "$b" --test-only --variant fused
+  for tool in "$@"; do
+    run "$tool-smoke-$name.txt" 90 compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 "$b" --alloc exact --smoke --variant fused
+  done
+}
+ncu_one() {
+  local name=$1 b=$2 op=$3 dt=$4 sh=$5 sec
+  local secs=()
+  shift 5
+  for sec in "$@"; do secs+=(--section "$sec"); done
+  run "$name.txt" 60 ncu --profile-from-start off --clock-control none \
+    -k regex:fused_k "${secs[@]}" -o /tmp/ncu-instr -f "$b" \
+    --profile-range --bench --op "$op" --dtype "$dt" --shape "$sh" \
+    --budget 0.3 --min-samples 3 --max-samples 30 --json /tmp/ncu-instr.json
+  if [ -f /tmp/ncu-instr.ncu-rep ]; then
+    ncu -i /tmp/ncu-instr.ncu-rep --csv --page details \
+      >"$out/$name-details.csv" 2>&1
+  fi
 }
 vcheck() {
   run "test-only-$1.txt" 60 "$2" --test-only --variant fused

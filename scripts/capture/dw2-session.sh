@@ -17,22 +17,11 @@ budget=${2:-420}
 . "$(dirname "$0")/batch-lib.sh"
 v=$var/cuda_portfolio-dw2
 gpu_csv gpu-before.csv
-run test-only-dw2.txt 60 "$v" --test-only --variant fused
-for tool in memcheck racecheck; do
-  run $tool-smoke-dw2.txt 90 compute-sanitizer --tool $tool \
-    --error-exitcode 9 "$v" --alloc exact --smoke --variant fused
-done
+vtools dw2 "$v" memcheck racecheck
 ncu_vs dw2 "$v" --op rmsnorm_backward --dtype bf16
-run ncu-instr-rmsbwd-bf16-8192x8192.txt 60 ncu --profile-from-start off \
-  --clock-control none -k regex:fused_k --section InstructionStats \
-  --section SourceCounters --section WarpStateStats \
-  --section ComputeWorkloadAnalysis --section LaunchStats \
-  -o /tmp/ncu-instr -f "$pf" --profile-range --bench \
-  --op rmsnorm_backward --dtype bf16 --shape 8192x8192 --budget 0.3 \
-  --min-samples 3 --max-samples 30 --json /tmp/ncu-instr.json
-[ -f /tmp/ncu-instr.ncu-rep ] &&
-  ncu -i /tmp/ncu-instr.ncu-rep --csv --page details \
-    >"$out/ncu-instr-rmsbwd-bf16-8192x8192-details.csv" 2>&1
+ncu_one ncu-instr-rmsbwd-bf16-8192x8192 "$pf" rmsnorm_backward bf16 8192x8192 \
+  InstructionStats SourceCounters WarpStateStats ComputeWorkloadAnalysis \
+  LaunchStats
 ONE_RESERVE=10 ONE_BUDGET=0.3
 abc_grid rmsnorm_backward "bf16 fp32 fp16" \
   "65536x1024 16384x4096 8192x8192 2048x32768" dw2 "$v" dw2b "$v"

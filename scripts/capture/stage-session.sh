@@ -19,21 +19,10 @@ budget=${2:-450}
 . "$(dirname "$0")/batch-lib.sh"
 v=$var/cuda_portfolio-stage
 gpu_csv gpu-before.csv
-run test-only-stage.txt 60 "$v" --test-only --variant fused
-for tool in memcheck racecheck; do
-  run $tool-smoke-stage.txt 90 compute-sanitizer --tool $tool \
-    --error-exitcode 9 "$v" --alloc exact --smoke --variant fused
-done
-run ncu-instr-stage-rmsbwd-bf16-8192x8192.txt 60 ncu --profile-from-start off \
-  --clock-control none -k regex:fused_k --section InstructionStats \
-  --section WarpStateStats --section SchedulerStats --section SpeedOfLight \
-  --section LaunchStats --section Occupancy \
-  -o /tmp/ncu-instr -f "$v" --profile-range --bench \
-  --op rmsnorm_backward --dtype bf16 --shape 8192x8192 --budget 0.3 \
-  --min-samples 3 --max-samples 30 --json /tmp/ncu-instr.json
-[ -f /tmp/ncu-instr.ncu-rep ] &&
-  ncu -i /tmp/ncu-instr.ncu-rep --csv --page details \
-    >"$out/ncu-instr-stage-rmsbwd-bf16-8192x8192-details.csv" 2>&1
+vtools stage "$v" memcheck racecheck
+ncu_one ncu-instr-stage-rmsbwd-bf16-8192x8192 "$v" rmsnorm_backward bf16 \
+  8192x8192 InstructionStats WarpStateStats SchedulerStats SpeedOfLight \
+  LaunchStats Occupancy
 ONE_RESERVE=10 ONE_BUDGET=0.3
 abc_grid rmsnorm_backward "bf16 fp16 fp32" \
   "65536x1024 16384x4096 8192x8192 2048x32768" stage "$v"
