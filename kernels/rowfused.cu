@@ -155,6 +155,16 @@ __host__ __device__ constexpr int op_inputs(int op) {
 #ifndef CPK_FUSED_DW_VST
 #define CPK_FUSED_DW_VST 1
 #endif
+/* CPK_FUSED_DW_XCH (experiment builds, v14c; with CPK_FUSED_DW_VST): the
+ * 16-bit fused_k kernels exchange their dw partial columns between a
+ * warp's lanes (shuffles) before the 16-byte stores, so that each store
+ * instruction writes 512 contiguous bytes and every 32-byte sector is
+ * written whole by one instruction (v14b's stores write a 16-bit thread's
+ * 8 columns as two 16-byte halves of one sector, by two instructions). The
+ * bits are the default's (the same values in the same cells). */
+#ifndef CPK_FUSED_DW_XCH
+#define CPK_FUSED_DW_XCH 0
+#endif
 #if CPK_FUSED_DW_VST
 /* Whether a dw partial row [groups][cols] takes 16-byte stores. */
 __device__ __forceinline__ bool dw_vec_ok(const float *part, int64_t cols) {
@@ -178,6 +188,36 @@ __device__ __forceinline__ void st_dw(float *dst, int e, int c1, bool al,
     }
   }
 }
+#if CPK_FUSED_DW_XCH
+/* A whole warp's 8 columns a lane (lane l: e0 + 8 l ..., val(k): column
+ * e + k's value), 16-byte aligned and all in the row: two float4 stores a
+ * lane, the first covering the warp's columns e0 .. e0 + 128, the second
+ * the rest; lane l takes half l & 1 of lane (l >> 1)'s columns, then of
+ * lane 16 + (l >> 1)'s. */
+template <typename F>
+__device__ __forceinline__ void st_dw_xch(float *dst, int e, F &&val) {
+  const int lane = (int)(threadIdx.x & 31u);
+  const int e0 = e - lane * 8;
+  const bool hi = (lane & 1) != 0;
+  float v[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    v[k] = val(k);
+#pragma unroll
+  for (int part = 0; part < 2; ++part) {
+    const int src = part * 16 + (lane >> 1);
+    float o[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float a = __shfl_sync(0xffffffffu, v[k], src);
+      const float b = __shfl_sync(0xffffffffu, v[4 + k], src);
+      o[k] = hi ? b : a;
+    }
+    *reinterpret_cast<float4 *>(dst + e0 + part * 128 + 4 * lane) =
+        make_float4(o[0], o[1], o[2], o[3]);
+  }
+}
+#endif
 #endif
 __device__ __forceinline__ void pdl_trigger() {
 #if CPK_DW_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -1247,8 +1287,18 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #if CPK_FUSED_DW_VST
       const bool al = dw_vec_ok(p.dwpart, p.cols);
 #pragma unroll
-      for (int j = 0; j < S; ++j)
+      for (int j = 0; j < S; ++j) {
+#if CPK_FUSED_DW_XCH
+        /* a warp's lanes hold consecutive slots (GT >= 32 here) */
+        if constexpr (VEC == 8) {
+          if (__all_sync(0xffffffffu, al && SLOT_E(j) + VEC <= c1)) {
+            st_dw_xch(dst, SLOT_E(j), [&](int k) { return dwv(j, k); });
+            continue;
+          }
+        }
+#endif
         st_dw<VEC>(dst, SLOT_E(j), c1, al, [&](int k) { return dwv(j, k); });
+      }
 #else
 #pragma unroll
       for (int j = 0; j < S; ++j)
