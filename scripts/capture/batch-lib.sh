@@ -28,8 +28,9 @@
 #                      it is timed)
 #   vtools NAME BIN TOOL...
 #                      BIN's FUSED --test-only and its FUSED smoke set
-#                      under each TOOL (exact allocator) into
-#                      $out/test-only-NAME.txt and TOOL-smoke-NAME.txt
+#                      under each TOOL (exact allocator; $VT_LIM seconds
+#                      each, default 90) into $out/test-only-NAME.txt and
+#                      TOOL-smoke-NAME.txt
 #   ncu_one NAME BIN OP DTYPE SHAPE SECTION...
 #                      Nsight Compute (clocks not locked) on the fused_k
 #                      launches of one benchmark case of BIN with the
@@ -48,9 +49,11 @@
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
 #                      with no knob set (CPK_NONE=1): a side by side
+#   ncu_as NAME BIN SEL
+#                      ncu_bench of SEL on BIN, its files renamed
+#                      ncu-NAME-X-Y*
 #   ncu_vs NAME BIN SEL
-#                      ncu_bench of SEL on $pf, its files renamed
-#                      ncu-def-X-Y*, then on BIN, renamed ncu-NAME-X-Y*
+#                      ncu_as def $pf SEL, then ncu_as NAME BIN SEL
 #   abc_grid OP "DTYPES" "SHAPES" [NAME BIN]...
 #                      bench_abc OP of every dtype (outer) and shape
 #   finish             the GPU state after (gpu-after.csv), pack, and the
@@ -129,7 +132,7 @@ vtools() {
   shift 2
   run "test-only-$name.txt" 60 "$b" --test-only --variant fused
   for tool in "$@"; do
-    run "$tool-smoke-$name.txt" 90 compute-sanitizer --tool "$tool" \
+    run "$tool-smoke-$name.txt" "${VT_LIM:-90}" compute-sanitizer --tool "$tool" \
       --error-exitcode 9 "$b" --alloc exact --smoke --variant fused
   done
 }
@@ -148,9 +151,7 @@ ncu_one() {
   fi
 }
 vcheck() {
-  run "test-only-$1.txt" 60 "$2" --test-only --variant fused
-  run "memcheck-smoke-$1.txt" 60 compute-sanitizer --tool memcheck \
-    --error-exitcode 9 "$2" --alloc exact --smoke --variant fused
+  VT_LIM=60 vtools "$1" "$2" memcheck
 }
 gridall() {
   local b=$1 tool
@@ -183,18 +184,22 @@ bench_abc() {
   done
   bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
 }
-ncu_vs() {
-  local name=$1 b=$2 n x tag pfd=$pf
+ncu_as() {
+  local name=$1 x tag pfd=$pf
+  pf=$2
   shift 2
   tag=$(echo "$*" | awk '{print $2"-"$4}')
-  for n in def "$name"; do
-    [ "$n" = def ] || pf=$b
-    ncu_bench 45 "$@"
-    for x in .txt -details.csv; do
-      mv "$out/ncu-$tag$x" "$out/ncu-$n-$tag$x"
-    done
+  ncu_bench 45 "$@"
+  for x in .txt -details.csv; do
+    mv "$out/ncu-$tag$x" "$out/ncu-$name-$tag$x"
   done
   pf=$pfd
+}
+ncu_vs() {
+  local name=$1 b=$2
+  shift 2
+  ncu_as def "$pf" "$@"
+  ncu_as "$name" "$b" "$@"
 }
 abc_grid() {
   local op=$1 dts=$2 shs=$3 dt sh

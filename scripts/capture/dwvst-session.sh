@@ -20,13 +20,7 @@ gpu_csv gpu-before.csv
 vcheck dwvst "$v"
 run test-only-stage.txt 60 "$var/cuda_portfolio-stage" --test-only \
   --variant fused
-opf=$pf
-pf=$v
-ncu_bench 45 --op rmsnorm_backward --dtype bf16
-pf=$opf
-for f in "$out"/ncu-rmsnorm_backward-bf16*; do
-  [ -e "$f" ] && mv "$f" "${f/ncu-rmsnorm_backward/ncu-dwvst-rmsnorm_backward}"
-done
+ncu_as dwvst "$v" --op rmsnorm_backward --dtype bf16
 ONE_RESERVE=10 ONE_BUDGET=0.3
 abc_grid rmsnorm_backward "bf16 fp16 fp32" \
   "65536x1024 16384x4096 8192x8192 2048x32768 256x262144 32x1048576" \
