@@ -155,20 +155,39 @@ __host__ __device__ constexpr int op_inputs(int op) {
 #ifndef CPK_FUSED_DW_VST
 #define CPK_FUSED_DW_VST 1
 #endif
-/* CPK_FUSED_DW_XCH (experiment builds, v14c; with CPK_FUSED_DW_VST): the
- * 16-bit fused_k kernels exchange their dw partial columns between a
+/* CPK_FUSED_DW_XCH (v14c, the default since v15; with CPK_FUSED_DW_VST):
+ * the 16-bit fused_k kernels exchange their dw partial columns between a
  * warp's lanes (shuffles) before the 16-byte stores, so that each store
  * instruction writes 512 contiguous bytes and every 32-byte sector is
  * written whole by one instruction (v14b's stores write a 16-bit thread's
  * 8 columns as two 16-byte halves of one sector, by two instructions). The
- * bits are the default's (the same values in the same cells). */
+ * bits are the same either way (the same values in the same cells). 0
+ * (experiment): v14b's stores. */
 #ifndef CPK_FUSED_DW_XCH
-#define CPK_FUSED_DW_XCH 0
+#define CPK_FUSED_DW_XCH 1
 #endif
-#if CPK_FUSED_DW_VST
-/* Whether a dw partial row [groups][cols] takes 16-byte stores. */
+/* CPK_RED_NW (v15a, the default): in fused_k's register-slot
+ * configurations (NS 0), the block stage of a row group's reduction
+ * (group_reduce, groups of more than a warp) merges the NW warps' partials
+ * over log2(NW) butterfly levels, every NW lanes holding all of them,
+ * instead of over 5 levels with lanes NW .. 31 holding the identity (0 for
+ * sums, -inf for maxima): 2 of 5 levels fewer in a 256-thread block, 3 in a
+ * 128-thread one. Merging the identity leaves a compensated pair and a
+ * maximum as they are (but for the sign of a zero, and a NaN maximum, which
+ * softmax never merges: a poisoned row's is -inf with its flag set), so the
+ * sums and maxima are those of the 5 levels. On the H200
+ * (docs/PERFORMANCE.md, v15a; bounds/v15-2026-11-30T1544): 16-bit softmax
+ * at 4096 and 8192 columns +1 %, rmsnorm_backward +0.5-1 % over v14c; the
+ * shared-memory-slot configurations (32768-wide 16-bit rows) lost 0.3-1.5 %
+ * with it and keep the 5 levels, as wide_k does (not measured with it).
+ * 0 (experiment): 5 levels everywhere. */
+#ifndef CPK_RED_NW
+#define CPK_RED_NW 1
+#endif
+/* Whether a dw partial row [groups][cols] takes 16-byte stores (never
+ * with CPK_FUSED_DW_VST 0: st_dw's 4-byte stores then). */
 __device__ __forceinline__ bool dw_vec_ok(const float *part, int64_t cols) {
-  return ((uintptr_t)part & 15u) == 0 && (cols & 3) == 0;
+  return CPK_FUSED_DW_VST && ((uintptr_t)part & 15u) == 0 && (cols & 3) == 0;
 }
 /* Columns e .. e + VEC of a dw partial row, those below c1 (val(k): column
  * e + k's value): float4 stores where 4 are in the row and AL. */
@@ -217,7 +236,6 @@ __device__ __forceinline__ void st_dw_xch(float *dst, int e, F &&val) {
         make_float4(o[0], o[1], o[2], o[3]);
   }
 }
-#endif
 #endif
 __device__ __forceinline__ void pdl_trigger() {
 #if CPK_DW_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -614,6 +632,18 @@ __device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
                  : "memory");
   }
 }
+/* A row's 16-byte shared-memory cell for elements [e, e + VEC), valid up
+ * to ce: by cp.async (EF: evict-first) where it is a whole aligned vector
+ * with no mask, else by load_slot (with LDCS's hint) and a store. */
+template <typename T, bool LDCS, bool EF>
+__device__ __forceinline__ void fill_cell(uint4 *dst, const T *src, int e,
+                                          int ce, bool vec, const uint8_t *m,
+                                          float fill) {
+  if (ce - e >= ty<T>::vec && vec && m == nullptr)
+    cp_async16<EF>(dst, src + e);
+  else
+    *dst = load_slot<T, LDCS>(src, e, ce, vec, m, fill);
+}
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
@@ -695,7 +725,7 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
 #endif
 }
 
-template <bool MAX, int NQ, int NT, int GT, int CL>
+template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false>
 __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
                                              int &rb) {
   /* Groups narrower than a warp (GT 16) butterfly inside their lanes only. */
@@ -711,6 +741,7 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
   ++rb;
   if constexpr (GT > 32) {
     constexpr int NW = NT / 32;
+    static_assert((NW & (NW - 1)) == 0, "a power of two of warps");
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     if (lane == 0) {
 #pragma unroll
@@ -718,12 +749,16 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
         rs.blk[buf][q][w] = v[q];
     }
     __syncthreads();
+    /* NWL (CPK_RED_NW): every NW lanes hold the NW warps' partials and
+     * the butterfly runs over log2(NW) levels; else lanes NW .. 31 hold
+     * the identity (0 or -inf) and it runs over 5 */
+    const int src = NWL ? (lane & (NW - 1)) : lane;
 #pragma unroll
     for (int q = 0; q < 4; ++q)
-      v[q] = (q < NQ && lane < NW) ? rs.blk[buf][q][lane]
-                                   : (MAX ? -CUDART_INF_F : 0.f);
+      v[q] = (q < NQ && (NWL || lane < NW)) ? rs.blk[buf][q][src]
+                                            : (MAX ? -CUDART_INF_F : 0.f);
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
+    for (int o = NWL ? NW / 2 : 16; o > 0; o >>= 1) {
       float b[4];
 #pragma unroll
       for (int q = 0; q < 4; ++q)
@@ -838,6 +873,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
+  /* the block stage of the reductions over log2(NT / 32) levels (v15a):
+   * register-slot configurations only */
+  constexpr bool RNW = CPK_RED_NW && NS == 0;
   constexpr bool LDCS = ld_cs(OP);    /* the row loads' cache hint */
   constexpr bool SCS = st_cs(OP, NS); /* the row stores' */
   const T *in0 = static_cast<const T *>(p.in0);
@@ -866,14 +904,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       const T *src = (i == 0 ? in0 : in1) + roff;
       const uint8_t *mi = i == 0 ? m : nullptr;
 #pragma unroll
-      for (int j = 0; j < S; ++j) {
-        const int e = c0 + (j * GT + gt) * VEC;
-        uint4 *dst = &stg[(i * S + j) * NT + tid];
-        if (ce - e >= VEC && vec && mi == nullptr)
-          cp_async16<false>(dst, src + e);
-        else
-          *dst = load_slot<T, LDCS>(src, e, ce, vec, mi, fill);
-      }
+      for (int j = 0; j < S; ++j)
+        fill_cell<T, LDCS, false>(&stg[(i * S + j) * NT + tid], src,
+                                  c0 + (j * GT + gt) * VEC, ce, vec, mi, fill);
     }
   };
   (void)stg;
@@ -942,11 +975,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     const T *src_ = ((i) == 0 ? in0 : in1) + (ROFF);                           \
     const uint8_t *m_ = (i) == 0 ? (MROW) : nullptr;                           \
     if ((j) >= NR) {                                                           \
-      uint4 *dst_ = &dsm[((i)*NS + ((j) >= NR ? (j)-NR : 0)) * NT + tid];      \
-      if ((CE)-e_ >= VEC && vec && m_ == nullptr)                              \
-        cp_async16<LDCS && CPK_FUSED_CP_EF>(dst_, src_ + e_);                  \
-      else                                                                     \
-        *dst_ = load_slot<T, LDCS>(src_, e_, (CE), vec, m_, fill);             \
+      fill_cell<T, LDCS, LDCS && CPK_FUSED_CP_EF>(                             \
+          &dsm[((i)*NS + ((j) >= NR ? (j)-NR : 0)) * NT + tid], src_, e_,      \
+          (CE), vec, m_, fill);                                                \
     } else {                                                                   \
       q[i][(j) < NR ? (j) : 0] =                                               \
           load_slot<T, LDCS>(src_, e_, (CE), vec, m_, fill);                   \
@@ -1065,7 +1096,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         PREFETCH(0, j);
       }
       float red[4] = {a.s, a.c, 0.f, 0.f};
-      group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
+      group_reduce<false, 2, NT, GT, CL, RNW>(red, rs, rb);
       if (gt == 0 && rank == 0 && r < p.rows)
         st1(out + r, csv(red, 0));
     } else if constexpr (OP == F_SOFTMAX) {
@@ -1078,7 +1109,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       const float m = max_acc_get<T>(macc);
       const float bad0 = (m != m || m == CUDART_INF_F) ? 1.f : 0.f;
       float red[4] = {bad0 != 0.f ? -CUDART_INF_F : m, bad0, 0.f, 0.f};
-      group_reduce<true, 2, NT, GT, CL>(red, rs, rb);
+      group_reduce<true, 2, NT, GT, CL, RNW>(red, rs, rb);
       /* mode: 0 normal, 1 all -inf (zeros), 2 poisoned (NaN) */
       const int mode = red[1] != 0.f ? 2 : (red[0] == -CUDART_INF_F ? 1 : 0);
       const float M = red[0];
@@ -1112,7 +1143,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         }
         /* Every row takes both reductions, so the group stays in step. */
         float sred[4] = {a.s, a.c, 0.f, 0.f};
-        group_reduce<false, 2, NT, GT, CL>(sred, rs, rb);
+        group_reduce<false, 2, NT, GT, CL, RNW>(sred, rs, rb);
         inv = 1.f / csv(sred, 0);
       }
 #pragma unroll
@@ -1149,7 +1180,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         a.add(pair_sum(g));
       }
       float red[4] = {a.s, a.c, 0.f, 0.f};
-      group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
+      group_reduce<false, 2, NT, GT, CL, RNW>(red, rs, rb);
       const float dot = csv(red, 0);
 #pragma unroll
       for (int j = 0; j < S; ++j) {
@@ -1175,7 +1206,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         a.add(pair_sum(v));
       }
       float red[4] = {a.s, a.c, 0.f, 0.f};
-      group_reduce<false, 2, NT, GT, CL>(red, rs, rb);
+      group_reduce<false, 2, NT, GT, CL, RNW>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
 #pragma unroll
       for (int j = 0; j < S; ++j) {
@@ -1219,7 +1250,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       a.add(pair_sum(pt));
       b.add(pair_sum(pd));
       float red[4] = {a.s, a.c, b.s, b.c};
-      group_reduce<false, 4, NT, GT, CL>(red, rs, rb);
+      group_reduce<false, 4, NT, GT, CL, RNW>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
       const float ncoef = -(rstd * rstd * rstd * csv(red, 2) / (float)p.cols);
 #pragma unroll
@@ -1284,7 +1315,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       for (int64_t c = tid; c < p.cols; c += NT)
         dst[c] = acc[c];
     } else {
-#if CPK_FUSED_DW_VST
       const bool al = dw_vec_ok(p.dwpart, p.cols);
 #pragma unroll
       for (int j = 0; j < S; ++j) {
@@ -1299,16 +1329,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #endif
         st_dw<VEC>(dst, SLOT_E(j), c1, al, [&](int k) { return dwv(j, k); });
       }
-#else
-#pragma unroll
-      for (int j = 0; j < S; ++j)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-          const int c = SLOT_E(j) + k;
-          if (c < c1)
-            dst[c] = dwv(j, k);
-        }
-#endif
     }
   }
 #undef PREFETCH
@@ -1623,18 +1643,10 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     /* this cluster's partial row of dw (each column's accumulator was
      * written by its own thread only) */
     float *dst = p.dwpart + clus * p.cols;
-#if CPK_FUSED_DW_VST
     const bool al = dw_vec_ok(p.dwpart, p.cols);
     for (int v = tid; v < nv; v += NT)
       st_dw<VEC>(dst, c0 + v * VEC, c1, al,
                  [&](int k) { return dwa[v * VEC + k]; });
-#else
-    for (int v = tid; v < nv; v += NT)
-#pragma unroll
-      for (int k = 0; k < VEC; ++k)
-        if (c0 + v * VEC + k < c1)
-          dst[c0 + v * VEC + k] = dwa[v * VEC + k];
-#endif
   }
 #if CPK_CLUSTERS
   if (ncl > 1)
