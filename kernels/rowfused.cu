@@ -178,9 +178,9 @@ __host__ __device__ constexpr int op_inputs(int op) {
  * sums and maxima are those of the 5 levels. On the H200
  * (docs/PERFORMANCE.md, v15a; bounds/v15-2026-11-30T1544): 16-bit softmax
  * at 4096 and 8192 columns +1 %, rmsnorm_backward +0.5-1 % over v14c; the
- * shared-memory-slot configurations (32768-wide 16-bit rows) lost 0.3-1.5 %
- * with it and keep the 5 levels, as wide_k does (not measured with it).
- * 0 (experiment): 5 levels everywhere. */
+ * shared-memory-slot ones (32768-wide 16-bit rows), -0.3-1.5 % there, +0.2-
+ * 0.6 % in a later lease (bounds/nsred-2026-11-30T1641), keep the 5 levels
+ * until a final run has them, as does wide_k. 0 (experiment): 5 levels. */
 #ifndef CPK_RED_NW
 #define CPK_RED_NW 1
 #endif
