@@ -88,6 +88,7 @@ ncu_bench() {
   local lim=$1 tag
   shift
   tag=$(echo "$*" | awk '{print $2"-"$4}')
+  rm -f "/tmp/ncu-$tag.ncu-rep" # never export an earlier run's report
   run "ncu-$tag.txt" "$lim" ncu --profile-from-start off --clock-control none \
     --section SpeedOfLight --section MemoryWorkloadAnalysis \
     --section Occupancy --section LaunchStats --section WarpStateStats \
@@ -141,6 +142,7 @@ ncu_one() {
   local secs=()
   shift 5
   for sec in "$@"; do secs+=(--section "$sec"); done
+  rm -f /tmp/ncu-instr.ncu-rep # never export an earlier run's report
   run "$name.txt" 60 ncu --profile-from-start off --clock-control none \
     -k regex:fused_k "${secs[@]}" -o /tmp/ncu-instr -f "$b" \
     --profile-range --bench --op "$op" --dtype "$dt" --shape "$sh" \
