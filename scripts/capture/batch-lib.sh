@@ -56,6 +56,20 @@
 #                      ncu_as def $pf SEL, then ncu_as NAME BIN SEL
 #   abc_grid OP "DTYPES" "SHAPES" [NAME BIN]...
 #                      bench_abc OP of every dtype (outer) and shape
+#   envall NAME ENV TOOL...
+#                      $pf's FUSED --test-only and its FUSED smoke set under
+#                      each TOOL, all under ENV (e.g. an experiment path
+#                      forced on every case), into $out/test-only-NAME.txt
+#                      and TOOL-smoke-NAME.txt
+#   ncu_env NAME KREGEX ENV OP DTYPE SHAPE SECTION...
+#                      Nsight Compute (clocks not locked) on the kernels
+#                      matching KREGEX of one benchmark case of $pf under
+#                      ENV, with the SECTIONs, into $out/NAME.txt and, the
+#                      details page as CSV, $out/NAME-details.csv
+#   env_grid NAME ENV "OPS" "DTYPES" "SHAPES" [VARIANT...]
+#                      per shape (outer), op and dtype: $pf as def1, $pf
+#                      under ENV as NAME, each $var/cuda_portfolio-VARIANT
+#                      under ENV as VARIANT, $pf as def2 (bench_one)
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -209,6 +223,46 @@ abc_grid() {
   for dt in $dts; do
     for sh in $shs; do
       bench_abc "$op" "$dt" "$sh" "$@"
+    done
+  done
+}
+envall() {
+  local name=$1 e=$2 tool
+  shift 2
+  run "test-only-$name.txt" 90 env $e "$pf" --test-only --variant fused
+  for tool in "$@"; do
+    run "$tool-smoke-$name.txt" 80 env $e compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 "$pf" --alloc exact --smoke --variant fused
+  done
+}
+ncu_env() {
+  local name=$1 k=$2 e=$3 op=$4 dt=$5 sh=$6 sec
+  local secs=()
+  shift 6
+  for sec in "$@"; do secs+=(--section "$sec"); done
+  rm -f /tmp/ncu-env.ncu-rep # never export an earlier run's report
+  run "$name.txt" 60 env $e ncu --profile-from-start off --clock-control none \
+    -k "regex:$k" "${secs[@]}" -o /tmp/ncu-env -f "$pf" --profile-range \
+    --bench --op "$op" --dtype "$dt" --shape "$sh" --budget 0.3 \
+    --min-samples 3 --max-samples 30 --json /tmp/ncu-env.json
+  if [ -f /tmp/ncu-env.ncu-rep ]; then
+    ncu -i /tmp/ncu-env.ncu-rep --csv --page details \
+      >"$out/$name-details.csv" 2>&1
+  fi
+}
+env_grid() {
+  local name=$1 e=$2 ops=$3 dts=$4 shs=$5 op dt sh v
+  shift 5
+  for sh in $shs; do
+    for op in $ops; do
+      for dt in $dts; do
+        bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
+        bench_one "$name" "$pf" $op $dt $sh $e
+        for v in "$@"; do
+          bench_one "$v" "$var/cuda_portfolio-$v" $op $dt $sh $e
+        done
+        bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
+      done
     done
   done
 }
