@@ -27,15 +27,19 @@
 #                      memcheck-smoke-NAME.txt (a variant's check before
 #                      it is timed)
 #   vtools NAME BIN TOOL...
-#                      BIN's FUSED --test-only and its FUSED smoke set
-#                      under each TOOL (exact allocator; $VT_LIM seconds
-#                      each, default 90) into $out/test-only-NAME.txt and
+#                      BIN's FUSED --test-only ($VT_TLIM seconds, default
+#                      60) and its FUSED smoke set under each TOOL (exact
+#                      allocator; $VT_LIM seconds each, default 90), all
+#                      under the environment assignments $VT_ENV (none by
+#                      default: e.g. an experiment path forced on every
+#                      case), into $out/test-only-NAME.txt and
 #                      TOOL-smoke-NAME.txt
 #   ncu_one NAME BIN OP DTYPE SHAPE SECTION...
-#                      Nsight Compute (clocks not locked) on the fused_k
-#                      launches of one benchmark case of BIN with the
-#                      SECTIONs, into $out/NAME.txt and, the details page
-#                      as CSV, $out/NAME-details.csv
+#                      Nsight Compute (clocks not locked) on the launches
+#                      of the kernels matching $NCU_K (default fused_k)
+#                      of one benchmark case of BIN under $NCU_ENV (none
+#                      by default) with the SECTIONs, into $out/NAME.txt
+#                      and, the details page as CSV, $out/NAME-details.csv
 #   gridall BIN TOOL...
 #                      BIN's FUSED --test-only and its FUSED smoke set
 #                      under each TOOL, every FUSED case through the grid
@@ -48,7 +52,8 @@
 #   bench_abc OP DTYPE SHAPE [NAME BIN]...
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
-#                      with no knob set (CPK_NONE=1): a side by side
+#                      with no knob set (CPK_NONE=1): a side by side; the
+#                      BINs under $BA_ENV instead where it is set
 #   ncu_as NAME BIN SEL
 #                      ncu_bench of SEL on BIN, its files renamed
 #                      ncu-NAME-X-Y*
@@ -56,20 +61,11 @@
 #                      ncu_as def $pf SEL, then ncu_as NAME BIN SEL
 #   abc_grid OP "DTYPES" "SHAPES" [NAME BIN]...
 #                      bench_abc OP of every dtype (outer) and shape
-#   envall NAME ENV TOOL...
-#                      $pf's FUSED --test-only and its FUSED smoke set under
-#                      each TOOL, all under ENV (e.g. an experiment path
-#                      forced on every case), into $out/test-only-NAME.txt
-#                      and TOOL-smoke-NAME.txt
-#   ncu_env NAME KREGEX ENV OP DTYPE SHAPE SECTION...
-#                      Nsight Compute (clocks not locked) on the kernels
-#                      matching KREGEX of one benchmark case of $pf under
-#                      ENV, with the SECTIONs, into $out/NAME.txt and, the
-#                      details page as CSV, $out/NAME-details.csv
 #   env_grid NAME ENV "OPS" "DTYPES" "SHAPES" [VARIANT...]
-#                      per shape (outer), op and dtype: $pf as def1, $pf
-#                      under ENV as NAME, each $var/cuda_portfolio-VARIANT
-#                      under ENV as VARIANT, $pf as def2 (bench_one)
+#                      per shape (outer), op and dtype, bench_abc with
+#                      BA_ENV=ENV: $pf under ENV as NAME and each
+#                      $var/cuda_portfolio-VARIANT under ENV as VARIANT,
+#                      between $pf's def1 and def2
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -145,10 +141,12 @@ bench_one() {
 vtools() {
   local name=$1 b=$2 tool
   shift 2
-  run "test-only-$name.txt" 60 "$b" --test-only --variant fused
+  run "test-only-$name.txt" "${VT_TLIM:-60}" env ${VT_ENV:-} "$b" \
+    --test-only --variant fused
   for tool in "$@"; do
-    run "$tool-smoke-$name.txt" "${VT_LIM:-90}" compute-sanitizer --tool "$tool" \
-      --error-exitcode 9 "$b" --alloc exact --smoke --variant fused
+    run "$tool-smoke-$name.txt" "${VT_LIM:-90}" env ${VT_ENV:-} \
+      compute-sanitizer --tool "$tool" --error-exitcode 9 "$b" --alloc exact \
+      --smoke --variant fused
   done
 }
 ncu_one() {
@@ -157,8 +155,9 @@ ncu_one() {
   shift 5
   for sec in "$@"; do secs+=(--section "$sec"); done
   rm -f /tmp/ncu-instr.ncu-rep # never export an earlier run's report
-  run "$name.txt" 60 ncu --profile-from-start off --clock-control none \
-    -k regex:fused_k "${secs[@]}" -o /tmp/ncu-instr -f "$b" \
+  run "$name.txt" 60 env ${NCU_ENV:-} ncu --profile-from-start off \
+    --clock-control none -k "regex:${NCU_K:-fused_k}" "${secs[@]}" \
+    -o /tmp/ncu-instr -f "$b" \
     --profile-range --bench --op "$op" --dtype "$dt" --shape "$sh" \
     --budget 0.3 --min-samples 3 --max-samples 30 --json /tmp/ncu-instr.json
   if [ -f /tmp/ncu-instr.ncu-rep ]; then
@@ -170,15 +169,7 @@ vcheck() {
   VT_LIM=60 vtools "$1" "$2" memcheck
 }
 gridall() {
-  local b=$1 tool
-  shift
-  run test-only-gridall.txt 60 env CPK_GRID_MIN=1 "$b" --test-only \
-    --variant fused
-  for tool in "$@"; do
-    run "$tool-smoke-gridall.txt" 90 env CPK_GRID_MIN=1 compute-sanitizer \
-      --tool $tool --error-exitcode 9 "$b" --alloc exact --smoke \
-      --variant fused
-  done
+  VT_ENV=CPK_GRID_MIN=1 vtools gridall "$@"
 }
 sanshapes() {
   local b=$1 op=$2 sh tool
@@ -195,7 +186,7 @@ bench_abc() {
   shift 3
   bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
   while [ $# -ge 2 ]; do
-    bench_one "$1" "$2" $op $dt $sh CPK_NONE=1
+    bench_one "$1" "$2" $op $dt $sh ${BA_ENV:-CPK_NONE=1}
     shift 2
   done
   bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
@@ -226,42 +217,15 @@ abc_grid() {
     done
   done
 }
-envall() {
-  local name=$1 e=$2 tool
-  shift 2
-  run "test-only-$name.txt" 90 env $e "$pf" --test-only --variant fused
-  for tool in "$@"; do
-    run "$tool-smoke-$name.txt" 80 env $e compute-sanitizer --tool "$tool" \
-      --error-exitcode 9 "$pf" --alloc exact --smoke --variant fused
-  done
-}
-ncu_env() {
-  local name=$1 k=$2 e=$3 op=$4 dt=$5 sh=$6 sec
-  local secs=()
-  shift 6
-  for sec in "$@"; do secs+=(--section "$sec"); done
-  rm -f /tmp/ncu-env.ncu-rep # never export an earlier run's report
-  run "$name.txt" 60 env $e ncu --profile-from-start off --clock-control none \
-    -k "regex:$k" "${secs[@]}" -o /tmp/ncu-env -f "$pf" --profile-range \
-    --bench --op "$op" --dtype "$dt" --shape "$sh" --budget 0.3 \
-    --min-samples 3 --max-samples 30 --json /tmp/ncu-env.json
-  if [ -f /tmp/ncu-env.ncu-rep ]; then
-    ncu -i /tmp/ncu-env.ncu-rep --csv --page details \
-      >"$out/$name-details.csv" 2>&1
-  fi
-}
 env_grid() {
   local name=$1 e=$2 ops=$3 dts=$4 shs=$5 op dt sh v
+  local bins=("$name" "$pf")
   shift 5
+  for v in "$@"; do bins+=("$v" "$var/cuda_portfolio-$v"); done
   for sh in $shs; do
     for op in $ops; do
       for dt in $dts; do
-        bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
-        bench_one "$name" "$pf" $op $dt $sh $e
-        for v in "$@"; do
-          bench_one "$v" "$var/cuda_portfolio-$v" $op $dt $sh $e
-        done
-        bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
+        BA_ENV=$e bench_abc $op $dt $sh "${bins[@]}"
       done
     done
   done

@@ -21,11 +21,13 @@ budget=${2:-420}
 . "$(dirname "$0")/batch-lib.sh"
 S=CPK_STREAM_MIN=131073
 gpu_csv gpu-before.csv
-envall streamall CPK_STREAM_MIN=1 memcheck racecheck
+VT_ENV=CPK_STREAM_MIN=1 VT_TLIM=90 VT_LIM=80 vtools streamall "$pf" memcheck \
+  racecheck
 for c in "softmax bf16 32x1048576" "rmsnorm fp32 256x262144"; do
   set -- $c
-  ncu_env "ncu-strm-$1-$2-$3" strm_k $S $1 $2 $3 SpeedOfLight \
-    MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats SchedulerStats
+  NCU_K=strm_k NCU_ENV=$S ncu_one "ncu-strm-$1-$2-$3" "$pf" $1 $2 $3 \
+    SpeedOfLight MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats \
+    SchedulerStats
 done
 ONE_BUDGET=${ONE_BUDGET:-0.3}
 env_grid strm $S "softmax rmsnorm softmax_backward row_sum" "bf16 fp32 fp16" \

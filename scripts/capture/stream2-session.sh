@@ -19,10 +19,11 @@ budget=${2:-360}
 . "$(dirname "$0")/batch-lib.sh"
 S=CPK_STREAM_MIN=131073
 gpu_csv gpu-before.csv
-envall streamall CPK_STREAM_MIN=1 memcheck racecheck
-ncu_env ncu-strm-softmax-bf16-32x1048576 strm_k $S softmax bf16 32x1048576 \
-  SpeedOfLight MemoryWorkloadAnalysis Occupancy LaunchStats WarpStateStats \
-  SchedulerStats InstructionStats
+VT_ENV=CPK_STREAM_MIN=1 VT_TLIM=90 VT_LIM=80 vtools streamall "$pf" memcheck \
+  racecheck
+NCU_K=strm_k NCU_ENV=$S ncu_one ncu-strm-softmax-bf16-32x1048576 "$pf" \
+  softmax bf16 32x1048576 SpeedOfLight MemoryWorkloadAnalysis Occupancy \
+  LaunchStats WarpStateStats SchedulerStats InstructionStats
 for c in "softmax bf16 32x1048576" "softmax bf16 256x262144" \
   "rmsnorm fp32 256x262144" "row_sum bf16 32x1048576"; do
   set -- $c
