@@ -4,10 +4,12 @@
  *
  * WARP: one warp per row. BLOCK: one block per row. SPLIT: kernel 1 writes
  * one fp32 partial per (row, chunk) into the workspace, kernel 2 adds a
- * row's partials in chunk order. All orders are fixed per shape.
+ * row's partials in chunk order. All orders are fixed per shape. FUSED:
+ * rowfused.cu, and for the widest rows the segment path (rowseg.cu).
  */
 #include "common.cuh"
 #include "rowfused.cuh"
+#include "rowseg.cuh"
 
 namespace {
 
@@ -116,9 +118,16 @@ extern "C" cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x,
                v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
-  if (v == CPK_V_FUSED)
+  if (v == CPK_V_FUSED) {
+    /* the segment path's workspace follows the other paths' (workspace.cu) */
+    if (seg_takes(dt, shape))
+      return seg_run(
+          dt, x, y, shape,
+          static_cast<char *>(ws) + fused_ws_bytes(CPK_OP_ROW_SUM, dt, shape),
+          stream);
     return fused_run(CPK_OP_ROW_SUM, dt, x, nullptr, nullptr, y, nullptr,
                      nullptr, 0, 0.f, shape, ws, stream);
+  }
   switch (dt) {
   case CPK_F32:
     return run<float>(v, x, y, shape, ws, stream);

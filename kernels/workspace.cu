@@ -9,12 +9,15 @@
  *  - rmsnorm_bwd (every variant): fp32 rstd[rows], fp32 dw partial
  *    [groups][cols]; SPLIT adds float2 (sum x^2, sum dy*w*x)
  *    partial[rows][chunks].
- *  - FUSED: rmsnorm_bwd only: fp32 dw partial [groups][cols] (rowfused.cu).
+ *  - FUSED: rmsnorm_bwd only: fp32 dw partial [groups][cols] (rowfused.cu);
+ *    the grid path's exchange where it takes the width; row_sum's segment
+ *    path after those (rowseg.cu).
  * The plans come from common.cuh and depend only on the shape, so the size
  * returned here is exactly what the launchers use.
  */
 #include "common.cuh"
 #include "rowfused.cuh"
+#include "rowseg.cuh"
 
 using namespace cpk__;
 
@@ -24,7 +27,8 @@ extern "C" size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
   if (!shape_ok(shape))
     return 0;
   if (v == CPK_V_FUSED)
-    return fused_ws_bytes(op, dt, shape);
+    return fused_ws_bytes(op, dt, shape) +
+           (op == CPK_OP_ROW_SUM ? seg_ws_bytes(dt, shape) : 0);
   const split_plan sp = plan_split(shape.rows, shape.cols);
   const size_t cells = (size_t)shape.rows * (size_t)sp.chunks;
   switch (op) {

@@ -14,8 +14,10 @@ void expect_inval(Tally &t, const char *what, cudaError_t e) {
 
 void *dev_ws(size_t bytes) {
   void *p = nullptr;
-  if (bytes)
+  if (bytes) {
     CK(cudaMalloc(&p, bytes));
+    CK(cudaMemset(p, 0, bytes)); /* zeroed once, as cpk.h asks */
+  }
   return p;
 }
 

@@ -385,6 +385,9 @@ static const struct {
     {"CPK_FUSED_GRID", "FUSED's grid path (the widest rows) may be off"},
     {"CPK_GRID_MIN", "FUSED's grid path takes rows its table does not "
                      "(other widths, other ops)"},
+    {"CPK_SEG", "FUSED row_sum's segment path (the widest rows) may be off"},
+    {"CPK_SEG_MIN", "FUSED row_sum's segment path takes other widths than "
+                    "its default"},
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
