@@ -169,10 +169,9 @@ cudaError_t cpk_copy_unmasked(cpk_dtype dt, const void *x, void *y, int64_t n,
 
 /* y[r] = sum_c x[r, c]; y is contiguous, rows elements of dt.
  * FUSED's rows of 131073 columns and more (the segment path, rowseg.cu)
- * keep a count per row in the workspace, each tagged with a launch epoch
- * kept there too: zero the workspace once before its first use, then
- * leave it alone between launches on one stream (other contents count as
- * a row's count only where their top 32 bits equal the next epoch). */
+ * keep a count per row in the workspace, which every launch leaves at
+ * zero: zero the workspace once before its first use, then leave it alone
+ * between launches on one stream. */
 cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x, void *y,
                         cpk_rows shape, void *ws, size_t ws_bytes,
                         cudaStream_t stream);

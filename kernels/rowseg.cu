@@ -10,16 +10,16 @@
  * segment order and writes y[r]. Every order is fixed by the shape, so the
  * bits do not depend on which block finishes last.
  *
- * The counts carry no reset: each is a 64-bit word, the launch's epoch in
- * its top half and the count in the bottom, advanced by compare-and-swap;
- * a word of another epoch counts as zero. The epoch is the header's value
- * + 1, read by every block before it counts; the block that completes the
- * last row's count (so every block has read the header) stores it. A word
- * left by anything else is taken for this launch's only if its top 32 bits
- * equal the epoch (the portfolio zeroes workspaces once, at allocation).
+ * The counts need no reset between launches: every launch leaves them at
+ * zero (the row's last block stores 0 after it has merged the row), so the
+ * workspace is zeroed once, before its first use (cpk.h). A count is a
+ * plain atomicAdd: v17b's first build tagged each count with a launch
+ * epoch, advanced by compare-and-swap, and the swaps of a row's blocks,
+ * finishing together, retried one after another (0.15-0.48 of the copy
+ * ceiling at 2^18-2^20, Nsight Compute: DRAM 20 %).
  *
- * Workspace: [0, 256) u32 epoch at 0, u64 row-done count at 8; then u64
- * count[rows]; then float2 partial[rows][segs]. */
+ * Workspace: u32 count[rows] (rounded to 256 bytes), then float2
+ * partial[rows][segs]. */
 #include <climits>
 #include <cstdlib>
 
@@ -38,9 +38,7 @@ int64_t seg_cols(cpk_dtype dt) {
 }
 
 struct segws {
-  unsigned *hdr;
-  unsigned long long *done;
-  unsigned long long *cnt;
+  unsigned *cnt;
   float2 *part;
 };
 
@@ -52,20 +50,6 @@ __device__ __forceinline__ uint4 ld_ef(const T *p, uint64_t pol) {
       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
       : "l"(p), "l"(pol));
   return v;
-}
-
-/* Adds one to the count at p for epoch ep (a word of another epoch counts
- * as zero); returns the new count. */
-__device__ __forceinline__ uint32_t tick(unsigned long long *p, uint32_t ep) {
-  unsigned long long old = __ldcg(p);
-  for (;;) {
-    const uint32_t n = (uint32_t)(old >> 32) == ep ? (uint32_t)old : 0u;
-    const unsigned long long nw = ((unsigned long long)ep << 32) | (n + 1u);
-    const unsigned long long prev = atomicCAS(p, old, nw);
-    if (prev == old)
-      return n + 1u;
-    old = prev;
-  }
 }
 
 template <typename T, bool V>
@@ -80,9 +64,6 @@ __global__ void __launch_bounds__(kSegThreads)
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int64_t r = blockIdx.x / nseg;
   const int sg = (int)(blockIdx.x % nseg);
-  /* read before this block counts (the store of the next epoch waits for
-   * every block's count) */
-  const uint32_t ep = tid == 0 ? __ldcg(w.hdr) + 1u : 0u;
   const T *xr = x + r * stride;
   const int64_t c0 = (int64_t)sg * SEG;
   const int64_t c1 = c0 + SEG < cols ? c0 + SEG : cols;
@@ -130,7 +111,7 @@ __global__ void __launch_bounds__(kSegThreads)
     if (lane == 0) {
       w.part[r * nseg + sg] = make_float2(b.s, b.c);
       __threadfence(); /* the partial before the count */
-      last = tick(w.cnt + r, ep) == (uint32_t)nseg;
+      last = atomicAdd(w.cnt + r, 1u) == (unsigned)nseg - 1u;
     }
   }
   __syncthreads();
@@ -138,7 +119,6 @@ __global__ void __launch_bounds__(kSegThreads)
     return;
   /* the row's last block: its partials in segment order (lane l merges
    * l, l + 32, ..., then a butterfly: the same order every run) */
-  const uint32_t ep0 = __shfl_sync(0xffffffffu, ep, 0);
   __threadfence();
   csum t;
   for (int k = lane; k < nseg; k += 32) {
@@ -148,9 +128,7 @@ __global__ void __launch_bounds__(kSegThreads)
   warp_csum(t);
   if (lane == 0) {
     st1(y + r, t.value());
-    __threadfence();
-    if (tick(w.done, ep0) == (uint32_t)rows)
-      *w.hdr = ep0; /* every block has read the header */
+    w.cnt[r] = 0u; /* for the next launch (every block of the row counted) */
   }
 }
 
@@ -189,7 +167,7 @@ bool seg_takes(cpk_dtype dt, cpk_rows s) {
 size_t seg_ws_bytes(cpk_dtype dt, cpk_rows s) {
   if (!seg_takes(dt, s))
     return 0;
-  return 256 + ws_round((size_t)s.rows * 8) +
+  return ws_round((size_t)s.rows * 4) +
          ws_round((size_t)s.rows * (size_t)seg_count(dt, s.cols) * 8);
 }
 
@@ -200,10 +178,8 @@ cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s,
   const int nseg = (int)seg_count(dt, s.cols);
   char *b = static_cast<char *>(ws);
   segws w;
-  w.hdr = reinterpret_cast<unsigned *>(b);
-  w.done = reinterpret_cast<unsigned long long *>(b + 8);
-  w.cnt = reinterpret_cast<unsigned long long *>(b + 256);
-  w.part = reinterpret_cast<float2 *>(b + 256 + ws_round((size_t)s.rows * 8));
+  w.cnt = reinterpret_cast<unsigned *>(b);
+  w.part = reinterpret_cast<float2 *>(b + ws_round((size_t)s.rows * 4));
   switch (dt) {
   case CPK_F32:
     return launch<float>(x, y, s, w, nseg, st);

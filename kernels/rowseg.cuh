@@ -19,8 +19,9 @@ bool seg_takes(cpk_dtype dt, cpk_rows s);
 /* Its workspace (a multiple of 256 bytes; 0 where seg_takes is false). */
 size_t seg_ws_bytes(cpk_dtype dt, cpk_rows s);
 
-/* One launch; ws: seg_ws_bytes of workspace, 16-byte aligned, left alone
- * between launches on one stream (its contents need no initialisation). */
+/* One launch; ws: seg_ws_bytes of workspace, 16-byte aligned, zeroed
+ * once before its first use and left alone between launches on one stream
+ * (every launch leaves its counts at zero). */
 cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s,
                     void *ws, cudaStream_t st);
 
