@@ -30,8 +30,17 @@ namespace cpk__ {
 
 namespace {
 
-constexpr int kSegThreads = 256;
-constexpr int kSegU = 8; /* 16-byte loads in flight a thread */
+/* Threads a block and 16-byte loads in flight a thread (experiment builds
+ * may set CPK_SEG_NT / CPK_SEG_U: the segment is their product x 16
+ * bytes). */
+#ifndef CPK_SEG_NT
+#define CPK_SEG_NT 256
+#endif
+#ifndef CPK_SEG_U
+#define CPK_SEG_U 8
+#endif
+constexpr int kSegThreads = CPK_SEG_NT;
+constexpr int kSegU = CPK_SEG_U;
 
 int64_t seg_cols(cpk_dtype dt) {
   return (int64_t)kSegThreads * kSegU * (dt == CPK_F32 ? 4 : 8);
