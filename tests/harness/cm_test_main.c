@@ -3,7 +3,14 @@
  * table comes from the generated <suite>_list.h (see tests/CMakeLists.txt). */
 #include "cm_test.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#include <direct.h>
+#else
+#include <sys/stat.h>
+#endif
 
 #include CM_TEST_LIST_HEADER
 
@@ -32,9 +39,24 @@ const char *cm_test_tmpdir(void) {
   return CM_TEST_TMPDIR;
 }
 
+/* The suite's scratch folder is made at configure time; a build folder
+ * copied without it (a trimmed copy carried to another machine) gets it
+ * back here, so a test that writes there fails only for its own reasons. */
+static void make_tmpdir(void) {
+#ifdef _WIN32
+  const int r = _mkdir(CM_TEST_TMPDIR);
+#else
+  const int r = mkdir(CM_TEST_TMPDIR, 0777);
+#endif
+  if (r != 0 && errno != EEXIST)
+    fprintf(stderr, "cm_test: cannot make the scratch folder %s: %s\n",
+            CM_TEST_TMPDIR, strerror(errno));
+}
+
 int main(int argc, char **argv) {
   int i;
   self_path = argv[0];
+  make_tmpdir();
   if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
     for (i = 0; tests[i].name != NULL; i++)
       printf("%s\n", tests[i].name);
