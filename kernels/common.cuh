@@ -146,6 +146,34 @@ __device__ __forceinline__ void ldv(const T *p, float (&v)[8]) {
   unpack<T>(__ldg(reinterpret_cast<const uint4 *>(p)), v);
 }
 
+/* L2 cache policies for the loads below (the whole access range). */
+__device__ __forceinline__ uint64_t pol_evict_last() {
+  uint64_t p;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ uint64_t pol_evict_first() {
+  uint64_t p;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+/* 16-byte read-only load with an L2 cache policy; NA: not allocated in L1
+ * either (a stream read once). */
+template <bool NA = false>
+__device__ __forceinline__ uint4 ld_pol(const void *a, uint64_t pol) {
+  uint4 r;
+  if constexpr (NA)
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 "
+        "{%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(a), "l"(pol));
+  else
+    asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(a), "l"(pol));
+  return r;
+}
+
 /* Rounds ty<T>::vec fp32 values to T and stores them with one 16-byte
  * access at a 16-byte aligned address. */
 __device__ __forceinline__ void stv(float *p, const float (&v)[4]) {
@@ -419,6 +447,15 @@ __host__ __forceinline__ size_t dt_size(cpk_dtype dt) {
 __host__ inline bool knob_on(const char *name) {
   const char *e = getenv(name);
   return !(e != nullptr && e[0] == '0' && e[1] == '\0');
+}
+
+/* An integer launch setting from the environment (side-by-side runs and
+ * experiment builds: CPK_GRID_MIN, CPK_SEG_MIN, ...): its value where the
+ * variable is set and not empty, else dflt. */
+__host__ inline int64_t knob_int(const char *name, int64_t dflt) {
+  const char *e = getenv(name);
+  return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10)
+                                       : dflt;
 }
 
 __host__ __forceinline__ bool dt_ok(cpk_dtype dt) {

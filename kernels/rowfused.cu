@@ -1362,24 +1362,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
  * order: per-thread compensated sums in the thread's column order, the
  * block's warps, the cluster's ranks (group_reduce): a pure function of
  * (NT, cluster size, cols). */
-__device__ __forceinline__ uint64_t pol_evict_last() {
-  uint64_t p;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ __forceinline__ uint64_t pol_evict_first() {
-  uint64_t p;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-/* 16-byte read-only load with an L2 cache policy. */
-__device__ __forceinline__ uint4 ld_pol(const void *a, uint64_t pol) {
-  uint4 r;
-  asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-      : "l"(a), "l"(pol));
-  return r;
-}
 /* Vector e.. of a row as load_slot gives it, whole aligned vectors with the
  * policy. */
 template <typename T>
@@ -2623,9 +2605,7 @@ int64_t fused_groups(const fcfg &c, int64_t rows) {
   /* experiment builds (v13b): CPK_GX times the groups, a grid of that many
    * resident waves of blocks (dw partial rows likewise) */
   static const int64_t gx = [] {
-    const char *e = getenv("CPK_GX");
-    const int64_t v =
-        (e != nullptr && *e != '\0') ? strtoll(e, nullptr, 10) : 1;
+    const int64_t v = knob_int("CPK_GX", 1);
     return v < 1 ? (int64_t)1 : v > 64 ? (int64_t)64 : v;
   }();
   g *= gx;
@@ -2736,10 +2716,7 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   q.stag_k = 0;
   q.stag_cyc = 0;
   if (CL == 1 && resident > 0 && nsm > 0) {
-    static const long long cyc = [] {
-      const char *e = getenv("CPK_STAG_CYC");
-      return (e != nullptr && *e != '\0') ? strtoll(e, nullptr, 10) : 0LL;
-    }();
+    static const long long cyc = knob_int("CPK_STAG_CYC", 0);
     static const bool per = knob_on("CPK_STAG_PERSIST");
     if (per && OP != F_RMSBWD && ngroups > resident)
       ngroups = resident;
@@ -2796,13 +2773,11 @@ cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
  * CPK_WIDE_G (clusters in the grid, 0: the default). */
 int64_t wide_env(const char *name, int64_t dflt) {
 #if CPK_FUSED_WIDE_KNOBS
-  const char *e = getenv(name);
-  if (e != nullptr && *e != '\0')
-    return strtoll(e, nullptr, 10);
+  return knob_int(name, dflt);
 #else
   (void)name;
-#endif
   return dflt;
+#endif
 }
 
 struct wcfg {
@@ -3107,11 +3082,7 @@ struct gcfg {
 bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
   if (!CPK_FUSED_GRID || fop < 0 || !dt_ok(dt) || cols < 1)
     return false;
-  static const int64_t gmin = [] {
-    const char *e = getenv("CPK_GRID_MIN");
-    return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10)
-                                        : (int64_t)0;
-  }();
+  static const int64_t gmin = knob_int("CPK_GRID_MIN", 0);
   bool hit = gmin > 0 && cols >= gmin && cols <= ((int64_t)1 << 22);
   for (const grule &k : kGrid)
     if (k.fop == fop && (k.dts >> dt & 1) && cols <= k.hi && cols >= k.lo)

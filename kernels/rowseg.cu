@@ -21,7 +21,6 @@
  * Workspace: u32 count[rows] (rounded to 256 bytes), then float2
  * partial[rows][segs]. */
 #include <climits>
-#include <cstdlib>
 
 #include "common.cuh"
 #include "rowseg.cuh"
@@ -58,16 +57,6 @@ struct segws {
   float2 *part;
 };
 
-template <typename T>
-__device__ __forceinline__ uint4 ld_ef(const T *p, uint64_t pol) {
-  uint4 v;
-  asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, "
-      "[%4], %5;"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p), "l"(pol));
-  return v;
-}
-
 template <typename T, bool V>
 __global__ void __launch_bounds__(kSegThreads)
     seg_k(const T *__restrict__ x, T *__restrict__ y, const segws w,
@@ -85,12 +74,12 @@ __global__ void __launch_bounds__(kSegThreads)
   const int64_t c1 = c0 + SEG < cols ? c0 + SEG : cols;
   csum acc;
   if (V && c1 - c0 == SEG) {
-    uint64_t pol;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    const uint64_t pol = pol_evict_first();
     uint4 q[kSegU];
 #pragma unroll
     for (int u = 0; u < kSegU; ++u)
-      q[u] = ld_ef(xr + c0 + (int64_t)(u * kSegThreads + tid) * VEC, pol);
+      q[u] = ld_pol<true>(xr + c0 + (int64_t)(u * kSegThreads + tid) * VEC,
+                          pol);
 #pragma unroll
     for (int u = 0; u < kSegU; ++u) {
       float v[VEC];
@@ -180,11 +169,7 @@ int64_t seg_count(cpk_dtype dt, int64_t cols) {
 
 bool seg_takes(cpk_dtype dt, cpk_rows s) {
   static const bool on = knob_on("CPK_SEG");
-  static const int64_t smin = [] {
-    const char *e = getenv("CPK_SEG_MIN");
-    return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10)
-                                        : (int64_t)131073;
-  }();
+  static const int64_t smin = knob_int("CPK_SEG_MIN", 131073);
   if (!on || !dt_ok(dt) || !shape_ok(s) || smin < 1 || s.cols < smin ||
       cpk_fused_grid(CPK_OP_ROW_SUM, dt, s.cols))
     return false;
