@@ -97,31 +97,55 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *p) {
   return v;
 }
 
+/* 16 bytes global -> shared (cp.async, L1 bypassed) with an L2 policy. */
+__device__ __forceinline__ void cpa16(uint4 *dst, const void *src,
+                                      uint64_t pol) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile(
+      "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(s),
+      "l"(src), "l"(pol)
+      : "memory");
+}
+__device__ __forceinline__ void cpa_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void cpa_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/* Tickets: every block draws (atomicAdd on the counter) until it holds
+ * one past the last (ntick), so a launch draws ntick + gridDim.x times; the
+ * holder of the last draw puts the counter back to zero for the next
+ * launch (seen: called with each drawn ticket once, where the value is
+ * needed anyway, so the draw's round trip stays off the path). */
+__device__ __forceinline__ void seen(const lagp &p, unsigned t) {
+  if (t == p.ntick + gridDim.x - 1u)
+    *p.ticket = 0u;
+}
+
+/* A persistent block: tickets drawn one ahead, each ticket's loads
+ * (cp.async into shared memory: A's double-buffered, so A(next) is in
+ * flight while this ticket is reduced and written) issued after the
+ * previous ticket's work. Dynamic shared memory: A [2][NI][U][NT], B
+ * [NI][U][NT] 16-byte cells; each thread reads only the cells it filled. */
 template <typename T, int OP>
-__global__ void __launch_bounds__(kLagThreads, 2) lag_k(const lagp p) {
+__global__ void __launch_bounds__(kLagThreads) lag_k(const lagp p) {
   constexpr int VEC = ty<T>::vec;
   constexpr int NI = lag_inputs(OP);
   constexpr int U = lag_u(OP);
   constexpr int NT = kLagThreads;
   constexpr int SEG = NT * U * VEC;
+  constexpr int CELLS = NI * U * NT;
+  extern __shared__ uint4 lsm[];
   __shared__ float sh[64];
-  __shared__ unsigned s_tick;
+  __shared__ unsigned s_next;
   __shared__ float2 s_stat;
   const int tid = threadIdx.x, lane = tid & 31;
-  if (tid == 0) {
-    const unsigned t = atomicAdd(p.ticket, 1u);
-    if (t == p.ntick - 1u)
-      *p.ticket = 0u; /* every other block has its ticket */
-    s_tick = t;
-  }
-  __syncthreads();
-  const unsigned t = s_tick;
-  const bool has_a = t < p.tseg, has_b = t >= p.lag;
   const bool vec = p.vec != 0;
-  const float fill = OP == CPK_OP_SOFTMAX ? -CUDART_INF_F : 0.f;
   const T *in0 = static_cast<const T *>(p.in0);
   const T *in1 = static_cast<const T *>(p.in1);
   const unsigned nseg = (unsigned)p.nseg;
+  const uint64_t pl = pol_evict_last(), pf = pol_evict_first();
 
   /* segment k: its row and columns [c0, c1) */
   auto where = [&](unsigned k, int64_t &r, int &c0, int &c1) {
@@ -129,8 +153,12 @@ __global__ void __launch_bounds__(kLagThreads, 2) lag_k(const lagp p) {
     c0 = (int)(k % nseg) * SEG;
     c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
   };
-  auto load = [&](uint4(&q)[NI][U], int64_t r, int c0, int c1,
-                  uint64_t pol) {
+  /* this thread's cells of segment k into buf (whole aligned vectors by
+   * cp.async, the rest by plain loads with the op's fill) */
+  auto fetch = [&](uint4 *buf, unsigned k, uint64_t pol) {
+    int64_t r;
+    int c0, c1;
+    where(k, r, c0, c1);
     const T *x0 = in0 + r * p.stride;
     const T *x1 = NI > 1 ? in1 + r * p.stride : nullptr;
     const uint8_t *mrow = (OP == CPK_OP_SOFTMAX && p.mask != nullptr)
@@ -139,204 +167,259 @@ __global__ void __launch_bounds__(kLagThreads, 2) lag_k(const lagp p) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int e = c0 + (u * NT + tid) * VEC;
-      q[0][u] = wide_ld<T>(x0, e, c1, vec, mrow, fill, pol);
-      if constexpr (NI > 1)
-        q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pol);
+      const bool whole = vec && c1 - e >= VEC;
+      uint4 *d0 = buf + u * NT + tid;
+      if (whole && mrow == nullptr)
+        cpa16(d0, x0 + e, pol);
+      else
+        *d0 = load_slot<T, false>(x0, e, c1, vec, mrow,
+                                  OP == CPK_OP_SOFTMAX ? -CUDART_INF_F : 0.f);
+      if constexpr (NI > 1) {
+        uint4 *d1 = buf + (U + u) * NT + tid;
+        if (whole)
+          cpa16(d1, x1 + e, pol);
+        else
+          *d1 = load_slot<T, false>(x1, e, c1, vec, nullptr, 0.f);
+      }
     }
   };
 
-  int64_t ra = 0, rb = 0;
-  int a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-  uint4 qa[NI][U], qb[NI][U];
-  if (has_a) {
-    where(t, ra, a0, a1);
-    load(qa, ra, a0, a1, pol_evict_last());
+  if (tid == 0) {
+    s_next = atomicAdd(p.ticket, 1u);
+    seen(p, s_next);
   }
-  float2 st = make_float2(0.f, 0.f);
-  if (has_b) {
-    where(t - p.lag, rb, b0, b1);
+  __syncthreads();
+  unsigned t = s_next;
+  __syncthreads();
+  if (tid == 0 && t < p.ntick) {
+    s_next = atomicAdd(p.ticket, 1u);
+    seen(p, s_next);
+  }
+  __syncthreads();
+  unsigned tn = s_next;
+  int buf = 0;
+  if (t < p.tseg)
+    fetch(lsm, t, pl);
+  cpa_commit();
+
+  while (t < p.ntick) {
+    unsigned tnn = 0;
     if (tid == 0) {
-      unsigned *c = p.cnt + rb;
-      unsigned ns = 32;
-      while (ld_acquire(c) < 2u * nseg) {
-        __nanosleep(ns);
-        ns = ns < 512 ? 2 * ns : ns;
+      if (tn < p.ntick)
+        tnn = atomicAdd(p.ticket, 1u);
+      if (t >= p.lag) {
+        /* B's row statistics */
+        const unsigned rb = (t - p.lag) / nseg;
+        unsigned *c = p.cnt + rb;
+        unsigned ns = 32;
+        while (ld_acquire(c) < 2u * nseg) {
+          __nanosleep(ns);
+          ns = ns < 512 ? 2 * ns : ns;
+        }
+        s_stat = __ldcg(p.stat + rb);
+        if (atomicAdd(c, 1u) == 3u * nseg - 1u)
+          *c = 0u; /* the row's last B: every A and B of it counted */
       }
-      s_stat = __ldcg(p.stat + rb);
-      if (atomicAdd(c, 1u) == 3u * nseg - 1u)
-        *c = 0u; /* the row's last B: every A and B of it counted */
     }
     __syncthreads();
-    st = s_stat;
-    load(qb, rb, b0, b1, pol_evict_first());
-  }
+    const float2 st = s_stat;
+    uint4 *const ab = lsm + buf * CELLS, *const bb = lsm + 2 * CELLS;
+    if (t >= p.lag)
+      fetch(bb, t - p.lag, pf);
+    cpa_commit();
+    if (tn < p.tseg)
+      fetch(lsm + (buf ^ 1) * CELLS, tn, pl);
+    cpa_commit();
 
-  if (has_a) {
-    /* the segment's partial */
-    float2 pa;
-    if constexpr (OP == CPK_OP_SOFTMAX) {
-      uint32_t macc = max_acc_init<T>();
+    cpa_wait<2>(); /* this ticket's A */
+    if (t < p.tseg) {
+      /* the segment's partial */
+      int64_t ra;
+      int a0, a1;
+      where(t, ra, a0, a1);
+      float2 pa;
+      if constexpr (OP == CPK_OP_SOFTMAX) {
+        uint32_t macc = max_acc_init<T>();
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        macc = max_acc_add<T>(macc, qa[0][u]);
-      float m = max_acc_get<T>(macc);
-      const bool bad = m != m || m == CUDART_INF_F;
-      csum a;
-      if (!bad && m != -CUDART_INF_F) {
+        for (int u = 0; u < U; ++u)
+          macc = max_acc_add<T>(macc, ab[u * NT + tid]);
+        const float m = max_acc_get<T>(macc);
+        const bool bad = m != m || m == CUDART_INF_F;
+        csum a;
+        if (!bad && m != -CUDART_INF_F) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            float v[VEC];
+            unpack<T>(ab[u * NT + tid], v);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] = fexp(v[k] - m);
+            a.add(pair_sum(v));
+          }
+        }
+        /* a poisoned thread counts as +inf: the block's max is +inf
+         * exactly when some thread saw a NaN or +inf */
+        const float bm = block_max(bad ? CUDART_INF_F : m, sh);
+        const bool bbad = bm == CUDART_INF_F;
+        const float f = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
+        a.s *= f;
+        a.c *= f;
+        const float s = block_csum(a, sh);
+        pa = make_float2(bbad ? CUDART_NAN_F : bm, s);
+      } else {
+        csum a;
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           float v[VEC];
-          unpack<T>(qa[0][u], v);
+          unpack<T>(ab[u * NT + tid], v);
+          if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+            float y[VEC];
+            unpack<T>(ab[(U + u) * NT + tid], y);
 #pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] = fexp(v[k] - m);
+            for (int k = 0; k < VEC; ++k)
+              v[k] *= y[k];
+          } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] *= v[k];
+          }
           a.add(pair_sum(v));
         }
+        pa = make_float2(block_csum(a, sh), 0.f);
       }
-      /* a poisoned thread counts as +inf: the block's max is +inf exactly
-       * when some thread saw a NaN or +inf */
-      const float bm = block_max(bad ? CUDART_INF_F : m, sh);
-      const bool bbad = bm == CUDART_INF_F;
-      const float f =
-          (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
-      a.s *= f;
-      a.c *= f;
-      const float s = block_csum(a, sh);
-      pa = make_float2(bbad ? CUDART_NAN_F : bm, s);
-    } else {
-      csum a;
+      if (tid < 32) {
+        int last = 0;
+        if (tid == 0) {
+          p.part[(size_t)ra * nseg + (t % nseg)] = pa;
+          __threadfence(); /* the partial before the count */
+          last = atomicAdd(p.cnt + ra, 1u) == nseg - 1u;
+        }
+        if (__shfl_sync(0xffffffffu, last, 0)) {
+          /* the row's last A: its partials in segment order (lane l takes
+           * l, l + 32, ..., then a butterfly: the same order every run) */
+          __threadfence();
+          const float2 *pr = p.part + (size_t)ra * nseg;
+          float2 rs;
+          if constexpr (OP == CPK_OP_SOFTMAX) {
+            float M = -CUDART_INF_F;
+            int bad = 0;
+            for (unsigned k = lane; k < nseg; k += 32) {
+              const float mk = __ldcg(pr + k).x;
+              if (mk != mk)
+                bad = 1;
+              else
+                M = fmaxf(M, mk);
+            }
+            M = warp_max(M);
+            bad = __any_sync(0xffffffffu, bad);
+            csum s;
+            if (!bad && M != -CUDART_INF_F) {
+              for (unsigned k = lane; k < nseg; k += 32) {
+                const float2 pk = __ldcg(pr + k);
+                s.add(pk.x == -CUDART_INF_F ? 0.f : pk.y * fexp(pk.x - M));
+              }
+            }
+            warp_csum(s);
+            rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
+                     : make_float2(M, 1.f / s.value());
+          } else {
+            csum s;
+            for (unsigned k = lane; k < nseg; k += 32)
+              s.add(__ldcg(pr + k).x);
+            warp_csum(s);
+            rs = OP == CPK_OP_RMSNORM
+                     ? make_float2(
+                           rsqrtf(s.value() / (float)p.cols + p.eps), 0.f)
+                     : make_float2(s.value(), 0.f);
+          }
+          if (lane == 0) {
+            p.stat[ra] = rs;
+            __threadfence(); /* the statistics before the count */
+            atomicAdd(p.cnt + ra, nseg);
+          }
+        }
+      }
+    }
+
+    cpa_wait<1>(); /* B's cells */
+    if (t >= p.lag) {
+      int64_t rb;
+      int b0, b1;
+      where(t - p.lag, rb, b0, b1);
+      T *orow = static_cast<T *>(p.out) + rb * p.stride;
+      const T *w = static_cast<const T *>(p.w);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        float v[VEC];
-        unpack<T>(qa[0][u], v);
-        if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-          float y[VEC];
-          unpack<T>(qa[1][u], y);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] *= y[k];
-        } else {
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] *= v[k];
-        }
-        a.add(pair_sum(v));
-      }
-      pa = make_float2(block_csum(a, sh), 0.f);
-    }
-    if (tid < 32) {
-      int last = 0;
-      if (tid == 0) {
-        p.part[(size_t)ra * nseg + (t % nseg)] = pa;
-        __threadfence(); /* the partial before the count */
-        last = atomicAdd(p.cnt + ra, 1u) == nseg - 1u;
-      }
-      if (__shfl_sync(0xffffffffu, last, 0)) {
-        /* the row's last A: its partials in segment order (lane l takes
-         * l, l + 32, ..., then a butterfly: the same order every run) */
-        __threadfence();
-        const float2 *pr = p.part + (size_t)ra * nseg;
-        float2 rs;
+        const int e = b0 + (u * NT + tid) * VEC;
+        if (e >= b1)
+          continue;
+        float o[VEC];
+        unpack<T>(bb[u * NT + tid], o);
         if constexpr (OP == CPK_OP_SOFTMAX) {
-          float M = -CUDART_INF_F;
-          int bad = 0;
-          for (unsigned k = lane; k < nseg; k += 32) {
-            const float mk = __ldcg(pr + k).x;
-            if (mk != mk)
-              bad = 1;
-            else
-              M = fmaxf(M, mk);
-          }
-          M = warp_max(M);
-          bad = __any_sync(0xffffffffu, bad);
-          csum s;
-          if (!bad && M != -CUDART_INF_F) {
-            for (unsigned k = lane; k < nseg; k += 32) {
-              const float2 pk = __ldcg(pr + k);
-              s.add(pk.x == -CUDART_INF_F ? 0.f : pk.y * fexp(pk.x - M));
-            }
-          }
-          warp_csum(s);
-          rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
-                   : make_float2(M, 1.f / s.value());
+          /* st = (M, 1 / sum): M NaN for a poisoned row, -inf for a row of
+           * -inf */
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = st.x != st.x             ? CUDART_NAN_F
+                   : st.x == -CUDART_INF_F ? 0.f
+                                           : fexp(o[k] - st.x) * st.y;
+        } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+          float y[VEC];
+          unpack<T>(bb[(U + u) * NT + tid], y);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = y[k] * (o[k] - st.x);
         } else {
-          csum s;
-          for (unsigned k = lane; k < nseg; k += 32)
-            s.add(__ldcg(pr + k).x);
-          warp_csum(s);
-          rs = OP == CPK_OP_RMSNORM
-                   ? make_float2(
-                         rsqrtf(s.value() / (float)p.cols + p.eps), 0.f)
-                   : make_float2(s.value(), 0.f);
+          float ww[VEC];
+          load_w<T>(w, e, b1, vec, ww);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = o[k] * st.x * ww[k];
         }
-        if (lane == 0) {
-          p.stat[ra] = rs;
-          __threadfence(); /* the statistics before the count */
-          atomicAdd(p.cnt + ra, nseg);
-        }
+        store_slot<T, true>(orow, e, b1, vec, o);
       }
     }
+    if (tid == 0 && tn < p.ntick) {
+      seen(p, tnn);
+      s_next = tnn;
+    }
+    __syncthreads(); /* s_next out; this ticket's cells free */
+    t = tn;
+    tn = s_next;
+    buf ^= 1;
   }
+  cpa_wait<0>();
+}
 
-  if (has_b) {
-    T *orow = static_cast<T *>(p.out) + rb * p.stride;
-    const T *w = static_cast<const T *>(p.w);
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int e = b0 + (u * NT + tid) * VEC;
-      if (e >= b1)
-        continue;
-      float o[VEC];
-      unpack<T>(qb[0][u], o);
-      if constexpr (OP == CPK_OP_SOFTMAX) {
-        /* st = (M, 1 / sum): M NaN for a poisoned row, -inf for a row of
-         * -inf */
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          o[k] = st.x != st.x ? CUDART_NAN_F
-                 : st.x == -CUDART_INF_F ? 0.f
-                                         : fexp(o[k] - st.x) * st.y;
-      } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-        float y[VEC];
-        unpack<T>(qb[1][u], y);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          o[k] = y[k] * (o[k] - st.x);
-      } else {
-        float ww[VEC];
-        load_w<T>(w, e, b1, vec, ww);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          o[k] = o[k] * st.x * ww[k];
-      }
-      store_slot<T, true>(orow, e, b1, vec, o);
-    }
-  }
+/* Dynamic shared memory of lag_k: three segments of cells. */
+template <int OP> constexpr size_t lag_smem() {
+  return (size_t)3 * lag_inputs(OP) * lag_u(OP) * kLagThreads * 16;
 }
 
 template <typename T, int OP>
 cudaError_t launch(const lagp &p0, cudaStream_t st) {
-  /* the grid's resident blocks, asked once (no host work between the
+  /* the grid: the resident blocks, asked once (no host work between the
    * caller's events and the launch after the first) */
   static const int64_t extra = knob_int("CPK_LAG_EXTRA", -1);
   static int64_t resident = -1;
-  lagp p = p0;
-  int64_t ex = extra;
-  if (ex < 0) {
-    if (resident < 0) {
-      unsigned res = 0;
-      CPK__TRY(grid_for(lag_k<T, OP>, kLagThreads, 0, INT_MAX, &res));
-      resident = res;
-    }
-    ex = resident;
+  constexpr size_t smem = lag_smem<OP>();
+  if (resident < 0) {
+    CPK__TRY(cudaFuncSetAttribute(lag_k<T, OP>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem));
+    unsigned res = 0;
+    CPK__TRY(grid_for(lag_k<T, OP>, kLagThreads, smem, INT_MAX, &res));
+    resident = res;
   }
-  const int64_t lag = (int64_t)p.nseg + ex;
+  lagp p = p0;
+  const int64_t lag = (int64_t)p.nseg + (extra < 0 ? resident : extra);
   const int64_t ntick = (int64_t)p.tseg + lag;
-  if (ntick > (int64_t)INT_MAX)
+  if (ntick + resident > (int64_t)INT_MAX)
     return cudaErrorInvalidValue;
   p.lag = (unsigned)lag;
   p.ntick = (unsigned)ntick;
-  lag_k<T, OP><<<(unsigned)ntick, kLagThreads, 0, st>>>(p);
+  const int64_t grid = resident < ntick ? resident : ntick;
+  lag_k<T, OP><<<(unsigned)grid, kLagThreads, smem, st>>>(p);
   return cudaGetLastError();
 }
 
