@@ -20,7 +20,6 @@
  */
 #include "common.cuh"
 #include "rowfused.cuh"
-#include "rowlag.cuh"
 
 namespace {
 
@@ -421,13 +420,6 @@ extern "C" cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x,
                v == CPK_V_ONLINE || v == CPK_V_SPLIT || v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
-  /* the lag path's workspace follows the other paths' (workspace.cu) */
-  if (v == CPK_V_FUSED && lag_takes(CPK_OP_SOFTMAX, dt, shape))
-    return lag_run(CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, mask,
-                   mask_stride, 0.f, shape,
-                   static_cast<char *>(ws) +
-                       fused_ws_bytes(CPK_OP_SOFTMAX, dt, shape),
-                   stream);
   if (v == CPK_V_FUSED)
     return fused_run(CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, nullptr, mask,
                      mask_stride, 0.f, shape, ws, stream);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# v18 (docs/PERFORMANCE.md): FUSED's lag path (kernels/rowlag.cu) for
-# softmax, softmax_backward and rmsnorm, on by default from 131073 columns
-# in the build measured. One lease:
+# v18a (docs/PERFORMANCE.md; measured, not taken): FUSED's lag path
+# (kernels/rowlag.cu) for softmax, softmax_backward and rmsnorm, on by
+# default from 131073 columns in the build measured (commit bab0ad0; not in
+# the tree since, its patch is with the evidence:
+# results/h200/bounds/lag-2026-11-30T2153/v18a.patch.gz). One lease:
 #  - the build's own --test-only (every variant), then every FUSED case of
 #    those three ops through the lag path (CPK_LAG_MIN=1) under --test-only
 #    and its FUSED smoke set under memcheck, racecheck, initcheck, synccheck;
@@ -9,7 +11,8 @@
 #    / the same binary with it off (CPK_LAG=0: v17's path for the width) /
 #    the default;
 #  - the lag (CPK_LAG_EXTRA: the grid's resident blocks by default, 528 on
-#    the H200) at 64 and 1056, bf16 and fp32;
+#    the H200) at 64 and 1056, bf16 and fp32 (their bench_abc's default
+#    runs overwrite the first loop's def1/def2 files of those cases);
 #  - at 2048x32768 (FUSED on chip, 0.83-0.85 for 16-bit), softmax and
 #    rmsnorm: the default / the lag path forced (CPK_LAG_MIN=16385) / the default;
 #  - Nsight Compute on lag_k at 32x1048576 and 256x262144, softmax bf16.

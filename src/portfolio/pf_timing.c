@@ -388,10 +388,6 @@ static const struct {
     {"CPK_SEG", "FUSED row_sum's segment path (the widest rows) may be off"},
     {"CPK_SEG_MIN", "FUSED row_sum's segment path takes other widths than "
                     "its default"},
-    {"CPK_LAG", "FUSED's lag path (softmax, softmax_bwd and rmsnorm's "
-                "widest rows) may be off"},
-    {"CPK_LAG_MIN", "FUSED's lag path takes other widths than its default"},
-    {"CPK_LAG_EXTRA", "FUSED's lag path runs another lag than its default"},
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
