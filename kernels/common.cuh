@@ -462,6 +462,22 @@ __host__ __forceinline__ bool dt_ok(cpk_dtype dt) {
   return dt == CPK_F32 || dt == CPK_F16 || dt == CPK_BF16;
 }
 
+/* f(e) with e a value of dt's element type (float, __half, __nv_bfloat16):
+ * the launchers' one dtype switch, e.g.
+ *   return with_dt(dt, [&](auto e) { return run<decltype(e)>(...); });
+ * cudaErrorInvalidValue for any other dt. */
+template <class F> __host__ cudaError_t with_dt(cpk_dtype dt, F &&f) {
+  switch (dt) {
+  case CPK_F32:
+    return f(float{});
+  case CPK_F16:
+    return f(__half{});
+  case CPK_BF16:
+    return f(__nv_bfloat16{});
+  }
+  return cudaErrorInvalidValue;
+}
+
 /* The SPLIT variants cut each row into `chunks` chunks of `chunk_cols`
  * columns (the last may be shorter). The plan is a pure function of the
  * shape, so cpk_workspace_bytes and the launchers agree, and the reduction

@@ -150,41 +150,20 @@ cudaError_t run_unmasked(const void *x, void *y, int64_t n, cudaStream_t st) {
 extern "C" cudaError_t cpk_copy(cpk_dtype dt, const void *x, void *y, int64_t n,
                                 cudaStream_t stream) {
   CPK__REQUIRE(x && y && n >= 1);
-  switch (dt) {
-  case CPK_F32:
-    return run_copy<float>(x, y, n, stream);
-  case CPK_F16:
-    return run_copy<__half>(x, y, n, stream);
-  case CPK_BF16:
-    return run_copy<__nv_bfloat16>(x, y, n, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(
+      dt, [&](auto e) { return run_copy<decltype(e)>(x, y, n, stream); });
 }
 
 extern "C" cudaError_t cpk_add(cpk_dtype dt, const void *a, const void *b,
                                void *y, int64_t n, cudaStream_t stream) {
   CPK__REQUIRE(a && b && y && n >= 1);
-  switch (dt) {
-  case CPK_F32:
-    return run_add<float>(a, b, y, n, stream);
-  case CPK_F16:
-    return run_add<__half>(a, b, y, n, stream);
-  case CPK_BF16:
-    return run_add<__nv_bfloat16>(a, b, y, n, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(
+      dt, [&](auto e) { return run_add<decltype(e)>(a, b, y, n, stream); });
 }
 
 extern "C" cudaError_t cpk_copy_unmasked(cpk_dtype dt, const void *x, void *y,
                                          int64_t n, cudaStream_t stream) {
   CPK__REQUIRE(x && y && n >= 1);
-  switch (dt) {
-  case CPK_F32:
-    return run_unmasked<float>(x, y, n, stream);
-  case CPK_F16:
-    return run_unmasked<__half>(x, y, n, stream);
-  case CPK_BF16:
-    return run_unmasked<__nv_bfloat16>(x, y, n, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(
+      dt, [&](auto e) { return run_unmasked<decltype(e)>(x, y, n, stream); });
 }

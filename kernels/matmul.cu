@@ -462,14 +462,8 @@ extern "C" cudaError_t cpk_matmul(cpk_variant v, cpk_dtype dt, const void *a,
   g.trans_a = g.trans_a != 0;
   g.trans_b = g.trans_b != 0;
   if (v == CPK_V_NAIVE) {
-    switch (dt) {
-    case CPK_F32:
-      return naive<float>(a, b, c, g, stream);
-    case CPK_F16:
-      return naive<__half>(a, b, c, g, stream);
-    case CPK_BF16:
-      return naive<__nv_bfloat16>(a, b, c, g, stream);
-    }
+    return with_dt(
+        dt, [&](auto e) { return naive<decltype(e)>(a, b, c, g, stream); });
   } else if (v == CPK_V_TILED && dt == CPK_F32) {
     return tiled(a, b, c, g, stream);
   } else if (v == CPK_V_HOPPER && (dt == CPK_F16 || dt == CPK_BF16)) {

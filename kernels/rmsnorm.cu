@@ -379,15 +379,9 @@ extern "C" cudaError_t cpk_rmsnorm(cpk_variant v, cpk_dtype dt, const void *x,
   if (v == CPK_V_FUSED)
     return fused_run(CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr, nullptr, 0,
                      eps, shape, ws, stream);
-  switch (dt) {
-  case CPK_F32:
-    return run_fwd<float>(v, x, w, y, eps, shape, ws, stream);
-  case CPK_F16:
-    return run_fwd<__half>(v, x, w, y, eps, shape, ws, stream);
-  case CPK_BF16:
-    return run_fwd<__nv_bfloat16>(v, x, w, y, eps, shape, ws, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) {
+    return run_fwd<decltype(e)>(v, x, w, y, eps, shape, ws, stream);
+  });
 }
 
 extern "C" cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt,
@@ -402,13 +396,7 @@ extern "C" cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt,
   if (v == CPK_V_FUSED)
     return fused_run(CPK_OP_RMSNORM_BWD, dt, dy, x, w, dx, dw, nullptr, 0, eps,
                      shape, ws, stream);
-  switch (dt) {
-  case CPK_F32:
-    return run_bwd<float>(v, dy, x, w, dx, dw, eps, shape, ws, stream);
-  case CPK_F16:
-    return run_bwd<__half>(v, dy, x, w, dx, dw, eps, shape, ws, stream);
-  case CPK_BF16:
-    return run_bwd<__nv_bfloat16>(v, dy, x, w, dx, dw, eps, shape, ws, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) {
+    return run_bwd<decltype(e)>(v, dy, x, w, dx, dw, eps, shape, ws, stream);
+  });
 }

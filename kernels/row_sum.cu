@@ -128,13 +128,6 @@ extern "C" cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x,
     return fused_run(CPK_OP_ROW_SUM, dt, x, nullptr, nullptr, y, nullptr,
                      nullptr, 0, 0.f, shape, ws, stream);
   }
-  switch (dt) {
-  case CPK_F32:
-    return run<float>(v, x, y, shape, ws, stream);
-  case CPK_F16:
-    return run<__half>(v, x, y, shape, ws, stream);
-  case CPK_BF16:
-    return run<__nv_bfloat16>(v, x, y, shape, ws, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(
+      dt, [&](auto e) { return run<decltype(e)>(v, x, y, shape, ws, stream); });
 }

@@ -2754,15 +2754,9 @@ cudaError_t launch_op(int ci, const fparams &p, int64_t ngroups, size_t smem,
 template <int OP>
 cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
                       size_t smem, cudaStream_t st) {
-  switch (dt) {
-  case CPK_F32:
-    return launch_op<float, OP>(ci, p, ngroups, smem, st);
-  case CPK_F16:
-    return launch_op<__half, OP>(ci, p, ngroups, smem, st);
-  case CPK_BF16:
-    return launch_op<__nv_bfloat16, OP>(ci, p, ngroups, smem, st);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) {
+    return launch_op<decltype(e), OP>(ci, p, ngroups, smem, st);
+  });
 }
 
 /* ---- WIDE plans and launches ---- */
@@ -2922,15 +2916,9 @@ cudaError_t launch_wide_nt(const fparams &p, const wcfg &w, int64_t groups,
 template <int OP>
 cudaError_t launch_wide_dt(cpk_dtype dt, const fparams &p, const wcfg &w,
                            int64_t groups, cudaStream_t st) {
-  switch (dt) {
-  case CPK_F32:
-    return launch_wide_nt<float, OP>(p, w, groups, st);
-  case CPK_F16:
-    return launch_wide_nt<__half, OP>(p, w, groups, st);
-  case CPK_BF16:
-    return launch_wide_nt<__nv_bfloat16, OP>(p, w, groups, st);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) {
+    return launch_wide_nt<decltype(e), OP>(p, w, groups, st);
+  });
 }
 
 template <typename T>
@@ -2970,18 +2958,10 @@ void launch_dw(const float *part, void *dw, int64_t cols, int64_t groups,
 
 cudaError_t run_dw(cpk_dtype dt, const fparams &p, int64_t groups,
                    cudaStream_t st) {
-  switch (dt) {
-  case CPK_F32:
-    launch_dw<float>(p.dwpart, p.dw, p.cols, groups, st);
-    break;
-  case CPK_F16:
-    launch_dw<__half>(p.dwpart, p.dw, p.cols, groups, st);
-    break;
-  case CPK_BF16:
-    launch_dw<__nv_bfloat16>(p.dwpart, p.dw, p.cols, groups, st);
-    break;
-  }
-  return cudaGetLastError();
+  return with_dt(dt, [&](auto e) {
+    launch_dw<decltype(e)>(p.dwpart, p.dw, p.cols, groups, st);
+    return cudaGetLastError();
+  });
 }
 
 /* f(std::integral_constant<int, OP>{}) for the op fop: one switch for the
@@ -3201,15 +3181,9 @@ cudaError_t launch_grid_nv(const gcfg &gc, const fparams &p, const gws &g,
 template <int OP>
 cudaError_t launch_grid_dt(cpk_dtype dt, const gcfg &gc, const fparams &p,
                            const gws &g, cudaStream_t st) {
-  switch (dt) {
-  case CPK_F32:
-    return launch_grid_nv<OP, float>(gc, p, g, st);
-  case CPK_F16:
-    return launch_grid_nv<OP, __half>(gc, p, g, st);
-  case CPK_BF16:
-    return launch_grid_nv<OP, __nv_bfloat16>(gc, p, g, st);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) {
+    return launch_grid_nv<OP, decltype(e)>(gc, p, g, st);
+  });
 }
 
 cudaError_t run_grid(int fop, cpk_dtype dt, const gcfg &gc, fparams p, void *ws,

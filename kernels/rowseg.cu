@@ -192,15 +192,8 @@ cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s,
   segws w;
   w.cnt = reinterpret_cast<unsigned *>(b);
   w.part = reinterpret_cast<float2 *>(b + ws_round((size_t)s.rows * 4));
-  switch (dt) {
-  case CPK_F32:
-    return launch<float>(x, y, s, w, nseg, st);
-  case CPK_F16:
-    return launch<__half>(x, y, s, w, nseg, st);
-  case CPK_BF16:
-    return launch<__nv_bfloat16>(x, y, s, w, nseg, st);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(
+      dt, [&](auto e) { return launch<decltype(e)>(x, y, s, w, nseg, st); });
 }
 
 } /* namespace cpk__ */

@@ -424,13 +424,5 @@ extern "C" cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x,
     return fused_run(CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, nullptr, mask,
                      mask_stride, 0.f, shape, ws, stream);
   const args a{x, y, mask, mask_stride, shape, ws};
-  switch (dt) {
-  case CPK_F32:
-    return run<float>(v, a, stream);
-  case CPK_F16:
-    return run<__half>(v, a, stream);
-  case CPK_BF16:
-    return run<__nv_bfloat16>(v, a, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) { return run<decltype(e)>(v, a, stream); });
 }

@@ -153,13 +153,7 @@ extern "C" cudaError_t cpk_softmax_bwd(cpk_variant v, cpk_dtype dt,
   if (v == CPK_V_FUSED)
     return fused_run(CPK_OP_SOFTMAX_BWD, dt, dy, y, nullptr, dx, nullptr,
                      nullptr, 0, 0.f, shape, ws, stream);
-  switch (dt) {
-  case CPK_F32:
-    return run<float>(v, dy, y, dx, shape, ws, stream);
-  case CPK_F16:
-    return run<__half>(v, dy, y, dx, shape, ws, stream);
-  case CPK_BF16:
-    return run<__nv_bfloat16>(v, dy, y, dx, shape, ws, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_dt(dt, [&](auto e) {
+    return run<decltype(e)>(v, dy, y, dx, shape, ws, stream);
+  });
 }
