@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v19a (docs/PERFORMANCE.md): fused_k's rmsnorm_backward with its two row
+# v19a (docs/PERFORMANCE.md; measured, not taken): fused_k's rmsnorm_backward with its two row
 # sums merged across threads as plain sums (cuda_portfolio-plain:
 # -DCPK_RMSBWD_PLAIN=1, in $var) against the build's compensated pairs.
 # One lease: the variant's FUSED --test-only and its FUSED smoke set under
