@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# v19a (docs/PERFORMANCE.md; measured, not taken): fused_k's rmsnorm_backward with its two row
-# sums merged across threads as plain sums (cuda_portfolio-plain:
-# -DCPK_RMSBWD_PLAIN=1, in $var) against the build's compensated pairs.
+# v19a (docs/PERFORMANCE.md; measured, not taken): fused_k's
+# rmsnorm_backward with its two row sums merged across threads as plain
+# sums (cuda_portfolio-plain: -DCPK_RMSBWD_PLAIN=1, in $var) against the
+# build's compensated pairs.
 # One lease: the variant's FUSED --test-only and its FUSED smoke set under
 # memcheck and racecheck; rmsnorm_backward at the four on-chip standard
 # shapes in every dtype, def1 / plain / def2, twice (the second pass's
