@@ -53,7 +53,8 @@
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
 #                      with no knob set (CPK_NONE=1): a side by side; the
-#                      BINs under $BA_ENV instead where it is set
+#                      BINs under $BA_ENV instead where it is set; every
+#                      name suffixed $BA_SUF (none by default: passes)
 #   ncu_as NAME BIN SEL
 #                      ncu_bench of SEL on BIN, its files renamed
 #                      ncu-NAME-X-Y*
@@ -184,12 +185,13 @@ sanshapes() {
 bench_abc() {
   local op=$1 dt=$2 sh=$3
   shift 3
-  bench_one def1 "$pf" $op $dt $sh CPK_NONE=1
+  local suf=${BA_SUF:-}
+  bench_one def1$suf "$pf" $op $dt $sh CPK_NONE=1
   while [ $# -ge 2 ]; do
-    bench_one "$1" "$2" $op $dt $sh ${BA_ENV:-CPK_NONE=1}
+    bench_one "$1$suf" "$2" $op $dt $sh ${BA_ENV:-CPK_NONE=1}
     shift 2
   done
-  bench_one def2 "$pf" $op $dt $sh CPK_NONE=1
+  bench_one def2$suf "$pf" $op $dt $sh CPK_NONE=1
 }
 ncu_as() {
   local name=$1 x tag pfd=$pf

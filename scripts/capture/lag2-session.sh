@@ -46,10 +46,7 @@ for sh in 32x1048576 256x262144; do
 done
 for op in softmax rmsnorm; do
   for dt in bf16 fp32 fp16; do
-    bench_one def1 "$pf" $op $dt 2048x32768 CPK_NONE=1
-    bench_one lag "$pf" $op $dt 2048x32768 CPK_LAG_MIN=16385
-    bench_one u4 "$u4" $op $dt 2048x32768 CPK_LAG_MIN=16385
-    bench_one def2 "$pf" $op $dt 2048x32768 CPK_NONE=1
+    BA_ENV=CPK_LAG_MIN=16385 bench_abc $op $dt 2048x32768 lag "$pf" u4 "$u4"
   done
 done
 for sh in 32x1048576 256x262144; do

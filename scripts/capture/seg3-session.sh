@@ -16,9 +16,8 @@ ONE_BUDGET=0.3
 for pass in a b; do
   for sh in 256x262144 32x1048576; do
     for dt in fp32 bf16 fp16; do
-      bench_one def1$pass "$pf" row_sum $dt $sh CPK_NONE=1
-      bench_one acqrel$pass "$var/cuda_portfolio-acqrel" row_sum $dt $sh CPK_NONE=1
-      bench_one def2$pass "$pf" row_sum $dt $sh CPK_NONE=1
+      BA_SUF=$pass bench_abc row_sum $dt $sh acqrel \
+        "$var/cuda_portfolio-acqrel"
     done
   done
 done

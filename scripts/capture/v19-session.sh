@@ -20,9 +20,7 @@ ONE_BUDGET=0.3
 for pass in a b; do
   for sh in 65536x1024 16384x4096 8192x8192 2048x32768; do
     for dt in bf16 fp16 fp32; do
-      bench_one def1$pass "$pf" rmsnorm_backward $dt $sh CPK_NONE=1
-      bench_one plain$pass "$v" rmsnorm_backward $dt $sh CPK_NONE=1
-      bench_one def2$pass "$pf" rmsnorm_backward $dt $sh CPK_NONE=1
+      BA_SUF=$pass bench_abc rmsnorm_backward $dt $sh plain "$v"
     done
   done
 done
