@@ -427,12 +427,6 @@ __host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
 #ifndef CPK_FUSED_WIDE
 #define CPK_FUSED_WIDE 1
 #endif
-/* CPK_RMSBWD_PLAIN=1 (experiment builds, v19a): fused_k's rmsnorm_bwd
- * merges its two row sums across threads as plain sums instead of
- * compensated pairs (half the shuffles, a quarter of the additions). */
-#ifndef CPK_RMSBWD_PLAIN
-#define CPK_RMSBWD_PLAIN 0
-#endif
 #ifndef CPK_FUSED_WIDE_KNOBS
 #define CPK_FUSED_WIDE_KNOBS 0
 #endif
@@ -655,9 +649,8 @@ __device__ __forceinline__ void cp_async_wait_all() {
 }
 
 /* ---- reductions over a row group ----
- * K values per thread, merged as compensated sums (pairs (s, c): mode 0),
- * as maxima (mode 1) or as plain sums (mode 2: rmsnorm_bwd's experiment
- * CPK_RMSBWD_PLAIN). Stage 1: warp butterfly. Stage 2 (GT > 32): the block's warps
+ * K values per thread, merged either as compensated sums (pairs (s, c)) or
+ * as maxima. Stage 1: warp butterfly. Stage 2 (GT > 32): the block's warps
  * in warp order through shared memory. Stage 3 (CL > 1): the cluster's blocks
  * in rank order through distributed shared memory. Double-buffered scratch:
  * one barrier per stage per reduction. */
@@ -667,16 +660,12 @@ struct redscratch {
   float clu[2][4];
 };
 
-template <int MAX>
+template <bool MAX>
 __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
-  if constexpr (MAX == 1) {
+  if constexpr (MAX) {
 #pragma unroll
     for (int q = 0; q < 4; ++q)
       a[q] = fmaxf(a[q], b[q]);
-  } else if constexpr (MAX == 2) {
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      a[q] += b[q];
   } else {
 #pragma unroll
     for (int q = 0; q < 4; q += 2) {
@@ -695,7 +684,7 @@ __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
  * memory load (ncl <= 16 < 32 lanes), then the warp merges them in rank
  * order through shuffles, from lane 0 up. ncl: the cluster size, a
  * template constant in fused_k, known at run time in wide_k. */
-template <int MAX, int NQ>
+template <bool MAX, int NQ>
 __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
                                               int buf, int ncl) {
 #if CPK_CLUSTERS
@@ -736,7 +725,7 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
 #endif
 }
 
-template <int MAX, int NQ, int NT, int GT, int CL, bool NWL = false>
+template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false>
 __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
                                              int &rb) {
   /* Groups narrower than a warp (GT 16) butterfly inside their lanes only. */
@@ -767,7 +756,7 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
 #pragma unroll
     for (int q = 0; q < 4; ++q)
       v[q] = (q < NQ && (NWL || lane < NW)) ? rs.blk[buf][q][src]
-                                            : (MAX == 1 ? -CUDART_INF_F : 0.f);
+                                            : (MAX ? -CUDART_INF_F : 0.f);
 #pragma unroll
     for (int o = NWL ? NW / 2 : 16; o > 0; o >>= 1) {
       float b[4];
@@ -1257,16 +1246,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         pt[j] = pair_sum(t);
         pd[j] = pair_sum(d);
       }
-#if CPK_RMSBWD_PLAIN
-      /* v19a: the two row sums across the group's threads as plain sums
-       * (a butterfly and the fixed trees of group_reduce: about 5 u of
-       * error, against the compensated pairs' two shuffles and seven
-       * additions a level) */
-      float red[4] = {pair_sum(pt), pair_sum(pd), 0.f, 0.f};
-      group_reduce<2, 2, NT, GT, CL, RNW>(red, rs, rb);
-      const float rstd = rsqrtf(red[0] / (float)p.cols + p.eps);
-      const float ncoef = -(rstd * rstd * rstd * red[1] / (float)p.cols);
-#else
       csum a, b;
       a.add(pair_sum(pt));
       b.add(pair_sum(pd));
@@ -1274,7 +1253,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       group_reduce<false, 4, NT, GT, CL, RNW>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
       const float ncoef = -(rstd * rstd * rstd * csv(red, 2) / (float)p.cols);
-#endif
 #pragma unroll
       for (int j = 0; j < S; ++j) {
         float g[VEC], x[VEC], ww[VEC], o[VEC];

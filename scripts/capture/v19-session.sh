@@ -2,7 +2,9 @@
 # v19a (docs/PERFORMANCE.md; measured, not taken): fused_k's
 # rmsnorm_backward with its two row sums merged across threads as plain
 # sums (cuda_portfolio-plain: -DCPK_RMSBWD_PLAIN=1, in $var) against the
-# build's compensated pairs.
+# build's compensated pairs (the macro was in the tree at 9756320 only; its
+# patch is with the evidence: results/h200/bounds/v19-2026-11-30T2304/
+# v19a.patch.gz).
 # One lease: the variant's FUSED --test-only and its FUSED smoke set under
 # memcheck and racecheck; rmsnorm_backward at the four on-chip standard
 # shapes in every dtype, def1 / plain / def2, twice (the second pass's
