@@ -182,19 +182,25 @@ cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x, void *y,
  * Defined results: masked positions are 0. A row whose every position is
  * masked or -inf is all 0 (not NaN). A row with an unmasked +inf or NaN is
  * NaN in every position, masked ones included (IEEE arithmetic on the
- * max-subtracted row, as PyTorch gives for masked_fill(-inf) + softmax). */
+ * max-subtracted row, as PyTorch gives for masked_fill(-inf) + softmax).
+ * FUSED's rows of 131073 columns and more (the skew path, rowskew.cu; also
+ * cpk_softmax_bwd's and cpk_rmsnorm's) keep an epoch and tagged words in
+ * the workspace, which every launch leaves valid for the next: zero the
+ * workspace once before its first use, then leave it alone between
+ * launches on one stream. */
 cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x, void *y,
                         const uint8_t *mask, int64_t mask_stride,
                         cpk_rows shape, void *ws, size_t ws_bytes,
                         cudaStream_t stream);
 
-/* dx[r, c] = y[r, c] * (dy[r, c] - sum_k dy[r, k] * y[r, k]). */
+/* dx[r, c] = y[r, c] * (dy[r, c] - sum_k dy[r, k] * y[r, k]). FUSED's
+ * workspace: as cpk_softmax's. */
 cudaError_t cpk_softmax_bwd(cpk_variant v, cpk_dtype dt, const void *dy,
                             const void *y, void *dx, cpk_rows shape, void *ws,
                             size_t ws_bytes, cudaStream_t stream);
 
 /* y[r, c] = x[r, c] * rsqrt(mean_k x[r, k]^2 + eps) * w[c]; w has cols
- * contiguous elements of dt. */
+ * contiguous elements of dt. FUSED's workspace: as cpk_softmax's. */
 cudaError_t cpk_rmsnorm(cpk_variant v, cpk_dtype dt, const void *x,
                         const void *w, void *y, float eps, cpk_rows shape,
                         void *ws, size_t ws_bytes, cudaStream_t stream);

@@ -15,6 +15,7 @@
  */
 #include "common.cuh"
 #include "rowfused.cuh"
+#include "rowskew.cuh"
 
 namespace {
 
@@ -376,6 +377,15 @@ extern "C" cudaError_t cpk_rmsnorm(cpk_variant v, cpk_dtype dt, const void *x,
   CPK__REQUIRE(x && w && y && shape_ok(shape) && dt_ok(dt) && variant_ok(v));
   const size_t need = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
+  if (v == CPK_V_FUSED && skew_takes(CPK_OP_RMSNORM, dt, shape)) {
+    /* a device without cooperative launches: the other FUSED paths */
+    const cudaError_t e = skew_run(
+        CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr, 0, eps, shape,
+        static_cast<char *>(ws) + fused_ws_bytes(CPK_OP_RMSNORM, dt, shape),
+        stream);
+    if (e != cudaErrorNotSupported)
+      return e;
+  }
   if (v == CPK_V_FUSED)
     return fused_run(CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr, nullptr, 0,
                      eps, shape, ws, stream);

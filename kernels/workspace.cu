@@ -11,12 +11,14 @@
  *    partial[rows][chunks].
  *  - FUSED: rmsnorm_bwd only: fp32 dw partial [groups][cols] (rowfused.cu);
  *    the grid path's exchange where it takes the width; row_sum's segment
- *    path after those (rowseg.cu).
+ *    path (rowseg.cu) or the skew path of softmax, softmax_bwd and rmsnorm
+ *    (rowskew.cu) after those.
  * The plans come from common.cuh and depend only on the shape, so the size
  * returned here is exactly what the launchers use.
  */
 #include "common.cuh"
 #include "rowfused.cuh"
+#include "rowskew.cuh"
 #include "rowseg.cuh"
 
 using namespace cpk__;
@@ -28,7 +30,8 @@ extern "C" size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
     return 0;
   if (v == CPK_V_FUSED)
     return fused_ws_bytes(op, dt, shape) +
-           (op == CPK_OP_ROW_SUM ? seg_ws_bytes(dt, shape) : 0);
+           (op == CPK_OP_ROW_SUM ? seg_ws_bytes(dt, shape) : 0) +
+           skew_ws_bytes(op, dt, shape);
   const split_plan sp = plan_split(shape.rows, shape.cols);
   const size_t cells = (size_t)shape.rows * (size_t)sp.chunks;
   switch (op) {

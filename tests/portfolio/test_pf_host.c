@@ -133,14 +133,30 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_RMSNORM_BWD, CPK_F32, 64, 65537, &hg),
             CPK_V_SPLIT);
   /* the grid path's workspace: the exchange ring (a header and 128 rows x
-   * 132 blocks x two 8-byte words), none for the other FUSED rows */
+   * 132 blocks x two 8-byte words); the skew path's (softmax, softmax_bwd,
+   * rmsnorm from 131073 columns): the header (256 bytes), then a word a
+   * segment of 32 KiB of input (two for softmax; 8192 fp32 or 16384
+   * 16-bit columns; softmax_bwd's two inputs 16 KiB each, half the
+   * columns); none for the other FUSED rows */
   {
     const cpk_rows wide = {256, 262144, 262144}, narrow = {64, 1024, 1024};
+    const cpk_rows skmin = {3, 131073, 131073}, below = {3, 131072, 131072};
     ASSERT_GE(cpk_workspace_bytes(CPK_OP_RMSNORM, CPK_V_FUSED, CPK_F32, wide),
               (size_t)256 + 128 * 132 * 16);
     ASSERT_EQ(cpk_workspace_bytes(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32, narrow),
               0);
     ASSERT_EQ(cpk_workspace_bytes(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_F32, wide),
+              (size_t)256 + 256 * 32 * 2 * 8);
+    ASSERT_EQ(
+        cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, CPK_V_FUSED, CPK_BF16, wide),
+        (size_t)256 + 256 * 32 * 8);
+    /* 131073 bf16 columns: 9 segments of 16384, 27 for 3 rows: 432 bytes
+     * of words, 512 rounded */
+    ASSERT_EQ(cpk_workspace_bytes(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_BF16, skmin),
+              (size_t)256 + 512);
+    ASSERT_EQ(cpk_workspace_bytes(CPK_OP_SOFTMAX, CPK_V_FUSED, CPK_BF16, below),
+              0);
+    ASSERT_EQ(cpk_workspace_bytes(CPK_OP_ROW_SUM, CPK_V_FUSED, CPK_BF16, below),
               0);
   }
   /* the wide path (kWide) holds row_sum and 16-bit softmax rows past the

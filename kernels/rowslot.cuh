@@ -1,0 +1,185 @@
+/* rowslot.cuh: a row's 16-byte slots as the FUSED paths read and write
+ * them (rowfused.cu, rowskew.cu), internal to kernels/: bounded loads and
+ * stores of ty<T>::vec elements (elements past the row end read as a fill
+ * value, masked softmax positions as -inf), loads with an L2 cache policy,
+ * the running max.NaN of raw slots, and the exp of the row kernels. */
+#ifndef CPK_ROWSLOT_CUH
+#define CPK_ROWSLOT_CUH
+
+#include "common.cuh"
+
+namespace cpk__ {
+
+template <typename T, int N>
+__device__ __forceinline__ uint4 pack_t(const float (&v)[N]) {
+  if constexpr (N == 4)
+    return pack(v);
+  else
+    return pack<T>(v);
+}
+
+/* 16-byte row load (each row element is read once). */
+template <bool CS> __device__ __forceinline__ uint4 ld_row(const void *p) {
+  if constexpr (CS)
+    return __ldcs(reinterpret_cast<const uint4 *>(p));
+  else
+    return __ldg(reinterpret_cast<const uint4 *>(p));
+}
+
+/* Slot load with bounds: elements [e, c1) of the row, the rest set to
+ * `fill`; masked positions (softmax) read as -inf. */
+template <typename T, bool CS>
+__device__ __forceinline__ uint4 load_slot(const T *row, int e, int c1,
+                                           bool vec, const uint8_t *mrow,
+                                           float fill) {
+  constexpr int VEC = ty<T>::vec;
+  const int n = c1 - e;
+  if (n >= VEC && vec && mrow == nullptr)
+    return ld_row<CS>(row + e);
+  float v[VEC];
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) {
+    v[k] = k < n ? ld1(row + e + k) : fill;
+    if (mrow != nullptr && k < n && mrow[e + k] != 0)
+      v[k] = -CUDART_INF_F;
+  }
+  return pack_t<T>(v);
+}
+
+/* Writes the valid elements of a slot (CS: streaming vector stores). */
+template <typename T, bool CS>
+__device__ __forceinline__ void store_slot(T *row, int e, int c1, bool vec,
+                                           const float (&v)[ty<T>::vec]) {
+  constexpr int VEC = ty<T>::vec;
+  const int n = c1 - e;
+  if (n >= VEC && vec) {
+    if constexpr (CS)
+      __stcs(reinterpret_cast<uint4 *>(row + e), pack_t<T>(v));
+    else
+      *reinterpret_cast<uint4 *>(row + e) = pack_t<T>(v);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    if (k < n)
+      st1(row + e + k, v[k]);
+}
+
+/* w[e .. e+VEC) as fp32 (zero past c1). */
+template <typename T>
+__device__ __forceinline__ void load_w(const T *w, int e, int c1, bool vec,
+                                       float (&v)[ty<T>::vec]) {
+  constexpr int VEC = ty<T>::vec;
+  const int n = c1 - e;
+  if (n >= VEC && vec) {
+    ldv(w + e, v);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    v[k] = k < n ? ld1(w + e + k) : 0.f;
+}
+
+/* max that propagates NaN (PTX max.NaN, sm_80+). */
+__device__ __forceinline__ float fmax_nan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+/* The same on two packed 16-bit values. */
+template <typename T>
+__device__ __forceinline__ uint32_t hmax2_nan(uint32_t a, uint32_t b);
+template <>
+__device__ __forceinline__ uint32_t hmax2_nan<__half>(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+template <>
+__device__ __forceinline__ uint32_t hmax2_nan<__nv_bfloat16>(uint32_t a,
+                                                             uint32_t b) {
+  uint32_t r;
+  asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+/* Two packed -inf. */
+template <typename T> __device__ __forceinline__ uint32_t ninf2();
+template <> __device__ __forceinline__ uint32_t ninf2<__half>() {
+  return 0xfc00fc00u;
+}
+template <> __device__ __forceinline__ uint32_t ninf2<__nv_bfloat16>() {
+  return 0xff80ff80u;
+}
+
+__device__ __forceinline__ float fexp(float d) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(d * 1.44269504088896341f));
+  return y;
+}
+
+/* The running max.NaN of a row's raw 16-byte slots, one instruction per
+ * element (per pair in 16-bit, the packed maximum unpacked at the end):
+ * max_acc_init, then max_acc_add per slot, then max_acc_get. A NaN or +inf
+ * anywhere poisons it. */
+template <typename T> __device__ __forceinline__ uint32_t max_acc_init() {
+  if constexpr (ty<T>::vec == 4)
+    return __float_as_uint(-CUDART_INF_F);
+  else
+    return ninf2<T>();
+}
+template <typename T>
+__device__ __forceinline__ uint32_t max_acc_add(uint32_t acc, const uint4 &w4) {
+  if constexpr (ty<T>::vec == 4)
+    return __float_as_uint(fmax_nan(
+        __uint_as_float(acc),
+        fmax_nan(fmax_nan(__uint_as_float(w4.x), __uint_as_float(w4.y)),
+                 fmax_nan(__uint_as_float(w4.z), __uint_as_float(w4.w)))));
+  else
+    return hmax2_nan<T>(
+        acc, hmax2_nan<T>(hmax2_nan<T>(w4.x, w4.y), hmax2_nan<T>(w4.z, w4.w)));
+}
+template <typename T>
+__device__ __forceinline__ float max_acc_get(uint32_t acc) {
+  if constexpr (ty<T>::vec == 4)
+    return __uint_as_float(acc);
+  else
+    return fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
+}
+
+/* Vector e.. of a row as load_slot gives it, whole aligned vectors with the
+ * policy. */
+template <typename T>
+__device__ __forceinline__ uint4 wide_ld(const T *row, int e, int c1, bool vec,
+                                         const uint8_t *mrow, float fill,
+                                         uint64_t pol) {
+  constexpr int VEC = ty<T>::vec;
+  if (c1 - e >= VEC && vec && mrow == nullptr)
+    return ld_pol(row + e, pol);
+  return load_slot<T, false>(row, e, c1, vec, mrow, fill);
+}
+
+/* The self-tagged words of the grid path (rowfused.cu) and the skew path
+ * (rowskew.cu): a 32-bit tag, the launch's epoch xor the word's index
+ * times 0x9E3779B9, over one fp32 value, stored and polled relaxed. */
+__device__ __forceinline__ uint32_t gtag(uint32_t ep, int64_t r) {
+  return ep ^ ((uint32_t)r * 0x9E3779B9u);
+}
+
+__device__ __forceinline__ void st_relaxed(unsigned long long *p,
+                                           unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+               : "memory");
+}
+__device__ __forceinline__ unsigned long long
+ld_relaxed(const unsigned long long *p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+               : "=l"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+} /* namespace cpk__ */
+
+#endif
