@@ -14,14 +14,20 @@
  *    evict-first) and writes its output with streaming stores.
  * All of a step's loads (A's, B's and the gathered words) are issued
  * before any of them is used, B is computed and written while A's loads
- * come from device memory, and nothing in a step waits on another block
- * unless that block is a whole step behind: no fence, no count, no ticket.
+ * come from device memory, and a step waits on other blocks only for the
+ * words they publish at the end of an earlier step: no fence, no count,
+ * no ticket.
  * This is v18a's lag path (one block a ticket, a count and a fence a
  * segment, the row's last block merging the partials: a chain of round
  * trips through the L2 in every block's life) turned into a persistent
  * grid whose only exchange is the words, each read where it is used.
- * The L2 holds about L x G x 32 KiB of input between a segment's two
- * reads (L = 3, G = 264: 25 MiB on the H200).
+ * G is the resident blocks rounded down to a multiple of a row's segments
+ * where a row has fewer segments than that: each step then holds whole
+ * rows, L is one step, and a block's B columns are the same in every step
+ * (rmsnorm stages its w over them in shared memory once). Otherwise rows
+ * straddle steps and L is the steps a row spans plus one. The L2 holds
+ * about L x G x 32 KiB of input between a segment's two reads: 8 MiB on
+ * the H200 (v20a's longer lags, 16-25 MiB, lost re-reads to the DRAM).
  *
  * The words (as the grid path's, rowfused.cu): ws = [header: u32 epoch,
  * u32 count][u64 word[segments][NWD]]; a word is a 32-bit tag (the
@@ -98,6 +104,8 @@ struct skp {
   int64_t mstride, stride;
   float eps;
   int cols, nseg, vec;
+  int wfix;       /* G a multiple of nseg: a block's B columns are the same in
+                   * every step (rmsnorm's w staged once) */
   unsigned tseg;  /* segments: rows x nseg */
   unsigned lag;   /* L, in steps */
   unsigned nstep; /* ceil(tseg / G) + L */
@@ -116,6 +124,8 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   constexpr int GPL = kSkMaxSeg / 32;
   __shared__ float sh[64];
   __shared__ float2 s_stat[2];
+  /* rmsnorm: w over the block's B columns, when they are fixed */
+  __shared__ uint4 wsh[OP == CPK_OP_RMSNORM ? U : 1][NT];
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const unsigned blk = blockIdx.x, G = gridDim.x;
   const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
@@ -145,6 +155,19 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
         q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pol);
     }
   };
+
+  if constexpr (OP == CPK_OP_RMSNORM) {
+    if (p.wfix) {
+      /* each thread its own cells: no barrier */
+      const int c0 = (int)(blk % nseg) * SEG;
+      const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        wsh[u][tid] = load_slot<T, false>(static_cast<const T *>(p.w),
+                                          c0 + (u * NT + tid) * VEC, c1, vec,
+                                          nullptr, 0.f);
+    }
+  }
 
   for (unsigned s = 0; s < p.nstep; ++s) {
     const unsigned ta = s * G + blk;
@@ -274,7 +297,10 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
             o[k] = y[k] * (o[k] - st.x);
         } else {
           float ww[VEC];
-          load_w<T>(w, e, b1, vec, ww);
+          if (p.wfix)
+            unpack<T>(wsh[u][tid], ww);
+          else
+            load_w<T>(w, e, b1, vec, ww);
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             o[k] = o[k] * st.x * ww[k];
@@ -367,7 +393,7 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
    * between the caller's events and the launch after the first */
   static int cdev = -1;
   static unsigned resident = 0;
-  static const int64_t extra = knob_int("CPK_SKEW_L", 1);
+  static const int64_t extra = knob_int("CPK_SKEW_L", 0);
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev) {
@@ -380,8 +406,12 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
   }
   skp p = p0;
   for (;;) {
-    const unsigned G = resident;
-    const int64_t span = ((int64_t)p.nseg + G - 1) / G + 1;
+    /* G a multiple of the row's segments where it can be: each step then
+     * holds whole rows, and a row's words are out one step after it */
+    const unsigned G =
+        (unsigned)p.nseg <= resident ? resident / p.nseg * p.nseg : resident;
+    p.wfix = G % (unsigned)p.nseg == 0;
+    const int64_t span = p.wfix ? 1 : ((int64_t)p.nseg + G - 1) / G + 1;
     const int64_t lag = span + (extra < 0 ? 0 : extra);
     const int64_t nstep = ((int64_t)p.tseg + G - 1) / G + lag;
     if (nstep * (int64_t)G > (int64_t)UINT_MAX)
