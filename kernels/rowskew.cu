@@ -23,11 +23,13 @@
  * grid whose only exchange is the words, each read where it is used.
  * G is the resident blocks rounded down to a multiple of a row's segments
  * where a row has fewer segments than that: each step then holds whole
- * rows, L is one step, and a block's B columns are the same in every step
- * (rmsnorm stages its w over them in shared memory once). Otherwise rows
- * straddle steps and L is the steps a row spans plus one. The L2 holds
- * about L x G x 32 KiB of input between a segment's two reads: 8 MiB on
- * the H200 (v20a's longer lags, 16-25 MiB, lost re-reads to the DRAM).
+ * rows, and a block's B columns are the same in every step (rmsnorm stages
+ * its w over them in shared memory once); otherwise rows straddle steps.
+ * L is two steps, or the steps a row spans plus one where that is more
+ * (docs/PERFORMANCE.md, v20a-v20b: one step made B wait for blocks still
+ * in the step before; three lost re-reads to the DRAM). The L2 holds about
+ * L x G x 32 KiB of input between a segment's two reads: 16.5 MiB on the
+ * H200 (G = 264).
  *
  * The words (as the grid path's, rowfused.cu): ws = [header: u32 epoch,
  * u32 count][u64 word[segments][NWD]]; a word is a 32-bit tag (the
@@ -407,12 +409,14 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
   skp p = p0;
   for (;;) {
     /* G a multiple of the row's segments where it can be: each step then
-     * holds whole rows, and a row's words are out one step after it */
+     * holds whole rows */
     const unsigned G =
         (unsigned)p.nseg <= resident ? resident / p.nseg * p.nseg : resident;
     p.wfix = G % (unsigned)p.nseg == 0;
     const int64_t span = p.wfix ? 1 : ((int64_t)p.nseg + G - 1) / G + 1;
-    const int64_t lag = span + (extra < 0 ? 0 : extra);
+    /* two steps at least: with one (v20b's first build) a block's B waited
+     * for the words of blocks still in the step before */
+    const int64_t lag = (span > 2 ? span : 2) + (extra < 0 ? 0 : extra);
     const int64_t nstep = ((int64_t)p.tseg + G - 1) / G + lag;
     if (nstep * (int64_t)G > (int64_t)UINT_MAX)
       return cudaErrorInvalidValue;
