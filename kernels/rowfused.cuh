@@ -1,5 +1,9 @@
 /* rowfused.cuh: the FUSED row-op path (rowfused.cu), internal to kernels/.
- * Each op's launcher hands CPK_V_FUSED here. */
+ * Each op's launcher hands CPK_V_FUSED here, but for the rows that two
+ * other FUSED paths take first: row_sum's segment path (rowseg.cu) and
+ * softmax's, softmax_bwd's and rmsnorm's skew path (rowskew.cu), from
+ * 131073 columns by default (their *_takes rules); with those off
+ * (CPK_SEG=0, CPK_SKEW=0) rowfused.cu's wide and grid paths take them. */
 #ifndef CPK_ROWFUSED_CUH
 #define CPK_ROWFUSED_CUH
 

@@ -396,6 +396,9 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
   static int cdev = -1;
   static unsigned resident = 0;
   static const int64_t extra = knob_int("CPK_SKEW_L", 0);
+  /* CPK_SKEW_G=N (tests): at most N blocks, so that rows of more
+   * segments than the grid (straddling steps) run on any device */
+  static const int64_t gmax = knob_int("CPK_SKEW_G", 0);
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev) {
@@ -404,6 +407,8 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
     if (!coop)
       return cudaErrorNotSupported;
     CPK__TRY(grid_for(skew_k<T, OP>, kSkThreads, 0, INT_MAX, &resident));
+    if (gmax > 0 && (int64_t)resident > gmax)
+      resident = (unsigned)gmax;
     cdev = dev;
   }
   skp p = p0;

@@ -393,6 +393,7 @@ static const struct {
     {"CPK_SKEW_MIN", "FUSED's skew path takes other widths than its default"},
     {"CPK_SKEW_L",
      "FUSED's skew path runs another lag (in steps) than its default"},
+    {"CPK_SKEW_G", "FUSED's skew path runs on fewer blocks than resident"},
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {

@@ -308,9 +308,10 @@ TEST_IMPL(chromium_render) {
 /* The committed H200 run (results/h200/<run-id>.tar.gz): unpacked with tar,
  * its report rewritten by this build's code from the real manifest and
  * results, rendered: every chart must draw, at least three. The current run
- * timed row_sum bf16 (--select), so its charts are bandwidth against the
- * copy ceiling, the box plots and the stage timeline (runs v4-v15 timed
- * matmul bf16: TFLOP/s against cuBLAS in place of the first). Set
+ * timed softmax bf16 (--select), so its charts are bandwidth against the
+ * copy ceiling, the box plots and the stage timeline (v17b's run timed
+ * row_sum bf16, the same charts; runs v4-v15 timed matmul bf16: TFLOP/s
+ * against cuBLAS in place of the first). Set
  * CP_REPORT_H200_SCREENSHOT to keep the PNG (docs/report-h200.png is
  * one). */
 TEST_IMPL(chromium_render_h200) {
