@@ -25,11 +25,11 @@
  * where a row has fewer segments than that: each step then holds whole
  * rows, and a block's B columns are the same in every step (rmsnorm stages
  * its w over them in shared memory once); otherwise rows straddle steps.
- * L is two steps, or the steps a row spans plus one where that is more
- * (docs/PERFORMANCE.md, v20a-v20b: one step made B wait for blocks still
- * in the step before; three lost re-reads to the DRAM). The L2 holds about
- * L x G x 32 KiB of input between a segment's two reads: 16.5 MiB on the
- * H200 (G = 264).
+ * L is two steps, or, where rows straddle steps, ceil(segments / G) + 1
+ * where that is more (docs/PERFORMANCE.md, v20a-v20b: one step made B wait
+ * for blocks still in the step before; three lost re-reads to the DRAM).
+ * The L2 holds about L x G x 32 KiB of input between a segment's two
+ * reads: 16 MiB on the H200 (G = 256 at 2^18 and 2^20 columns).
  *
  * The words (as the grid path's, rowfused.cu): ws = [header: u32 epoch,
  * u32 count][u64 word[segments][NWD]]; a word is a 32-bit tag (the

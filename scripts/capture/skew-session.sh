@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# v20 (docs/PERFORMANCE.md): FUSED's skew path (kernels/rowskew.cu) for
+# v20a (docs/PERFORMANCE.md): FUSED's skew path (kernels/rowskew.cu) for
 # softmax, softmax_backward and rmsnorm, on by default from 131073 columns
-# in the build measured. One lease:
+# in the build measured (commit 5ccf8d6, where the lag was the steps a row
+# spans plus CPK_SKEW_L, default 1, and the variant u4 existed: the knob
+# means another thing since 0b8cf76, two steps plus CPK_SKEW_L). One lease:
 #  - the build's own --test-only (every variant), then every FUSED case of
 #    those three ops through the skew path (CPK_SKEW_MIN=1) under
 #    --test-only and its FUSED smoke set under memcheck, racecheck,

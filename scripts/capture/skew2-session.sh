@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# v20b (docs/PERFORMANCE.md): the skew path (kernels/rowskew.cu) with G a
+# v20b (docs/PERFORMANCE.md; commit 8bee572, where the lag was the steps
+# a row spans, one here, plus CPK_SKEW_L, default 0: since 0b8cf76 it is
+# two steps plus CPK_SKEW_L): the skew path (kernels/rowskew.cu) with G a
 # multiple of a row's segments, a lag of one step, rmsnorm's w staged in
 # shared memory once. One lease:
 #  - every FUSED case of softmax, softmax_backward and rmsnorm through the
