@@ -15,7 +15,6 @@
  */
 #include "common.cuh"
 #include "rowfused.cuh"
-#include "rowskew.cuh"
 
 namespace {
 
@@ -377,18 +376,9 @@ extern "C" cudaError_t cpk_rmsnorm(cpk_variant v, cpk_dtype dt, const void *x,
   CPK__REQUIRE(x && w && y && shape_ok(shape) && dt_ok(dt) && variant_ok(v));
   const size_t need = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
-  if (v == CPK_V_FUSED && skew_takes(CPK_OP_RMSNORM, dt, shape)) {
-    /* a device without cooperative launches: the other FUSED paths */
-    const cudaError_t e = skew_run(
-        CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr, 0, eps, shape,
-        static_cast<char *>(ws) + fused_ws_bytes(CPK_OP_RMSNORM, dt, shape),
-        stream);
-    if (e != cudaErrorNotSupported)
-      return e;
-  }
   if (v == CPK_V_FUSED)
-    return fused_run(CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr, nullptr, 0,
-                     eps, shape, ws, stream);
+    return fused_dispatch(CPK_OP_RMSNORM, dt, x, nullptr, w, y, nullptr,
+                          nullptr, 0, eps, shape, ws, stream);
   return with_dt(dt, [&](auto e) {
     return run_fwd<decltype(e)>(v, x, w, y, eps, shape, ws, stream);
   });
@@ -404,8 +394,8 @@ extern "C" cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt,
   const size_t need = cpk_workspace_bytes(CPK_OP_RMSNORM_BWD, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && ws != nullptr);
   if (v == CPK_V_FUSED)
-    return fused_run(CPK_OP_RMSNORM_BWD, dt, dy, x, w, dx, dw, nullptr, 0, eps,
-                     shape, ws, stream);
+    return fused_dispatch(CPK_OP_RMSNORM_BWD, dt, dy, x, w, dx, dw, nullptr, 0,
+                          eps, shape, ws, stream);
   return with_dt(dt, [&](auto e) {
     return run_bwd<decltype(e)>(v, dy, x, w, dx, dw, eps, shape, ws, stream);
   });

@@ -9,7 +9,6 @@
  */
 #include "common.cuh"
 #include "rowfused.cuh"
-#include "rowseg.cuh"
 
 namespace {
 
@@ -118,16 +117,9 @@ extern "C" cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x,
                v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
-  if (v == CPK_V_FUSED) {
-    /* the segment path's workspace follows the other paths' (workspace.cu) */
-    if (seg_takes(dt, shape))
-      return seg_run(
-          dt, x, y, shape,
-          static_cast<char *>(ws) + fused_ws_bytes(CPK_OP_ROW_SUM, dt, shape),
-          stream);
-    return fused_run(CPK_OP_ROW_SUM, dt, x, nullptr, nullptr, y, nullptr,
-                     nullptr, 0, 0.f, shape, ws, stream);
-  }
+  if (v == CPK_V_FUSED)
+    return fused_dispatch(CPK_OP_ROW_SUM, dt, x, nullptr, nullptr, y, nullptr,
+                          nullptr, 0, 0.f, shape, ws, stream);
   return with_dt(
       dt, [&](auto e) { return run<decltype(e)>(v, x, y, shape, ws, stream); });
 }

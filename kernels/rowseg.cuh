@@ -1,6 +1,6 @@
 /* rowseg.cuh: FUSED row_sum's segment path (rowseg.cu), internal to
- * kernels/. row_sum.cu hands it the rows it takes; workspace.cu sizes its
- * part of FUSED's workspace, which sits after fused_ws_bytes' part. */
+ * kernels/. fused_dispatch (workspace.cu) hands it the rows it takes, with
+ * its part of FUSED's workspace, which sits after fused_ws_bytes' part. */
 #ifndef CPK_ROWSEG_CUH
 #define CPK_ROWSEG_CUH
 

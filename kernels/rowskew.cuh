@@ -1,6 +1,6 @@
 /* rowskew.cuh: FUSED's skew path (rowskew.cu) for softmax, softmax_bwd and
- * rmsnorm, internal to kernels/. Each op's launcher hands it the rows it
- * takes; workspace.cu sizes its part of FUSED's workspace, which sits after
+ * rmsnorm, internal to kernels/. fused_dispatch (workspace.cu) hands it the
+ * rows it takes, with its part of FUSED's workspace, which sits after
  * fused_ws_bytes' part. */
 #ifndef CPK_ROWSKEW_CUH
 #define CPK_ROWSKEW_CUH

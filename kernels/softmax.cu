@@ -20,7 +20,6 @@
  */
 #include "common.cuh"
 #include "rowfused.cuh"
-#include "rowskew.cuh"
 
 namespace {
 
@@ -421,20 +420,9 @@ extern "C" cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x,
                v == CPK_V_ONLINE || v == CPK_V_SPLIT || v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
-  /* the skew path's workspace follows the other paths' (workspace.cu) */
-  if (v == CPK_V_FUSED && skew_takes(CPK_OP_SOFTMAX, dt, shape)) {
-    /* a device without cooperative launches: the other FUSED paths */
-    const cudaError_t e = skew_run(
-        CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, mask, mask_stride, 0.f,
-        shape,
-        static_cast<char *>(ws) + fused_ws_bytes(CPK_OP_SOFTMAX, dt, shape),
-        stream);
-    if (e != cudaErrorNotSupported)
-      return e;
-  }
   if (v == CPK_V_FUSED)
-    return fused_run(CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, nullptr, mask,
-                     mask_stride, 0.f, shape, ws, stream);
+    return fused_dispatch(CPK_OP_SOFTMAX, dt, x, nullptr, nullptr, y, nullptr,
+                          mask, mask_stride, 0.f, shape, ws, stream);
   const args a{x, y, mask, mask_stride, shape, ws};
   return with_dt(dt, [&](auto e) { return run<decltype(e)>(v, a, stream); });
 }

@@ -8,7 +8,6 @@
  */
 #include "common.cuh"
 #include "rowfused.cuh"
-#include "rowskew.cuh"
 
 namespace {
 
@@ -151,18 +150,9 @@ extern "C" cudaError_t cpk_softmax_bwd(cpk_variant v, cpk_dtype dt,
                v == CPK_V_FUSED);
   const size_t need = cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, v, dt, shape);
   CPK__REQUIRE(ws_bytes >= need && (need == 0 || ws != nullptr));
-  if (v == CPK_V_FUSED && skew_takes(CPK_OP_SOFTMAX_BWD, dt, shape)) {
-    /* a device without cooperative launches: the other FUSED paths */
-    const cudaError_t e = skew_run(
-        CPK_OP_SOFTMAX_BWD, dt, dy, y, nullptr, dx, nullptr, 0, 0.f, shape,
-        static_cast<char *>(ws) + fused_ws_bytes(CPK_OP_SOFTMAX_BWD, dt, shape),
-        stream);
-    if (e != cudaErrorNotSupported)
-      return e;
-  }
   if (v == CPK_V_FUSED)
-    return fused_run(CPK_OP_SOFTMAX_BWD, dt, dy, y, nullptr, dx, nullptr,
-                     nullptr, 0, 0.f, shape, ws, stream);
+    return fused_dispatch(CPK_OP_SOFTMAX_BWD, dt, dy, y, nullptr, dx, nullptr,
+                          nullptr, 0, 0.f, shape, ws, stream);
   return with_dt(dt, [&](auto e) {
     return run<decltype(e)>(v, dy, y, dx, shape, ws, stream);
   });

@@ -1,7 +1,8 @@
 /* workspace.cu: cpk_workspace_bytes, the one place that sizes the row ops'
- * scratch. (Matmul's optional scratch depends on the whole cpk_gemm: it is
- * sized by cpk_matmul_workspace_bytes in matmul.cu, from the plan in
- * mm_sm90.cuh; here CPK_OP_MATMUL gives 0.)
+ * scratch, and fused_dispatch, which hands FUSED's paths their parts of it.
+ * (Matmul's optional scratch depends on the whole cpk_gemm: it is sized by
+ * cpk_matmul_workspace_bytes in matmul.cu, from the plan in mm_sm90.cuh; here
+ * CPK_OP_MATMUL gives 0.)
  *
  * Layouts (each section rounded up to 256 bytes, in this order):
  *  - row_sum, softmax_bwd, rmsnorm SPLIT: fp32 partial[rows][chunks].
@@ -52,4 +53,25 @@ extern "C" size_t cpk_workspace_bytes(cpk_op op, cpk_variant v, cpk_dtype dt,
   default:
     return 0;
   }
+}
+
+cudaError_t cpk__::fused_dispatch(cpk_op op, cpk_dtype dt, const void *in0,
+                                  const void *in1, const void *w, void *out,
+                                  void *dw, const uint8_t *mask,
+                                  int64_t mstride, float eps, cpk_rows s,
+                                  void *ws, cudaStream_t st) {
+  /* the segment and skew paths' workspace follows fused_run's */
+  auto rest = [&] {
+    return static_cast<void *>(static_cast<char *>(ws) +
+                               fused_ws_bytes(op, dt, s));
+  };
+  if (op == CPK_OP_ROW_SUM && seg_takes(dt, s))
+    return seg_run(dt, in0, out, s, rest(), st);
+  if (skew_takes(op, dt, s)) {
+    const cudaError_t e =
+        skew_run(op, dt, in0, in1, w, out, mask, mstride, eps, s, rest(), st);
+    if (e != cudaErrorNotSupported)
+      return e;
+  }
+  return fused_run(op, dt, in0, in1, w, out, dw, mask, mstride, eps, s, ws, st);
 }
