@@ -184,7 +184,7 @@ cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x, void *y,
  * NaN in every position, masked ones included (IEEE arithmetic on the
  * max-subtracted row, as PyTorch gives for masked_fill(-inf) + softmax).
  * FUSED's rows of 131073 columns and more (the skew path, rowskew.cu; also
- * cpk_softmax_bwd's and cpk_rmsnorm's) keep an epoch and tagged words in
+ * cpk_softmax_bwd's, cpk_rmsnorm's and cpk_rmsnorm_bwd's) keep an epoch and tagged words in
  * the workspace, which every launch leaves valid for the next: zero the
  * workspace once before its first use, then leave it alone between
  * launches on one stream. */
@@ -207,7 +207,8 @@ cudaError_t cpk_rmsnorm(cpk_variant v, cpk_dtype dt, const void *x,
 
 /* Backward of cpk_rmsnorm given dy: writes dx (rows x cols, shared stride)
  * and dw (cols contiguous, dt): dw[c] = sum_r dy[r,c] * x[r,c] * rstd[r]. The
- * row statistics are recomputed from x. */
+ * row statistics are recomputed from x. FUSED's workspace: as
+ * cpk_softmax's. */
 cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt, const void *dy,
                             const void *x, const void *w, void *dx, void *dw,
                             float eps, cpk_rows shape, void *ws,

@@ -460,23 +460,6 @@ __host__ __device__ constexpr bool st_cs(int op, int ns) {
                  (op == F_RMS && ns <= CPK_FUSED_RMS_PLAIN_NS));
 }
 
-/* rmsnorm_bwd's two row terms of one slot, sum x^2 (pt) and sum g w x (pd):
- * the pairs' sums by fma, then pairwise (v6b, docs/PERFORMANCE.md). */
-template <int VEC>
-__device__ __forceinline__ float2 rmsbwd_terms(const float (&g)[VEC],
-                                               const float (&x)[VEC],
-                                               const float (&ww)[VEC]) {
-  float t[VEC / 2], d[VEC / 2];
-#pragma unroll
-  for (int k = 0; k < VEC / 2; ++k) {
-    const int e0 = 2 * k, e1 = 2 * k + 1;
-    t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
-    d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
-                     __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
-  }
-  return make_float2(pair_sum(t), pair_sum(d));
-}
-
 /* 16 bytes global -> shared, bypassing L1; EF: with an evict-first L2
  * policy (as ld.global.cs's lines), so the loads leave other lines (the
  * benchmark flush's dirty ones among them) in place. */

@@ -1,5 +1,5 @@
 /* rowskew.cu: FUSED's skew path (v20, docs/PERFORMANCE.md) for the widest
- * rows of softmax, softmax_bwd and rmsnorm. Rows too wide for one SM (or a
+ * rows of softmax, softmax_bwd, rmsnorm and (v21) rmsnorm_bwd. Rows too wide for one SM (or a
  * cluster) to hold are cut into segments of kSkThreads x U 16-byte vectors
  * of each input (32 KiB of input a segment), numbered in row order. One
  * persistent grid of G blocks, all resident (a cooperative launch), walks
@@ -53,10 +53,23 @@
  * (L is at least the steps a row's segments span), which every block
  * publishes without waiting on anything of step s or later.
  *
+ * rmsnorm_bwd (v21) runs only where G is a multiple of a row's segments,
+ * so that a block's columns are the same in every step: its partial of a
+ * segment is (sum x^2, sum dy w x), its output dx = rstd dy w - x rstd^3
+ * mean(dy w x), and it sums dy x rstd over its rows into dw accumulators in
+ * shared memory. At the end each block writes them as one partial of dw
+ * (G / nseg partials of every column), publishes a tagged word, waits for
+ * the other blocks of its columns and sums its share of those columns over
+ * the partials in block order: dw's bits are a pure function of (dtype,
+ * cols, G), and G of the shape and the device's resident blocks (a tool
+ * that halves the grid changes them, within the tolerance of the checks).
+ * Where G cannot be such a multiple, skew_run says cudaErrorNotSupported
+ * and the caller takes the grid path.
+ *
  * Semantics as the other FUSED paths (cpk.h): softmax's masked positions
  * read as -inf, a NaN or +inf anywhere makes the row NaN, a row of -inf is
  * 0, exp as fexp (rowslot.cuh); rmsnorm y = x rsqrt(mean x^2 + eps) w;
- * softmax_bwd dx = y (dy - sum dy y). */
+ * softmax_bwd dx = y (dy - sum dy y); rmsnorm_bwd as cpk_rmsnorm_bwd. */
 #include <climits>
 
 #include "common.cuh"
@@ -77,19 +90,36 @@ constexpr int kSkThreads = 256;
 #ifndef CPK_SKEW_MB
 #define CPK_SKEW_MB 2
 #endif
-/* The most segments a row (the gather: 4 partials a lane). */
-constexpr int kSkMaxSeg = 128;
+/* The most segments a row (the gather: kSkMaxSeg / 32 partials a lane;
+ * experiment builds may set CPK_SKEW_MAXSEG, a multiple of 32). */
+#ifndef CPK_SKEW_MAXSEG
+#define CPK_SKEW_MAXSEG 128
+#endif
+constexpr int kSkMaxSeg = CPK_SKEW_MAXSEG;
 
 __host__ __device__ constexpr int sk_inputs(int op) {
-  return op == CPK_OP_SOFTMAX_BWD ? 2 : 1;
+  return (op == CPK_OP_SOFTMAX_BWD || op == CPK_OP_RMSNORM_BWD) ? 2 : 1;
 }
 __host__ __device__ constexpr int sk_u(int op) {
   return CPK_SKEW_U / sk_inputs(op);
 }
-/* Words a partial: softmax's max and its sum, the others' sum. */
+/* Words a partial: softmax's max and its sum, rmsnorm_bwd's sum x^2 and
+ * sum dy w x, the others' sum. */
 __host__ __device__ constexpr int sk_words(int op) {
-  return op == CPK_OP_SOFTMAX ? 2 : 1;
+  return (op == CPK_OP_SOFTMAX || op == CPK_OP_RMSNORM_BWD) ? 2 : 1;
 }
+/* Ops whose w is staged over a block's B columns (rmsnorm where they are
+ * fixed; rmsnorm_bwd, which runs only where they are). */
+__host__ __device__ constexpr bool sk_wsh(int op) {
+  return op == CPK_OP_RMSNORM || op == CPK_OP_RMSNORM_BWD;
+}
+/* rmsnorm_bwd: the most blocks of a grid (its dw partials, one per block,
+ * are sized for them), and where its dw accumulators live
+ * (CPK_SKEW_DWSM: 1 dynamic shared memory, 0 registers). */
+constexpr unsigned kSkGmax = 512;
+#ifndef CPK_SKEW_DWSM
+#define CPK_SKEW_DWSM 1
+#endif
 
 int64_t sk_cols(cpk_op op, cpk_dtype dt) {
   return (int64_t)kSkThreads * sk_u(op) * (dt == CPK_F32 ? 4 : 8);
@@ -97,6 +127,19 @@ int64_t sk_cols(cpk_op op, cpk_dtype dt) {
 
 int64_t sk_segs(cpk_op op, cpk_dtype dt, int64_t cols) {
   return (cols + sk_cols(op, dt) - 1) / sk_cols(op, dt);
+}
+
+/* rmsnorm_bwd's dw partials: at most kSkGmax blocks, one partial each, each
+ * a segment's columns of fp32 (its float4 cells in thread order). */
+size_t sk_dw_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
+  if (op != CPK_OP_RMSNORM_BWD)
+    return 0;
+  const int64_t nseg = sk_segs(op, dt, s.cols);
+  int64_t np = (int64_t)kSkGmax / nseg;
+  if (np > s.rows)
+    np = s.rows;
+  return ws_round((size_t)kSkGmax * 8) +
+         ws_round((size_t)np * (size_t)nseg * (size_t)sk_cols(op, dt) * 4);
 }
 
 struct skp {
@@ -113,7 +156,19 @@ struct skp {
   unsigned nstep; /* ceil(tseg / G) + L */
   unsigned *hdr;
   unsigned long long *word; /* [tseg][sk_words] */
+  /* rmsnorm_bwd: dw, its partials [G / nseg][nseg][cells][kSkThreads] and
+   * a word a block saying its partial is out */
+  void *dw;
+  float4 *dwpart;
+  unsigned long long *dwflag; /* [G] */
 };
+
+/* Dynamic shared memory of skew_k<T, OP> (rmsnorm_bwd's dw accumulators). */
+template <typename T, int OP> constexpr size_t sk_dyn() {
+  return (OP == CPK_OP_RMSNORM_BWD && CPK_SKEW_DWSM)
+             ? (size_t)sk_u(OP) * ty<T>::vec * kSkThreads * 4
+             : 0;
+}
 
 template <typename T, int OP>
 __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
@@ -124,10 +179,16 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   constexpr int SEG = NT * U * VEC;
   constexpr int NWD = sk_words(OP);
   constexpr int GPL = kSkMaxSeg / 32;
+  constexpr bool DW = OP == CPK_OP_RMSNORM_BWD;
+  /* rmsnorm_bwd: a thread's dw accumulators, U x VEC fp32 as float4 cells
+   * (cell q of thread tid at q NT + tid) */
+  constexpr int NQ = U * VEC / 4;
   __shared__ float sh[64];
   __shared__ float2 s_stat[2];
-  /* rmsnorm: w over the block's B columns, when they are fixed */
-  __shared__ uint4 wsh[OP == CPK_OP_RMSNORM ? U : 1][NT];
+  /* rmsnorm(_bwd): w over the block's B columns, when they are fixed */
+  __shared__ uint4 wsh[sk_wsh(OP) ? U : 1][NT];
+  extern __shared__ float4 dws[]; /* [NQ][NT] (CPK_SKEW_DWSM) */
+  float4 dwr[DW && !CPK_SKEW_DWSM ? NQ : 1];
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const unsigned blk = blockIdx.x, G = gridDim.x;
   const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
@@ -158,8 +219,44 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
     }
   };
 
-  if constexpr (OP == CPK_OP_RMSNORM) {
-    if (p.wfix) {
+  if constexpr (DW) {
+#pragma unroll
+    for (int q = 0; q < NQ; ++q) {
+      if constexpr (CPK_SKEW_DWSM)
+        dws[q * NT + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
+      else
+        dwr[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  } else {
+    (void)dwr;
+  }
+  /* rmsnorm_bwd: slot u's VEC dw accumulators */
+  auto dw_get = [&](int u, float(&a)[VEC]) {
+#pragma unroll
+    for (int h = 0; h < VEC / 4; ++h) {
+      const int q = u * (VEC / 4) + h;
+      const float4 c = CPK_SKEW_DWSM ? dws[q * NT + tid]
+                                     : dwr[CPK_SKEW_DWSM ? 0 : q];
+      a[4 * h] = c.x;
+      a[4 * h + 1] = c.y;
+      a[4 * h + 2] = c.z;
+      a[4 * h + 3] = c.w;
+    }
+  };
+  auto dw_put = [&](int u, const float(&a)[VEC]) {
+#pragma unroll
+    for (int h = 0; h < VEC / 4; ++h) {
+      const int q = u * (VEC / 4) + h;
+      const float4 c =
+          make_float4(a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3]);
+      if constexpr (CPK_SKEW_DWSM)
+        dws[q * NT + tid] = c;
+      else
+        dwr[CPK_SKEW_DWSM ? 0 : q] = c;
+    }
+  };
+  if constexpr (sk_wsh(OP)) {
+    if (OP == CPK_OP_RMSNORM_BWD || p.wfix) {
       /* each thread its own cells: no barrier */
       const int c0 = (int)(blk % nseg) * SEG;
       const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
@@ -257,6 +354,20 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           warp_csum(sm);
           rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
                    : make_float2(M, 1.f / sm.value());
+        } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
+          csum sa, sd;
+#pragma unroll
+          for (int i = 0; i < GPL; ++i) {
+            if ((unsigned)(lane + 32 * i) < nseg) {
+              sa.add(__uint_as_float((uint32_t)f[i][0]));
+              sd.add(__uint_as_float((uint32_t)f[i][1]));
+            }
+          }
+          warp_csum(sa);
+          warp_csum(sd);
+          /* (rstd, -rstd^3 mean(dy w x)), as the grid path's */
+          const float r = rsqrtf(sa.value() / (float)p.cols + p.eps);
+          rs = make_float2(r, -(r * r * r * sd.value() / (float)p.cols));
         } else {
           csum sm;
 #pragma unroll
@@ -297,6 +408,18 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             o[k] = y[k] * (o[k] - st.x);
+        } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
+          /* o = dy; dx = rstd dy w + x s1, dw += dy x rstd */
+          float x[VEC], ww[VEC], a[VEC];
+          unpack<T>(qb[1][u], x);
+          unpack<T>(wsh[u][tid], ww);
+          dw_get(u, a);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k) {
+            a[k] = __fmaf_rn(__fmul_rn(o[k], x[k]), st.x, a[k]);
+            o[k] = __fmaf_rn(st.x, __fmul_rn(o[k], ww[k]), __fmul_rn(x[k], st.y));
+          }
+          dw_put(u, a);
         } else {
           float ww[VEC];
           if (p.wfix)
@@ -342,6 +465,21 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
         a.c *= fs;
         ps = block_csum(a, sh);
         pm = bbad ? CUDART_NAN_F : bm;
+      } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
+        /* pm: sum x^2, ps: sum dy w x */
+        csum a, d;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          float g[VEC], x[VEC], ww[VEC];
+          unpack<T>(qa[0][u], g);
+          unpack<T>(qa[1][u], x);
+          unpack<T>(wsh[u][tid], ww);
+          const float2 r2 = rmsbwd_terms<VEC>(g, x, ww);
+          a.add(r2.x);
+          d.add(r2.y);
+        }
+        pm = block_csum(a, sh);
+        ps = block_csum(d, sh);
       } else {
         csum a;
 #pragma unroll
@@ -377,6 +515,77 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
     }
   }
 
+  if constexpr (DW) {
+    /* dw: each block's accumulators are one partial of its B columns (the
+     * same in every step); once the G / nseg blocks of those columns have
+     * published theirs, each sums its share of the columns over the
+     * partials in block order (compensated) and writes it: a fixed order
+     * for a given G */
+    const unsigned sc = blk % nseg, np = G / nseg, j = blk / nseg;
+    const size_t slab = (size_t)NQ * NT;
+    float4 *mine = p.dwpart + ((size_t)j * nseg + sc) * slab;
+#pragma unroll
+    for (int q = 0; q < NQ; ++q)
+      mine[q * NT + tid] =
+          CPK_SKEW_DWSM ? dws[q * NT + tid] : dwr[CPK_SKEW_DWSM ? 0 : q];
+    __syncthreads();
+    if (tid == 0) {
+      __threadfence();
+      st_relaxed(p.dwflag + blk, (unsigned long long)gtag(ep, blk) << 32);
+    }
+    if (wid == 0) {
+      /* lane l waits for partial l, l + 32, ... of these columns */
+      unsigned spins = 0;
+      for (unsigned k = lane; k < np; k += 32) {
+        const unsigned b = k * nseg + sc;
+        const uint32_t tg = gtag(ep, b);
+        while ((uint32_t)(ld_relaxed(p.dwflag + b) >> 32) != tg) {
+          if (++spins > (1u << 24))
+            __trap(); /* a block that never published: not a hang */
+          __nanosleep(20);
+        }
+      }
+      __threadfence();
+    }
+    __syncthreads();
+    /* this block's share of the slab's cells: [lo, hi) */
+    const unsigned lo = (unsigned)((size_t)j * slab / np),
+                   hi = (unsigned)((size_t)(j + 1) * slab / np);
+    const int c0 = (int)sc * SEG;
+    const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+    T *dw = static_cast<T *>(p.dw);
+    const float4 *col = p.dwpart + (size_t)sc * slab;
+    for (unsigned c = lo + tid; c < hi; c += NT) {
+      csum a[4];
+      constexpr unsigned KB = 8; /* loads in flight */
+      for (unsigned k0 = 0; k0 < np; k0 += KB) {
+        float4 v[KB];
+#pragma unroll
+        for (unsigned k = 0; k < KB; ++k)
+          if (k0 + k < np)
+            v[k] = __ldcg(col + (size_t)(k0 + k) * nseg * slab + c);
+#pragma unroll
+        for (unsigned k = 0; k < KB; ++k) {
+          if (k0 + k < np) {
+            a[0].add(v[k].x);
+            a[1].add(v[k].y);
+            a[2].add(v[k].z);
+            a[3].add(v[k].w);
+          }
+        }
+      }
+      /* cell c = q NT + t: thread t's elements (u NT + t) VEC + 4 h of the
+       * segment, q = u VEC / 4 + h */
+      const unsigned q = c / NT, t = c % NT;
+      const int e = c0 + (int)(((q / (VEC / 4)) * NT + t) * VEC +
+                               4 * (q % (VEC / 4)));
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (e + k < c1)
+          st1(dw + e + k, a[k].value());
+    }
+  }
+
   /* every block has read the header before it counts itself out: the last
    * to count stores the next epoch */
   if (tid == 0) {
@@ -399,6 +608,7 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
   /* CPK_SKEW_G=N (tests): at most N blocks, so that rows of more
    * segments than the grid (straddling steps) run on any device */
   static const int64_t gmax = knob_int("CPK_SKEW_G", 0);
+  constexpr size_t dyn = sk_dyn<T, OP>();
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev) {
@@ -406,7 +616,11 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
     CPK__TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
     if (!coop)
       return cudaErrorNotSupported;
-    CPK__TRY(grid_for(skew_k<T, OP>, kSkThreads, 0, INT_MAX, &resident));
+    if constexpr (dyn > 0)
+      CPK__TRY(cudaFuncSetAttribute(skew_k<T, OP>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)dyn));
+    CPK__TRY(grid_for(skew_k<T, OP>, kSkThreads, dyn, INT_MAX, &resident));
     if (gmax > 0 && (int64_t)resident > gmax)
       resident = (unsigned)gmax;
     cdev = dev;
@@ -415,9 +629,18 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
   for (;;) {
     /* G a multiple of the row's segments where it can be: each step then
      * holds whole rows */
-    const unsigned G =
-        (unsigned)p.nseg <= resident ? resident / p.nseg * p.nseg : resident;
+    unsigned R = resident;
+    if (OP == CPK_OP_RMSNORM_BWD) {
+      /* its dw partials: at most kSkGmax blocks, none without a segment */
+      R = R < kSkGmax ? R : kSkGmax;
+      R = R < p.tseg ? R : p.tseg;
+    }
+    const unsigned G = (unsigned)p.nseg <= R ? R / p.nseg * p.nseg : R;
     p.wfix = G % (unsigned)p.nseg == 0;
+    /* rmsnorm_bwd runs only where a block's columns are fixed (its dw
+     * accumulators): otherwise the caller takes another path */
+    if (OP == CPK_OP_RMSNORM_BWD && !p.wfix)
+      return cudaErrorNotSupported;
     const int64_t span = p.wfix ? 1 : ((int64_t)p.nseg + G - 1) / G + 1;
     /* two steps at least: with one (v20b's first build) a block's B waited
      * for the words of blocks still in the step before */
@@ -430,6 +653,7 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
     cudaLaunchConfig_t lc = {};
     lc.gridDim = dim3(G, 1, 1);
     lc.blockDim = dim3(kSkThreads, 1, 1);
+    lc.dynamicSmemBytes = dyn;
     lc.stream = st;
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeCooperative;
@@ -456,7 +680,7 @@ cudaError_t launch_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
 
 bool op_ok(cpk_op op) {
   return op == CPK_OP_SOFTMAX || op == CPK_OP_SOFTMAX_BWD ||
-         op == CPK_OP_RMSNORM;
+         op == CPK_OP_RMSNORM || op == CPK_OP_RMSNORM_BWD;
 }
 
 } /* namespace */
@@ -476,14 +700,16 @@ size_t skew_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
     return 0;
   return ws_round(8) +
          ws_round((size_t)s.rows * (size_t)sk_segs(op, dt, s.cols) *
-                  (size_t)sk_words(op) * 8);
+                  (size_t)sk_words(op) * 8) +
+         sk_dw_bytes(op, dt, s);
 }
 
 cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
-                     const void *w, void *out, const uint8_t *mask,
+                     const void *w, void *out, void *dw, const uint8_t *mask,
                      int64_t mstride, float eps, cpk_rows s, void *ws,
                      cudaStream_t st) {
-  if (!skew_takes(op, dt, s) || ws == nullptr || !aligned16(ws))
+  if (!skew_takes(op, dt, s) || ws == nullptr || !aligned16(ws) ||
+      (op == CPK_OP_RMSNORM_BWD && (dw == nullptr || w == nullptr)))
     return cudaErrorInvalidValue;
   const size_t es = dt_size(dt);
   char *b = static_cast<char *>(ws);
@@ -503,6 +729,13 @@ cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
           rows_vec_ok(out, s.stride, es) && (w == nullptr || aligned16(w));
   p.hdr = reinterpret_cast<unsigned *>(b);
   p.word = reinterpret_cast<unsigned long long *>(b + ws_round(8));
+  if (op == CPK_OP_RMSNORM_BWD) {
+    char *d = b + ws_round(8) +
+              ws_round((size_t)p.tseg * (size_t)sk_words(op) * 8);
+    p.dw = dw;
+    p.dwflag = reinterpret_cast<unsigned long long *>(d);
+    p.dwpart = reinterpret_cast<float4 *>(d + ws_round((size_t)kSkGmax * 8));
+  }
   switch (op) {
   case CPK_OP_SOFTMAX:
     return launch_op<CPK_OP_SOFTMAX>(dt, p, st);
@@ -510,6 +743,8 @@ cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
     return launch_op<CPK_OP_SOFTMAX_BWD>(dt, p, st);
   case CPK_OP_RMSNORM:
     return launch_op<CPK_OP_RMSNORM>(dt, p, st);
+  case CPK_OP_RMSNORM_BWD:
+    return launch_op<CPK_OP_RMSNORM_BWD>(dt, p, st);
   default:
     return cudaErrorInvalidValue;
   }

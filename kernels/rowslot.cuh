@@ -158,6 +158,24 @@ __device__ __forceinline__ uint4 wide_ld(const T *row, int e, int c1, bool vec,
   return load_slot<T, false>(row, e, c1, vec, mrow, fill);
 }
 
+/* rmsnorm_bwd's two row terms of one slot (rowfused.cu, rowskew.cu), sum
+ * x^2 (pt) and sum g w x (pd): the pairs' sums by fma, then pairwise (v6b,
+ * docs/PERFORMANCE.md). */
+template <int VEC>
+__device__ __forceinline__ float2 rmsbwd_terms(const float (&g)[VEC],
+                                               const float (&x)[VEC],
+                                               const float (&ww)[VEC]) {
+  float t[VEC / 2], d[VEC / 2];
+#pragma unroll
+  for (int k = 0; k < VEC / 2; ++k) {
+    const int e0 = 2 * k, e1 = 2 * k + 1;
+    t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
+    d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
+                     __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
+  }
+  return make_float2(pair_sum(t), pair_sum(d));
+}
+
 /* The self-tagged words of the grid path (rowfused.cu) and the skew path
  * (rowskew.cu): a 32-bit tag, the launch's epoch xor the word's index
  * times 0x9E3779B9, over one fp32 value, stored and polled relaxed. */

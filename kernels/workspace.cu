@@ -12,8 +12,9 @@
  *    partial[rows][chunks].
  *  - FUSED: rmsnorm_bwd only: fp32 dw partial [groups][cols] (rowfused.cu);
  *    the grid path's exchange where it takes the width; row_sum's segment
- *    path (rowseg.cu) or the skew path of softmax, softmax_bwd and rmsnorm
- *    (rowskew.cu) after those.
+ *    path (rowseg.cu) or the skew path of softmax, softmax_bwd, rmsnorm and
+ *    rmsnorm_bwd (rowskew.cu: its header and words, and rmsnorm_bwd's dw
+ *    partials) after those.
  * The plans come from common.cuh and depend only on the shape, so the size
  * returned here is exactly what the launchers use.
  */
@@ -69,7 +70,8 @@ cudaError_t cpk__::fused_dispatch(cpk_op op, cpk_dtype dt, const void *in0,
     return seg_run(dt, in0, out, s, rest(), st);
   if (skew_takes(op, dt, s)) {
     const cudaError_t e =
-        skew_run(op, dt, in0, in1, w, out, mask, mstride, eps, s, rest(), st);
+        skew_run(op, dt, in0, in1, w, out, dw, mask, mstride, eps, s, rest(),
+                 st);
     if (e != cudaErrorNotSupported)
       return e;
   }

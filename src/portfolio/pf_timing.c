@@ -388,8 +388,8 @@ static const struct {
     {"CPK_SEG", "FUSED row_sum's segment path (the widest rows) may be off"},
     {"CPK_SEG_MIN", "FUSED row_sum's segment path takes other widths than "
                     "its default"},
-    {"CPK_SKEW", "FUSED's skew path (softmax, softmax_bwd and rmsnorm's "
-                 "widest rows) may be off"},
+    {"CPK_SKEW", "FUSED's skew path (softmax, softmax_bwd, rmsnorm and "
+                 "rmsnorm_bwd's widest rows) may be off"},
     {"CPK_SKEW_MIN", "FUSED's skew path takes other widths than its default"},
     {"CPK_SKEW_L",
      "FUSED's skew path runs another lag (in steps) than its default"},
