@@ -90,12 +90,16 @@ constexpr int kSkThreads = 256;
 #ifndef CPK_SKEW_MB
 #define CPK_SKEW_MB 2
 #endif
-/* The most segments a row (the gather: kSkMaxSeg / 32 partials a lane;
- * experiment builds may set CPK_SKEW_MAXSEG, a multiple of 32). */
-#ifndef CPK_SKEW_MAXSEG
-#define CPK_SKEW_MAXSEG 128
-#endif
-constexpr int kSkMaxSeg = CPK_SKEW_MAXSEG;
+/* The most segments a row the path takes, per op, from the H200 side by
+ * side against the grid path (docs/PERFORMANCE.md v21): softmax_bwd up to
+ * 256 (fp32 32 x 2^20: 1.11x), rmsnorm_bwd up to 64 (2^18: 1.03-1.05x;
+ * at 128 and 256, 2^20, 0.88-0.90x), the others 128 (v20). The gather
+ * holds GPL = 4 partials a lane up to 128 segments, 8 above (a second
+ * instantiation, so that the rows of 128 segments or fewer run v20's
+ * code). */
+__host__ __device__ constexpr int sk_maxseg(int op) {
+  return op == CPK_OP_SOFTMAX_BWD ? 256 : op == CPK_OP_RMSNORM_BWD ? 64 : 128;
+}
 
 __host__ __device__ constexpr int sk_inputs(int op) {
   return (op == CPK_OP_SOFTMAX_BWD || op == CPK_OP_RMSNORM_BWD) ? 2 : 1;
@@ -163,14 +167,15 @@ struct skp {
   unsigned long long *dwflag; /* [G] */
 };
 
-/* Dynamic shared memory of skew_k<T, OP> (rmsnorm_bwd's dw accumulators). */
+/* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
+ * accumulators). */
 template <typename T, int OP> constexpr size_t sk_dyn() {
   return (OP == CPK_OP_RMSNORM_BWD && CPK_SKEW_DWSM)
              ? (size_t)sk_u(OP) * ty<T>::vec * kSkThreads * 4
              : 0;
 }
 
-template <typename T, int OP>
+template <typename T, int OP, int GPL>
 __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   constexpr int VEC = ty<T>::vec;
   constexpr int NI = sk_inputs(OP);
@@ -178,7 +183,6 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   constexpr int NT = kSkThreads;
   constexpr int SEG = NT * U * VEC;
   constexpr int NWD = sk_words(OP);
-  constexpr int GPL = kSkMaxSeg / 32;
   constexpr bool DW = OP == CPK_OP_RMSNORM_BWD;
   /* rmsnorm_bwd: a thread's dw accumulators, U x VEC fp32 as float4 cells
    * (cell q of thread tid at q NT + tid) */
@@ -598,7 +602,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   }
 }
 
-template <typename T, int OP>
+template <typename T, int OP, int GPL>
 cudaError_t launch(const skp &p0, cudaStream_t st) {
   /* the grid (the resident blocks), asked once per device: no host work
    * between the caller's events and the launch after the first */
@@ -617,10 +621,11 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
     if (!coop)
       return cudaErrorNotSupported;
     if constexpr (dyn > 0)
-      CPK__TRY(cudaFuncSetAttribute(skew_k<T, OP>,
+      CPK__TRY(cudaFuncSetAttribute(skew_k<T, OP, GPL>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)dyn));
-    CPK__TRY(grid_for(skew_k<T, OP>, kSkThreads, dyn, INT_MAX, &resident));
+    CPK__TRY(
+        grid_for(skew_k<T, OP, GPL>, kSkThreads, dyn, INT_MAX, &resident));
     if (gmax > 0 && (int64_t)resident > gmax)
       resident = (unsigned)gmax;
     cdev = dev;
@@ -660,7 +665,7 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
     at.val.cooperative = 1;
     lc.attrs = &at;
     lc.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&lc, skew_k<T, OP>, p);
+    const cudaError_t e = cudaLaunchKernelEx(&lc, skew_k<T, OP, GPL>, p);
     if (e == cudaErrorCooperativeLaunchTooLarge && G > 1) {
       /* fewer resident than the occupancy said (a tool's instrumented
        * kernel): half the grid, kept for the next launches */
@@ -675,7 +680,13 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
 
 template <int OP>
 cudaError_t launch_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
-  return with_dt(dt, [&](auto e) { return launch<decltype(e), OP>(p, st); });
+  return with_dt(dt, [&](auto e) {
+    if constexpr (sk_maxseg(OP) > 128) {
+      if (p.nseg > 128)
+        return launch<decltype(e), OP, 8>(p, st);
+    }
+    return launch<decltype(e), OP, 4>(p, st);
+  });
 }
 
 bool op_ok(cpk_op op) {
@@ -692,7 +703,7 @@ bool skew_takes(cpk_op op, cpk_dtype dt, cpk_rows s) {
       s.cols < smin || s.cols > (int64_t)INT_MAX / 2)
     return false;
   const int64_t nseg = sk_segs(op, dt, s.cols);
-  return nseg <= kSkMaxSeg && s.rows <= ((int64_t)INT_MAX / 2) / nseg;
+  return nseg <= sk_maxseg(op) && s.rows <= ((int64_t)INT_MAX / 2) / nseg;
 }
 
 size_t skew_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {

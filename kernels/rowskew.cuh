@@ -14,7 +14,8 @@ namespace cpk__ {
 /* Whether FUSED takes these rows of op through the skew path: softmax,
  * softmax_bwd, rmsnorm and rmsnorm_bwd from CPK_SKEW_MIN columns
  * (environment, side-by-side runs; default 131073, docs/PERFORMANCE.md v20,
- * v21) up, while a row has at most 128 segments, unless the environment
+ * v21) up, while a row has at most the op's segments (128; softmax_bwd
+ * 256, rmsnorm_bwd 64: 32 KiB of input a segment), unless the environment
  * variable CPK_SKEW is "0". Pure. */
 bool skew_takes(cpk_op op, cpk_dtype dt, cpk_rows s);
 

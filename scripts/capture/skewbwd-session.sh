@@ -14,9 +14,11 @@
 #    off (CPK_SKEW=0: the grid path) / the lag one step longer
 #    (CPK_SKEW_L=1) / the default;
 #  - a variant build with 256 segments a row at most (seg256,
-#    -DCPK_SKEW_MAXSEG=256: fp32 2^20 rows of softmax_backward and
-#    rmsnorm_backward on the skew path): its --test-only of those two ops
-#    in fp32, and those two cases, default / seg256 / default;
+#    -DCPK_SKEW_MAXSEG=256 on commit c989d71, whose macro gave every op
+#    that limit; since v21 the limit is per op, the macro gone: fp32 2^20
+#    rows of softmax_backward and rmsnorm_backward on the skew path): its
+#    --test-only of those two ops in fp32, and those two cases, default /
+#    seg256 / default;
 #  - Nsight Compute on skew_k, rmsnorm_backward bf16 256x262144;
 #  - the build's whole --test-only, and its GPU ctest entries
 #    (KERNEL_REQUIRE_GPU=1).
