@@ -121,16 +121,6 @@ __host__ __device__ constexpr bool sk_wsh(int op) {
  * are sized for them), and where its dw accumulators live
  * (CPK_SKEW_DWSM: 1 dynamic shared memory, 0 registers). */
 constexpr unsigned kSkGmax = 512;
-/* Experiment builds (CPK_SKEW_APF=1, docs/PERFORMANCE.md v22a): A's loads
- * of step s + 1 issued at the start of step s as cp.async copies into one
- * of two shared-memory buffers (each thread its own cells), so that they
- * have a whole step to land; not for rmsnorm_bwd (its shared memory). */
-#ifndef CPK_SKEW_APF
-#define CPK_SKEW_APF 0
-#endif
-__host__ __device__ constexpr bool sk_apf(int op) {
-  return CPK_SKEW_APF && op != CPK_OP_RMSNORM_BWD;
-}
 #ifndef CPK_SKEW_DWSM
 #define CPK_SKEW_DWSM 1
 #endif
@@ -180,8 +170,7 @@ struct skp {
 /* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
  * accumulators). */
 template <typename T, int OP> constexpr size_t sk_dyn() {
-  return sk_apf(OP) ? (size_t)2 * sk_inputs(OP) * sk_u(OP) * kSkThreads * 16
-         : (OP == CPK_OP_RMSNORM_BWD && CPK_SKEW_DWSM)
+  return (OP == CPK_OP_RMSNORM_BWD && CPK_SKEW_DWSM)
              ? (size_t)sk_u(OP) * ty<T>::vec * kSkThreads * 4
              : 0;
 }
@@ -195,7 +184,6 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   constexpr int SEG = NT * U * VEC;
   constexpr int NWD = sk_words(OP);
   constexpr bool DW = OP == CPK_OP_RMSNORM_BWD;
-  constexpr bool APF = sk_apf(OP);
   /* rmsnorm_bwd: a thread's dw accumulators, U x VEC fp32 as float4 cells
    * (cell q of thread tid at q NT + tid) */
   constexpr int NQ = U * VEC / 4;
@@ -234,48 +222,6 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
         q[NI - 1][u] = wide_ld<T>(x1, e, c1, vec, nullptr, 0.f, pol);
     }
   };
-
-  /* APF: A's buffers, [2][NI][U][NT] 16-byte cells in dynamic shared
-   * memory; aissue(k) starts step k's A copies (if it has a segment) and
-   * commits a group either way, so that cp.async.wait_group 1 in step k
-   * waits for step k's */
-  uint4 *sA = reinterpret_cast<uint4 *>(dws);
-  const uint64_t apol = pol_evict_last();
-  auto aissue = [&](unsigned k) {
-    const unsigned t = k * G + blk;
-    if (t < p.tseg) {
-      int64_t r;
-      int c0, c1;
-      where(t, r, c0, c1);
-      const uint8_t *mrow = (OP == CPK_OP_SOFTMAX && p.mask != nullptr)
-                                ? p.mask + r * p.mstride
-                                : nullptr;
-#pragma unroll
-      for (int i = 0; i < NI; ++i) {
-        const T *x = (i == 0 ? in0 : in1) + r * p.stride;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int e = c0 + (u * NT + tid) * VEC;
-          uint4 *d = sA + (((k & 1u) * NI + i) * U + u) * NT + tid;
-          if (c1 - e >= VEC && vec && (i > 0 || mrow == nullptr)) {
-            const unsigned sa = (unsigned)__cvta_generic_to_shared(d);
-            asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], "
-                         "16, %2;" ::"r"(sa),
-                         "l"(x + e), "l"(apol)
-                         : "memory");
-          } else {
-            *d = wide_ld<T>(x, e, c1, vec, i == 0 ? mrow : nullptr,
-                            i == 0 ? fill : 0.f, apol);
-          }
-        }
-      }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  };
-  if constexpr (APF)
-    aissue(0);
-  else
-    (void)aissue;
 
   if constexpr (DW) {
 #pragma unroll
@@ -335,9 +281,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
     int a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     uint4 qa[NI][U], qb[NI][U];
     unsigned long long f[GPL][NWD];
-    if constexpr (APF) {
-      aissue(s + 1);
-    } else if (has_a) {
+    if (has_a) {
       where(ta, ra, a0, a1);
       load(qa, ra, a0, a1, pol_evict_last());
     }
@@ -495,15 +439,6 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
     }
 
     if (has_a) {
-      if constexpr (APF) {
-        /* step s's copies (all but the newest group) */
-        asm volatile("cp.async.wait_group 1;" ::: "memory");
-#pragma unroll
-        for (int i = 0; i < NI; ++i)
-#pragma unroll
-          for (int u = 0; u < U; ++u)
-            qa[i][u] = sA[(((s & 1u) * NI + i) * U + u) * NT + tid];
-      }
       /* the segment's partial */
       float pm = 0.f, ps;
       if constexpr (OP == CPK_OP_SOFTMAX) {
@@ -654,9 +589,6 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           st1(dw + e + k, a[k].value());
     }
   }
-
-  if constexpr (APF)
-    asm volatile("cp.async.wait_all;" ::: "memory");
 
   /* every block has read the header before it counts itself out: the last
    * to count stores the next epoch */

@@ -2,7 +2,10 @@
 # v22a (docs/PERFORMANCE.md): the skew path (kernels/rowskew.cu) with A's
 # loads of step s + 1 issued at the start of step s as cp.async copies
 # into two shared-memory buffers (cuda_portfolio-apf, -DCPK_SKEW_APF=1;
-# softmax, softmax_backward and rmsnorm) against the default. One call:
+# softmax, softmax_backward and rmsnorm) against the default: slower in
+# every case, not taken; the macro is gone from kernels/rowskew.cu, its
+# code kept as results/h200/bounds/skewapf-2026-12-01T0311/v22a.patch
+# (`git apply` it on 105023d to build the variant again). One call:
 #  - every FUSED case of the skew ops through the skew path
 #    (CPK_SKEW_MIN=1) on the variant under --test-only and its FUSED smoke
 #    set under memcheck, racecheck, initcheck, synccheck;
