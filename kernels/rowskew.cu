@@ -97,8 +97,13 @@ constexpr int kSkThreads = 256;
  * holds GPL = 4 partials a lane up to 128 segments, 8 above (a second
  * instantiation, so that the rows of 128 segments or fewer run v20's
  * code). */
+#ifndef CPK_SKEW_RMSBWD_SEG /* experiment builds: rmsnorm_bwd's limit */
+#define CPK_SKEW_RMSBWD_SEG 64
+#endif
 __host__ __device__ constexpr int sk_maxseg(int op) {
-  return op == CPK_OP_SOFTMAX_BWD ? 256 : op == CPK_OP_RMSNORM_BWD ? 64 : 128;
+  return op == CPK_OP_SOFTMAX_BWD    ? 256
+         : op == CPK_OP_RMSNORM_BWD ? CPK_SKEW_RMSBWD_SEG
+                                     : 128;
 }
 
 __host__ __device__ constexpr int sk_inputs(int op) {
