@@ -2258,12 +2258,7 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
     if (blk == 0 && tid == 0)
       *g.hdr = ep;
   } else if (tid == 0) {
-    __threadfence();
-    if (atomicAdd(g.hdr + 1, 1u) == GRID_P * Q - 1) {
-      g.hdr[1] = 0u;
-      __threadfence();
-      *g.hdr = ep;
-    }
+    epoch_count_out(g.hdr, GRID_P * Q, ep);
   }
 }
 

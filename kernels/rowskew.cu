@@ -597,14 +597,8 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
 
   /* every block has read the header before it counts itself out: the last
    * to count stores the next epoch */
-  if (tid == 0) {
-    __threadfence();
-    if (atomicAdd(p.hdr + 1, 1u) == G - 1u) {
-      p.hdr[1] = 0u;
-      __threadfence();
-      p.hdr[0] = ep;
-    }
-  }
+  if (tid == 0)
+    epoch_count_out(p.hdr, G, ep);
 }
 
 template <typename T, int OP, int GPL>

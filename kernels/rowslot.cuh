@@ -198,6 +198,21 @@ ld_relaxed(const unsigned long long *p) {
   return v;
 }
 
+/* The end of a launch whose workspace header is [u32 epoch, u32 count]
+ * (the grid path with more than one block an SM, the skew path): thread 0
+ * of each of the launch's nblk blocks calls it after its block's last read
+ * of the header; the last block to count itself out resets the count and
+ * stores ep, the epoch of the next launch's tags. */
+__device__ __forceinline__ void epoch_count_out(unsigned *hdr, unsigned nblk,
+                                                uint32_t ep) {
+  __threadfence();
+  if (atomicAdd(hdr + 1, 1u) == nblk - 1u) {
+    hdr[1] = 0u;
+    __threadfence();
+    hdr[0] = ep;
+  }
+}
+
 } /* namespace cpk__ */
 
 #endif
