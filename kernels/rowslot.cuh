@@ -2,7 +2,9 @@
  * them (rowfused.cu, rowskew.cu), internal to kernels/: bounded loads and
  * stores of ty<T>::vec elements (elements past the row end read as a fill
  * value, masked softmax positions as -inf), loads with an L2 cache policy,
- * the running max.NaN of raw slots, and the exp of the row kernels. */
+ * the running max.NaN of raw slots, the exp of the row kernels,
+ * rmsnorm_bwd's row terms, and the persistent paths' self-tagged words and
+ * end-of-launch epoch count. */
 #ifndef CPK_ROWSLOT_CUH
 #define CPK_ROWSLOT_CUH
 
