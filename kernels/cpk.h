@@ -184,9 +184,9 @@ cudaError_t cpk_row_sum(cpk_variant v, cpk_dtype dt, const void *x, void *y,
  * NaN in every position, masked ones included (IEEE arithmetic on the
  * max-subtracted row, as PyTorch gives for masked_fill(-inf) + softmax).
  * FUSED's rows of 131073 columns and more (the skew path, rowskew.cu; also
- * cpk_softmax_bwd's, cpk_rmsnorm's and cpk_rmsnorm_bwd's) keep an epoch and tagged words in
- * the workspace, which every launch leaves valid for the next: zero the
- * workspace once before its first use, then leave it alone between
+ * cpk_softmax_bwd's, cpk_rmsnorm's and cpk_rmsnorm_bwd's) keep an epoch and
+ * tagged words in the workspace, which every launch leaves valid for the next:
+ * zero the workspace once before its first use, then leave it alone between
  * launches on one stream. */
 cudaError_t cpk_softmax(cpk_variant v, cpk_dtype dt, const void *x, void *y,
                         const uint8_t *mask, int64_t mask_stride,

@@ -32,7 +32,8 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
  * they take the rows, their workspace after fused_ws_bytes' part, else
  * fused_run; the skew path falls back to fused_run where it says
  * cudaErrorNotSupported (a device without cooperative launches; for
- * rmsnorm_bwd, fewer resident blocks than a row's segments). Arguments as fused_run's. */
+ * rmsnorm_bwd, fewer resident blocks than a row's segments). Arguments as
+ * fused_run's. */
 cudaError_t fused_dispatch(cpk_op op, cpk_dtype dt, const void *in0,
                            const void *in1, const void *w, void *out, void *dw,
                            const uint8_t *mask, int64_t mstride, float eps,

@@ -1,9 +1,9 @@
 /* rowskew.cu: FUSED's skew path (v20, docs/PERFORMANCE.md) for the widest
- * rows of softmax, softmax_bwd, rmsnorm and (v21) rmsnorm_bwd. Rows too wide for one SM (or a
- * cluster) to hold are cut into segments of kSkThreads x U 16-byte vectors
- * of each input (32 KiB of input a segment), numbered in row order. One
- * persistent grid of G blocks, all resident (a cooperative launch), walks
- * them in steps: in step s, block b
+ * rows of softmax, softmax_bwd, rmsnorm and (v21) rmsnorm_bwd. Rows too wide
+ * for one SM (or a cluster) to hold are cut into segments of kSkThreads x U
+ * 16-byte vectors of each input (32 KiB of input a segment), numbered in row
+ * order. One persistent grid of G blocks, all resident (a cooperative launch),
+ * walks them in steps: in step s, block b
  *  - A: reads segment t = s G + b from device memory (evict-last in the
  *    L2), reduces it to a partial of its row's statistic and publishes the
  *    partial as self-tagged words (below);
@@ -101,9 +101,9 @@ constexpr int kSkThreads = 256;
 #define CPK_SKEW_RMSBWD_SEG 64
 #endif
 __host__ __device__ constexpr int sk_maxseg(int op) {
-  return op == CPK_OP_SOFTMAX_BWD    ? 256
+  return op == CPK_OP_SOFTMAX_BWD   ? 256
          : op == CPK_OP_RMSNORM_BWD ? CPK_SKEW_RMSBWD_SEG
-                                     : 128;
+                                    : 128;
 }
 
 __host__ __device__ constexpr int sk_inputs(int op) {
@@ -123,12 +123,8 @@ __host__ __device__ constexpr bool sk_wsh(int op) {
   return op == CPK_OP_RMSNORM || op == CPK_OP_RMSNORM_BWD;
 }
 /* rmsnorm_bwd: the most blocks of a grid (its dw partials, one per block,
- * are sized for them), and where its dw accumulators live
- * (CPK_SKEW_DWSM: 1 dynamic shared memory, 0 registers). */
+ * are sized for them). */
 constexpr unsigned kSkGmax = 512;
-#ifndef CPK_SKEW_DWSM
-#define CPK_SKEW_DWSM 1
-#endif
 
 int64_t sk_cols(cpk_op op, cpk_dtype dt) {
   return (int64_t)kSkThreads * sk_u(op) * (dt == CPK_F32 ? 4 : 8);
@@ -175,7 +171,7 @@ struct skp {
 /* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
  * accumulators). */
 template <typename T, int OP> constexpr size_t sk_dyn() {
-  return (OP == CPK_OP_RMSNORM_BWD && CPK_SKEW_DWSM)
+  return OP == CPK_OP_RMSNORM_BWD
              ? (size_t)sk_u(OP) * ty<T>::vec * kSkThreads * 4
              : 0;
 }
@@ -190,14 +186,14 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   constexpr int NWD = sk_words(OP);
   constexpr bool DW = OP == CPK_OP_RMSNORM_BWD;
   /* rmsnorm_bwd: a thread's dw accumulators, U x VEC fp32 as float4 cells
-   * (cell q of thread tid at q NT + tid) */
+   * in dynamic shared memory (cell q of thread tid at q NT + tid; in
+   * registers they spilled) */
   constexpr int NQ = U * VEC / 4;
   __shared__ float sh[64];
   __shared__ float2 s_stat[2];
   /* rmsnorm(_bwd): w over the block's B columns, when they are fixed */
   __shared__ uint4 wsh[sk_wsh(OP) ? U : 1][NT];
-  extern __shared__ float4 dws[]; /* [NQ][NT] (CPK_SKEW_DWSM) */
-  float4 dwr[DW && !CPK_SKEW_DWSM ? NQ : 1];
+  extern __shared__ float4 dws[]; /* [NQ][NT] */
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const unsigned blk = blockIdx.x, G = gridDim.x;
   const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
@@ -230,22 +226,14 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
 
   if constexpr (DW) {
 #pragma unroll
-    for (int q = 0; q < NQ; ++q) {
-      if constexpr (CPK_SKEW_DWSM)
-        dws[q * NT + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
-      else
-        dwr[q] = make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-  } else {
-    (void)dwr;
+    for (int q = 0; q < NQ; ++q)
+      dws[q * NT + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
   }
   /* rmsnorm_bwd: slot u's VEC dw accumulators */
   auto dw_get = [&](int u, float(&a)[VEC]) {
 #pragma unroll
     for (int h = 0; h < VEC / 4; ++h) {
-      const int q = u * (VEC / 4) + h;
-      const float4 c = CPK_SKEW_DWSM ? dws[q * NT + tid]
-                                     : dwr[CPK_SKEW_DWSM ? 0 : q];
+      const float4 c = dws[(u * (VEC / 4) + h) * NT + tid];
       a[4 * h] = c.x;
       a[4 * h + 1] = c.y;
       a[4 * h + 2] = c.z;
@@ -254,15 +242,9 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
   };
   auto dw_put = [&](int u, const float(&a)[VEC]) {
 #pragma unroll
-    for (int h = 0; h < VEC / 4; ++h) {
-      const int q = u * (VEC / 4) + h;
-      const float4 c =
+    for (int h = 0; h < VEC / 4; ++h)
+      dws[(u * (VEC / 4) + h) * NT + tid] =
           make_float4(a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3]);
-      if constexpr (CPK_SKEW_DWSM)
-        dws[q * NT + tid] = c;
-      else
-        dwr[CPK_SKEW_DWSM ? 0 : q] = c;
-    }
   };
   if constexpr (sk_wsh(OP)) {
     if (OP == CPK_OP_RMSNORM_BWD || p.wfix) {
@@ -426,7 +408,8 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
 #pragma unroll
           for (int k = 0; k < VEC; ++k) {
             a[k] = __fmaf_rn(__fmul_rn(o[k], x[k]), st.x, a[k]);
-            o[k] = __fmaf_rn(st.x, __fmul_rn(o[k], ww[k]), __fmul_rn(x[k], st.y));
+            o[k] =
+                __fmaf_rn(st.x, __fmul_rn(o[k], ww[k]), __fmul_rn(x[k], st.y));
           }
           dw_put(u, a);
         } else {
@@ -535,8 +518,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
     float4 *mine = p.dwpart + ((size_t)j * nseg + sc) * slab;
 #pragma unroll
     for (int q = 0; q < NQ; ++q)
-      mine[q * NT + tid] =
-          CPK_SKEW_DWSM ? dws[q * NT + tid] : dwr[CPK_SKEW_DWSM ? 0 : q];
+      mine[q * NT + tid] = dws[q * NT + tid];
     __syncthreads();
     if (tid == 0) {
       __threadfence();
@@ -586,8 +568,8 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
       /* cell c = q NT + t: thread t's elements (u NT + t) VEC + 4 h of the
        * segment, q = u VEC / 4 + h */
       const unsigned q = c / NT, t = c % NT;
-      const int e = c0 + (int)(((q / (VEC / 4)) * NT + t) * VEC +
-                               4 * (q % (VEC / 4)));
+      const int e =
+          c0 + (int)(((q / (VEC / 4)) * NT + t) * VEC + 4 * (q % (VEC / 4)));
 #pragma unroll
       for (int k = 0; k < 4; ++k)
         if (e + k < c1)
@@ -623,8 +605,7 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
       CPK__TRY(cudaFuncSetAttribute(skew_k<T, OP, GPL>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)dyn));
-    CPK__TRY(
-        grid_for(skew_k<T, OP, GPL>, kSkThreads, dyn, INT_MAX, &resident));
+    CPK__TRY(grid_for(skew_k<T, OP, GPL>, kSkThreads, dyn, INT_MAX, &resident));
     if (gmax > 0 && (int64_t)resident > gmax)
       resident = (unsigned)gmax;
     cdev = dev;
@@ -740,8 +721,8 @@ cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
   p.hdr = reinterpret_cast<unsigned *>(b);
   p.word = reinterpret_cast<unsigned long long *>(b + ws_round(8));
   if (op == CPK_OP_RMSNORM_BWD) {
-    char *d = b + ws_round(8) +
-              ws_round((size_t)p.tseg * (size_t)sk_words(op) * 8);
+    char *d =
+        b + ws_round(8) + ws_round((size_t)p.tseg * (size_t)sk_words(op) * 8);
     p.dw = dw;
     p.dwflag = reinterpret_cast<unsigned long long *>(d);
     p.dwpart = reinterpret_cast<float4 *>(d + ws_round((size_t)kSkGmax * 8));

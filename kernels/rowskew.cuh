@@ -1,7 +1,7 @@
 /* rowskew.cuh: FUSED's skew path (rowskew.cu) for softmax, softmax_bwd,
- * rmsnorm and rmsnorm_bwd, internal to kernels/. fused_dispatch (workspace.cu) hands it the
- * rows it takes, with its part of FUSED's workspace, which sits after
- * fused_ws_bytes' part. */
+ * rmsnorm and rmsnorm_bwd, internal to kernels/. fused_dispatch (workspace.cu)
+ * hands it the rows it takes, with its part of FUSED's workspace, which sits
+ * after fused_ws_bytes' part. */
 #ifndef CPK_ROWSKEW_CUH
 #define CPK_ROWSKEW_CUH
 
@@ -25,11 +25,12 @@ size_t skew_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s);
 /* One launch. in0: x (softmax, rmsnorm) or dy (softmax_bwd, rmsnorm_bwd);
  * in1: y (softmax_bwd), x (rmsnorm_bwd) or null; w: rmsnorm's and
  * rmsnorm_bwd's weight or null; out: y or dx; dw: rmsnorm_bwd's dw (cols
- * elements) or null; mask: softmax's or null. ws: skew_ws_bytes of workspace, 16-byte aligned, zeroed once before
- * its first use and left alone between launches on one stream (every
- * launch leaves its header ready for the next). cudaErrorNotSupported:
- * the device has no cooperative launch, or (rmsnorm_bwd) fewer resident
- * blocks than a row has segments (the caller takes another path). */
+ * elements) or null; mask: softmax's or null. ws: skew_ws_bytes of workspace,
+ * 16-byte aligned, zeroed once before its first use and left alone between
+ * launches on one stream (every launch leaves its header ready for the next).
+ * cudaErrorNotSupported: the device has no cooperative launch, or (rmsnorm_bwd)
+ * fewer resident blocks than a row has segments (the caller takes another
+ * path). */
 cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
                      const void *w, void *out, void *dw, const uint8_t *mask,
                      int64_t mstride, float eps, cpk_rows s, void *ws,

@@ -69,9 +69,8 @@ cudaError_t cpk__::fused_dispatch(cpk_op op, cpk_dtype dt, const void *in0,
   if (op == CPK_OP_ROW_SUM && seg_takes(dt, s))
     return seg_run(dt, in0, out, s, rest(), st);
   if (skew_takes(op, dt, s)) {
-    const cudaError_t e =
-        skew_run(op, dt, in0, in1, w, out, dw, mask, mstride, eps, s, rest(),
-                 st);
+    const cudaError_t e = skew_run(op, dt, in0, in1, w, out, dw, mask, mstride,
+                                   eps, s, rest(), st);
     if (e != cudaErrorNotSupported)
       return e;
   }
