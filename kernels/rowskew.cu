@@ -669,6 +669,505 @@ cudaError_t launch_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
   });
 }
 
+/* ---- v23: the ring path of the skew path ----
+ * The same segments, words and order of work as skew_k, but each block's
+ * segments come into a ring of NB shared-memory slots of 32 KiB by 1-D
+ * bulk copies (cp.async.bulk, completing an mbarrier a slot), and nothing
+ * is read twice from device memory or the L2. Two consumer groups of 8
+ * warps take turns: iteration s of group s % 2 waits for segment s in its
+ * slot and publishes its partial (A), then writes segment s - L from the
+ * slot it still occupies (B, L = 2: the same group's), and once every warp
+ * of the group has read that slot (the group's named barrier) its thread 0
+ * refills it with segment s - L + NB. With NB a multiple of the groups
+ * each slot is one group's alone, so the waits on a slot's barrier are
+ * always for its next phase, and the hand-over of a slot from the reads to
+ * the copy that overwrites it is a barrier of the group (after each
+ * reader's fence.proxy.async) ahead of the thread that issues the copy.
+ * One block an SM (NB x 32 KiB of shared memory); G the resident blocks
+ * rounded down to a multiple of a row's segments, so a step holds whole
+ * rows (else cudaErrorNotSupported: skew_k runs). softmax (no mask),
+ * softmax_bwd and rmsnorm, 16-byte aligned rows whose width is a whole
+ * number of 16-byte vectors (the bulk copies' unit). */
+constexpr int kRgWarps = 16;         /* consumer warps */
+constexpr int kRgNT = kRgWarps * 32; /* consumer threads */
+constexpr int kRgThreads = kRgNT;
+constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
+#ifndef CPK_RING_NB /* experiment builds: slots, a multiple of the groups */
+#define CPK_RING_NB 6
+#endif
+#ifndef CPK_RING_NG /* experiment builds: consumer groups, taking turns */
+#define CPK_RING_NG 2
+#endif
+constexpr int kRgGroups = CPK_RING_NG;
+constexpr int kRgGW = kRgWarps / kRgGroups; /* warps a group */
+constexpr int kRgGT = kRgGW * 32;           /* threads a group */
+__host__ __device__ constexpr int rg_nb(int) {
+  return CPK_RING_NB;
+}
+/* Slot j holds segments j, j + NB, ...; with NB a multiple of the groups
+ * its A is always group j % NG's, which waited for the slot's previous
+ * phase itself: no waiter is ever two phases ahead of a barrier (the
+ * parity of an mbarrier wait tells only one phase from the next). */
+static_assert(CPK_RING_NB % CPK_RING_NG == 0, "slots a multiple of groups");
+__host__ __device__ constexpr size_t rg_smem(int op) {
+  return (size_t)rg_nb(op) * kRgSlot + (sk_wsh(op) ? kRgSlot : 0) +
+         (size_t)2 * rg_nb(op) * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8);
+}
+static_assert(rg_smem(CPK_OP_SOFTMAX) <= 232448 &&
+                  rg_smem(CPK_OP_RMSNORM) <= 232448,
+              "over the 227 KiB a block may have");
+
+/* a consumer group's named barrier (1 + its index) */
+__device__ __forceinline__ void rg_bar(int cg) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + cg), "n"(kRgGT) : "memory");
+}
+/* block_max and block_csum over a consumer group's warps */
+__device__ __forceinline__ float rg_max(float v, float *sh, int cg) {
+  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % kRgGW;
+  v = warp_max(v);
+  rg_bar(cg);
+  if (lane == 0)
+    sh[w] = v;
+  rg_bar(cg);
+  return warp_max(lane < kRgGW ? sh[lane] : -CUDART_INF_F);
+}
+__device__ __forceinline__ float rg_csum(csum v, float *sh, int cg) {
+  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % kRgGW;
+  warp_csum(v);
+  rg_bar(cg);
+  if (lane == 0) {
+    sh[w] = v.s;
+    sh[32 + w] = v.c;
+  }
+  rg_bar(cg);
+  csum r;
+  if (lane < kRgGW) {
+    r.s = sh[lane];
+    r.c = sh[32 + lane];
+  }
+  warp_csum(r);
+  return r.value();
+}
+
+__device__ __forceinline__ void rg_mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar),
+               "r"(count));
+}
+__device__ __forceinline__ void rg_mbar_arrive_tx(uint32_t bar,
+                                                  uint32_t bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+}
+/* Until the phase of the given parity has completed; a phase that never
+ * completes (only a bug could do that) ends in a trap, not a hang. */
+__device__ __forceinline__ void rg_mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done, spins = 0;
+  for (;;) {
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    if (done)
+      return;
+    if (++spins > (1u << 26))
+      __trap();
+  }
+}
+/* bytes (a multiple of 16) from global src to shared dst, completing on
+ * the mbarrier bar, with an L2 policy */
+__device__ __forceinline__ void rg_bulk_ld(uint32_t dst, const void *src,
+                                           uint32_t bytes, uint32_t bar,
+                                           uint64_t pol) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+               "bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar), "l"(pol)
+               : "memory");
+}
+
+template <typename T, int OP>
+__global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int VEC = ty<T>::vec;
+  constexpr int NI = sk_inputs(OP);
+  constexpr int NT = kRgGT; /* a group's threads share a segment */
+  constexpr int U = (int)kRgSlot / NI / 16 / NT; /* vectors a thread, input */
+  constexpr int SEG = NT * U * VEC;              /* elements a segment */
+  constexpr int NWD = sk_words(OP);
+  constexpr int NB = rg_nb(OP);
+  constexpr int GPL = 4;
+  static_assert(SEG == kSkThreads * sk_u(OP) * VEC, "skew_k's segments");
+  extern __shared__ __align__(128) unsigned char rsm[];
+  uint4 *buf = reinterpret_cast<uint4 *>(rsm); /* [NB][NI][U][NT] */
+  uint4 *wsh = buf + (size_t)NB * NI * U * NT; /* [U][NT]: rmsnorm's w */
+  unsigned long long *bars = reinterpret_cast<unsigned long long *>(
+      rsm + (size_t)NB * kRgSlot + (sk_wsh(OP) ? kRgSlot : 0));
+  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
+  const int cg = tid / NT, gt = tid % NT; /* group, thread in it */
+  /* the group's reduction scratch [64] and row statistics [2] */
+  float *sh = reinterpret_cast<float *>(bars + 2 * NB) + 64 * cg;
+  float2 *s_stat =
+      reinterpret_cast<float2 *>(reinterpret_cast<float *>(bars + 2 * NB) +
+                                 64 * kRgGroups) +
+      2 * cg;
+  const unsigned blk = blockIdx.x, G = gridDim.x;
+  const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
+  const unsigned nseg = (unsigned)p.nseg, L = p.lag;
+  /* this block's segments: blk, blk + G, ... */
+  const unsigned S = blk < p.tseg ? (p.tseg - blk + G - 1) / G : 0u;
+  const uint32_t full0 = (uint32_t)__cvta_generic_to_shared(bars);
+  const float fill = OP == CPK_OP_SOFTMAX ? -CUDART_INF_F : 0.f;
+  auto where = [&](unsigned k, int64_t &r, int &c0, int &c1) {
+    r = k / nseg;
+    c0 = (int)(k % nseg) * SEG;
+    c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+  };
+
+  /* segment k (of this block's: its k-th) into slot k % NB */
+  const uint64_t pol = pol_evict_first();
+  auto fill_slot = [&](unsigned k) {
+    const unsigned slot = k % NB;
+    int64_t r;
+    int c0, c1;
+    where(k * G + blk, r, c0, c1);
+    const uint32_t bytes = (uint32_t)(c1 - c0) * (uint32_t)sizeof(T);
+    const uint32_t fb = full0 + 8u * slot;
+    const uint32_t dst =
+        (uint32_t)__cvta_generic_to_shared(buf + (size_t)slot * NI * U * NT);
+    rg_mbar_arrive_tx(fb, bytes * NI);
+    rg_bulk_ld(dst, static_cast<const T *>(p.in0) + r * p.stride + c0, bytes,
+               fb, pol);
+    if constexpr (NI > 1)
+      rg_bulk_ld(dst + (uint32_t)(U * NT * 16),
+                 static_cast<const T *>(p.in1) + r * p.stride + c0, bytes, fb,
+                 pol);
+  };
+  if (tid == 0) {
+    for (int i = 0; i < NB; ++i)
+      rg_mbar_init(full0 + 8u * i, 1u);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (unsigned k = 0; k < S && k < (unsigned)NB; ++k)
+      fill_slot(k);
+  }
+  if constexpr (sk_wsh(OP)) {
+    /* w over the block's columns, the same in every step */
+    if (tid < NT) {
+      const int c0 = (int)(blk % nseg) * SEG;
+      const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        wsh[u * NT + tid] = load_slot<T, false>(static_cast<const T *>(p.w),
+                                                c0 + (u * NT + tid) * VEC, c1,
+                                                true, nullptr, 0.f);
+    }
+  }
+  __syncthreads();
+
+  uint4 fv;
+  {
+    float f[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+      f[k] = fill;
+    fv = pack_t<T>(f);
+  }
+  const bool poller = (wid % kRgGW) == 0; /* the group's warp 0 */
+  /* the groups take turns: iteration s (A of segment s, B of s - L) is
+   * group s % NG's */
+  for (unsigned s = (unsigned)cg; s < S + L; s += kRgGroups) {
+    const bool has_b = s >= L && s - L < S;
+    const unsigned sbk = s - L, tb = sbk * G + blk;
+    int64_t rb = 0;
+    int b0 = 0, b1 = 0;
+    if (has_b)
+      where(tb, rb, b0, b1);
+    /* B's words first: their round trip under A's work (lane l holds the
+     * row's partials l, l + 32, ...) */
+    const unsigned t0 = (unsigned)rb * nseg;
+    unsigned long long f[GPL][NWD];
+    auto each_word = [&](auto fn) {
+#pragma unroll
+      for (int i = 0; i < GPL; ++i) {
+        const unsigned k = lane + 32 * i;
+        if (k < nseg) {
+          const uint32_t tg = gtag(ep, t0 + k);
+#pragma unroll
+          for (int w = 0; w < NWD; ++w)
+            fn(f[i][w], p.word + (size_t)(t0 + k) * NWD + w, tg);
+        }
+      }
+    };
+    if (has_b && poller)
+      each_word([](unsigned long long &x, const unsigned long long *a,
+                   uint32_t) { x = ld_relaxed(a); });
+    if (s < S) {
+      /* A: segment s's partial */
+      const unsigned slot = s % NB, ta = s * G + blk;
+      int64_t ra;
+      int a0, a1;
+      where(ta, ra, a0, a1);
+      rg_mbar_wait(full0 + 8u * slot, (s / NB) & 1u);
+      const uint4 *sb = buf + (size_t)slot * NI * U * NT;
+      uint4 qa[NI][U];
+#pragma unroll
+      for (int i = 0; i < NI; ++i)
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          qa[i][u] = a0 + (u * NT + gt) * VEC < a1 ? sb[(i * U + u) * NT + gt]
+                                                   : (i == 0 ? fv : uint4{});
+      float pm = 0.f, ps;
+      if constexpr (OP == CPK_OP_SOFTMAX) {
+        uint32_t macc = max_acc_init<T>();
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          macc = max_acc_add<T>(macc, qa[0][u]);
+        const float m = max_acc_get<T>(macc);
+        const bool bad = m != m || m == CUDART_INF_F;
+        csum a;
+        if (!bad && m != -CUDART_INF_F) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            float v[VEC];
+            unpack<T>(qa[0][u], v);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] = fexp(v[k] - m);
+            a.add(pair_sum(v));
+          }
+        }
+        const float bm = rg_max(bad ? CUDART_INF_F : m, sh, cg);
+        const bool bbad = bm == CUDART_INF_F;
+        const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
+        a.s *= fs;
+        a.c *= fs;
+        ps = rg_csum(a, sh, cg);
+        pm = bbad ? CUDART_NAN_F : bm;
+      } else {
+        csum a;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          float v[VEC];
+          unpack<T>(qa[0][u], v);
+          if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+            float y[VEC];
+            unpack<T>(qa[1][u], y);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] *= y[k];
+          } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              v[k] *= v[k];
+          }
+          a.add(pair_sum(v));
+        }
+        ps = rg_csum(a, sh, cg);
+      }
+      if (gt == 0) {
+        const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
+        unsigned long long *wa = p.word + (size_t)ta * NWD;
+        if constexpr (NWD == 2) {
+          st_relaxed(wa, tg | __float_as_uint(pm));
+          st_relaxed(wa + 1, tg | __float_as_uint(ps));
+        } else {
+          (void)pm;
+          st_relaxed(wa, tg | __float_as_uint(ps));
+        }
+      }
+    }
+    if (has_b) {
+      /* B: segment s - L, its row's partials all out; its slot's data
+       * acquired through the slot's barrier (A of s - L waited for the
+       * same phase, and the slot is refilled only after this B) */
+      const unsigned slot = sbk % NB;
+      rg_mbar_wait(full0 + 8u * slot, (sbk / NB) & 1u);
+      if (poller) {
+        unsigned spins = 0;
+        for (;;) {
+          bool all = true;
+          each_word(
+              [&](unsigned long long &x, const unsigned long long *,
+                  uint32_t tg) { all = all && (uint32_t)(x >> 32) == tg; });
+          if (__all_sync(0xffffffffu, all))
+            break;
+          if (++spins > (1u << 24))
+            __trap(); /* a block that never published: not a hang */
+          __nanosleep(20);
+          each_word([](unsigned long long &x, const unsigned long long *a,
+                       uint32_t tg) {
+            if ((uint32_t)(x >> 32) != tg)
+              x = ld_relaxed(a);
+          });
+        }
+        float2 rs;
+        if constexpr (OP == CPK_OP_SOFTMAX) {
+          float M = -CUDART_INF_F;
+          int bad = 0;
+#pragma unroll
+          for (int i = 0; i < GPL; ++i) {
+            if ((unsigned)(lane + 32 * i) < nseg) {
+              const float mk = __uint_as_float((uint32_t)f[i][0]);
+              if (mk != mk)
+                bad = 1;
+              else
+                M = fmaxf(M, mk);
+            }
+          }
+          M = warp_max(M);
+          bad = __any_sync(0xffffffffu, bad);
+          csum sm;
+          if (!bad && M != -CUDART_INF_F) {
+#pragma unroll
+            for (int i = 0; i < GPL; ++i) {
+              if ((unsigned)(lane + 32 * i) < nseg) {
+                const float mk = __uint_as_float((uint32_t)f[i][0]);
+                const float sk = __uint_as_float((uint32_t)f[i][1]);
+                sm.add(mk == -CUDART_INF_F ? 0.f : sk * fexp(mk - M));
+              }
+            }
+          }
+          warp_csum(sm);
+          rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
+                   : make_float2(M, 1.f / sm.value());
+        } else {
+          csum sm;
+#pragma unroll
+          for (int i = 0; i < GPL; ++i)
+            if ((unsigned)(lane + 32 * i) < nseg)
+              sm.add(__uint_as_float((uint32_t)f[i][0]));
+          warp_csum(sm);
+          rs =
+              OP == CPK_OP_RMSNORM
+                  ? make_float2(rsqrtf(sm.value() / (float)p.cols + p.eps), 0.f)
+                  : make_float2(sm.value(), 0.f);
+        }
+        if (lane == 0)
+          s_stat[(s / kRgGroups) & 1u] = rs;
+      }
+      rg_bar(cg);
+      const float2 st = s_stat[(s / kRgGroups) & 1u];
+      const uint4 *sb = buf + (size_t)slot * NI * U * NT;
+      T *orow = static_cast<T *>(p.out) + rb * p.stride;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int e = b0 + (u * NT + gt) * VEC;
+        if (e >= b1)
+          continue;
+        float o[VEC];
+        unpack<T>(sb[u * NT + gt], o);
+        if constexpr (OP == CPK_OP_SOFTMAX) {
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = st.x != st.x            ? CUDART_NAN_F
+                   : st.x == -CUDART_INF_F ? 0.f
+                                           : fexp(o[k] - st.x) * st.y;
+        } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+          float y[VEC];
+          unpack<T>(sb[(U + u) * NT + gt], y);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = y[k] * (o[k] - st.x);
+        } else {
+          float ww[VEC];
+          unpack<T>(wsh[u * NT + gt], ww);
+#pragma unroll
+          for (int k = 0; k < VEC; ++k)
+            o[k] = o[k] * st.x * ww[k];
+        }
+        store_slot<T, true>(orow, e, b1, true, o);
+      }
+      /* the slot's next segment, once every warp of the group has read
+       * it (each reader's generic accesses ordered before the async
+       * proxy's copy by its fence, then the group's barrier) */
+      if (sbk + NB < S) {
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        rg_bar(cg);
+        if (gt == 0)
+          fill_slot(sbk + NB);
+      }
+    }
+  }
+  /* every block has read the header before it counts itself out */
+  if (tid == 0)
+    epoch_count_out(p.hdr, G, ep);
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
+/* cudaErrorNotSupported where the ring cannot take these rows (skew_k
+ * then runs). */
+template <typename T, int OP>
+cudaError_t ring_launch(const skp &p0, cudaStream_t st) {
+  static int cdev = -1;
+  static unsigned resident = 0;
+  static bool usable = false;
+  /* CPK_RING_L (experiments): the lag in steps, 2 by default;
+   * CPK_SKEW_RING=2 (tests): no fallback once the ring is asked for */
+  static const int64_t lagk = knob_int("CPK_RING_L", 2);
+  static const bool strict = knob_int("CPK_SKEW_RING", 0) > 1;
+  constexpr size_t smem = rg_smem(OP);
+  int dev = 0;
+  CPK__TRY(cudaGetDevice(&dev));
+  if (dev != cdev) {
+    int coop = 0, major = 0;
+    CPK__TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    CPK__TRY(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    usable = coop && major >= 9;
+    if (usable) {
+      CPK__TRY(cudaFuncSetAttribute(ring_k<T, OP>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem));
+      CPK__TRY(grid_for(ring_k<T, OP>, kRgThreads, smem, INT_MAX, &resident));
+    }
+    cdev = dev;
+  }
+  if (!usable)
+    return strict ? cudaErrorInvalidValue : cudaErrorNotSupported;
+  skp p = p0;
+  const unsigned G = resident / (unsigned)p.nseg * (unsigned)p.nseg;
+  /* the lag a multiple of the groups: B of a segment is then the group's
+   * that read it in A, and its barrier orders both reads before the copy
+   * that refills the slot */
+  const int64_t lag = lagk < kRgGroups ? kRgGroups : lagk;
+  if (G == 0 || lag % kRgGroups != 0 || lag + 2 > rg_nb(OP))
+    return strict ? cudaErrorInvalidValue : cudaErrorNotSupported;
+  p.wfix = 1;
+  p.lag = (unsigned)lag;
+  p.nstep = 0; /* unused: each block counts its own segments */
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(G, 1, 1);
+  lc.blockDim = dim3(kRgThreads, 1, 1);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = st;
+  cudaLaunchAttribute at;
+  at.id = cudaLaunchAttributeCooperative;
+  at.val.cooperative = 1;
+  lc.attrs = &at;
+  lc.numAttrs = 1;
+  const cudaError_t e = cudaLaunchKernelEx(&lc, ring_k<T, OP>, p);
+  if (e == cudaErrorCooperativeLaunchTooLarge && !strict) {
+    /* fewer resident than the occupancy said (a tool's instrumented
+     * kernel): skew_k from now on */
+    (void)cudaGetLastError();
+    usable = false;
+    return cudaErrorNotSupported;
+  }
+  CPK__TRY(e);
+  return cudaGetLastError();
+}
+
+template <int OP>
+cudaError_t ring_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
+  return with_dt(dt,
+                 [&](auto e) { return ring_launch<decltype(e), OP>(p, st); });
+}
+
 bool op_ok(cpk_op op) {
   return op == CPK_OP_SOFTMAX || op == CPK_OP_SOFTMAX_BWD ||
          op == CPK_OP_RMSNORM || op == CPK_OP_RMSNORM_BWD;
@@ -726,6 +1225,26 @@ cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
     p.dw = dw;
     p.dwflag = reinterpret_cast<unsigned long long *>(d);
     p.dwpart = reinterpret_cast<float4 *>(d + ws_round((size_t)kSkGmax * 8));
+  }
+  /* v23's ring where it takes the rows: by default softmax's, and
+   * rmsnorm's of 64 segments or fewer (docs/PERFORMANCE.md: fp32 rmsnorm at
+   * 2^20, 128 segments, and softmax_bwd ran slower on it); CPK_SKEW_RING=0
+   * never, 1 (or 2, tests: no fallback) wherever it can, softmax_bwd too */
+  static const int64_t rk = knob_int("CPK_SKEW_RING", -1);
+  const bool ring =
+      rk > 0 || (rk < 0 && (op == CPK_OP_SOFTMAX ||
+                            (op == CPK_OP_RMSNORM && p.nseg <= 64)));
+  if (ring && p.vec && mask == nullptr && (s.cols * (int64_t)es) % 16 == 0 &&
+      p.nseg <= 128) {
+    cudaError_t e = cudaErrorNotSupported;
+    if (op == CPK_OP_SOFTMAX)
+      e = ring_op<CPK_OP_SOFTMAX>(dt, p, st);
+    else if (op == CPK_OP_SOFTMAX_BWD)
+      e = ring_op<CPK_OP_SOFTMAX_BWD>(dt, p, st);
+    else if (op == CPK_OP_RMSNORM)
+      e = ring_op<CPK_OP_RMSNORM>(dt, p, st);
+    if (e != cudaErrorNotSupported)
+      return e;
   }
   switch (op) {
   case CPK_OP_SOFTMAX:

@@ -394,6 +394,9 @@ static const struct {
     {"CPK_SKEW_L",
      "FUSED's skew path runs another lag (in steps) than its default"},
     {"CPK_SKEW_G", "FUSED's skew path runs on fewer blocks than resident"},
+    {"CPK_SKEW_RING", "FUSED's skew path takes its ring (v23) on other "
+                      "rows than its default (0: none, 1 or 2: all it can)"},
+    {"CPK_RING_L", "the skew path's ring variant runs another lag"},
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
