@@ -66,6 +66,10 @@
  * Where G cannot be such a multiple, skew_run says cudaErrorNotSupported
  * and the caller takes the grid path.
  *
+ * v23's ring (ring_k, after skew_k) runs softmax's rows and rmsnorm's of 64
+ * segments or fewer: the same segments, words and order of work, each
+ * segment read once into shared memory and written from there.
+ *
  * Semantics as the other FUSED paths (cpk.h): softmax's masked positions
  * read as -inf, a NaN or +inf anywhere makes the row NaN, a row of -inf is
  * 0, exp as fexp (rowslot.cuh); rmsnorm y = x rsqrt(mean x^2 + eps) w;
@@ -803,6 +807,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   extern __shared__ __align__(128) unsigned char rsm[];
   uint4 *buf = reinterpret_cast<uint4 *>(rsm); /* [NB][NI][U][NT] */
   uint4 *wsh = buf + (size_t)NB * NI * U * NT; /* [U][NT]: rmsnorm's w */
+  /* the slots' full barriers [NB], then NB unused words (v23a-v23c's
+   * empty barriers: the measured layout, kept) */
   unsigned long long *bars = reinterpret_cast<unsigned long long *>(
       rsm + (size_t)NB * kRgSlot + (sk_wsh(OP) ? kRgSlot : 0));
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
