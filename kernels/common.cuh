@@ -578,6 +578,25 @@ __host__ cudaError_t grid_for(K kernel, int threads, size_t smem,
   return cudaSuccess;
 }
 
+/* One cooperative launch (every block resident at once, so blocks may
+ * wait on each other): kernel(args...) on grid x block with smem bytes of
+ * dynamic shared memory on stream st; cudaLaunchKernelEx's error. */
+template <class K, class... A>
+__host__ cudaError_t coop_launch(K kernel, dim3 grid, dim3 block, size_t smem,
+                                 cudaStream_t st, A &&...args) {
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = grid;
+  lc.blockDim = block;
+  lc.dynamicSmemBytes = smem;
+  lc.stream = st;
+  cudaLaunchAttribute at;
+  at.id = cudaLaunchAttributeCooperative;
+  at.val.cooperative = 1;
+  lc.attrs = &at;
+  lc.numAttrs = 1;
+  return cudaLaunchKernelEx(&lc, kernel, static_cast<A &&>(args)...);
+}
+
 } /* namespace cpk__ */
 
 #endif

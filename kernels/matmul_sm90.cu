@@ -109,6 +109,7 @@
 #include <type_traits>
 
 #include "common.cuh"
+#include "mbar.cuh"
 
 namespace {
 
@@ -134,50 +135,10 @@ static_assert(kSmemBytes <= 232448, "over the 227 KiB a block may have");
 
 /* ---- PTX wrappers ---- */
 
-__device__ __forceinline__ uint32_t smem_u32(const void *p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar),
-               "r"(count));
-}
-
-/* Makes the barrier initialisation visible to the async proxy (TMA). */
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar)
-               : "memory");
-}
-
-/* Arrives and announces `bytes` more to come from TMA in this phase. */
-__device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-      "r"(bytes)
-      : "memory");
-}
-
 /* Spins until the phase with the given parity has completed. */
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  do {
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-  } while (!done);
-}
-
-/* Generic-proxy shared-memory writes before this become visible to the
- * async proxy (wgmma operand reads) after the following synchronisation. */
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  while (!mbar_try_wait(bar, parity)) {
+  }
 }
 
 __device__ __forceinline__ void prefetch_tmap(const CUtensorMap *m) {

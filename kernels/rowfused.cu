@@ -2949,17 +2949,8 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
           k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
       cdev = dev;
     }
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(GRID_P * grid_q(OP, NT), 1, 1);
-    lc.blockDim = dim3(NT, 1, 1);
-    lc.dynamicSmemBytes = smem;
-    lc.stream = st;
-    cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeCooperative;
-    at.val.cooperative = 1;
-    lc.attrs = &at;
-    lc.numAttrs = 1;
-    CPK__TRY(cudaLaunchKernelEx(&lc, k, p, g));
+    CPK__TRY(coop_launch(k, dim3(GRID_P * grid_q(OP, NT)), dim3(NT), smem, st,
+                         p, g));
     return cudaGetLastError();
   }
 }

@@ -78,6 +78,7 @@
 
 #include "common.cuh"
 #include "rowskew.cuh"
+#include "mbar.cuh"
 #include "rowslot.cuh"
 
 namespace cpk__ {
@@ -639,17 +640,8 @@ cudaError_t launch(const skp &p0, cudaStream_t st) {
       return cudaErrorInvalidValue;
     p.lag = (unsigned)lag;
     p.nstep = (unsigned)nstep;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(G, 1, 1);
-    lc.blockDim = dim3(kSkThreads, 1, 1);
-    lc.dynamicSmemBytes = dyn;
-    lc.stream = st;
-    cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeCooperative;
-    at.val.cooperative = 1;
-    lc.attrs = &at;
-    lc.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&lc, skew_k<T, OP, GPL>, p);
+    const cudaError_t e =
+        coop_launch(skew_k<T, OP, GPL>, dim3(G), dim3(kSkThreads), dyn, st, p);
     if (e == cudaErrorCooperativeLaunchTooLarge && G > 1) {
       /* fewer resident than the occupancy said (a tool's instrumented
        * kernel): half the grid, kept for the next launches */
@@ -705,22 +697,24 @@ constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 constexpr int kRgGroups = CPK_RING_NG;
 constexpr int kRgGW = kRgWarps / kRgGroups; /* warps a group */
 constexpr int kRgGT = kRgGW * 32;           /* threads a group */
-__host__ __device__ constexpr int rg_nb(int) {
-  return CPK_RING_NB;
-}
+constexpr int kRgNB = CPK_RING_NB;          /* slots */
 /* Slot j holds segments j, j + NB, ...; with NB a multiple of the groups
  * its A is always group j % NG's, which waited for the slot's previous
  * phase itself: no waiter is ever two phases ahead of a barrier (the
  * parity of an mbarrier wait tells only one phase from the next). */
 static_assert(CPK_RING_NB % CPK_RING_NG == 0, "slots a multiple of groups");
+static_assert(kRgGT * kRgGroups == kRgNT, "the groups split the warps");
 __host__ __device__ constexpr size_t rg_smem(int op) {
-  return (size_t)rg_nb(op) * kRgSlot + (sk_wsh(op) ? kRgSlot : 0) +
-         (size_t)2 * rg_nb(op) * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8);
+  return (size_t)kRgNB * kRgSlot + (sk_wsh(op) ? kRgSlot : 0) +
+         (size_t)2 * kRgNB * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8);
 }
 static_assert(rg_smem(CPK_OP_SOFTMAX) <= 232448 &&
                   rg_smem(CPK_OP_RMSNORM) <= 232448,
               "over the 227 KiB a block may have");
 
+/* ring_k's device helpers: its body is sm_90 code only (the portable
+ * compute_80 PTX traps), and so are they */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 /* a consumer group's named barrier (1 + its index) */
 __device__ __forceinline__ void rg_bar(int cg) {
   asm volatile("bar.sync %0, %1;" ::"r"(1 + cg), "n"(kRgGT) : "memory");
@@ -753,29 +747,12 @@ __device__ __forceinline__ float rg_csum(csum v, float *sh, int cg) {
   return r.value();
 }
 
-__device__ __forceinline__ void rg_mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar),
-               "r"(count));
-}
-__device__ __forceinline__ void rg_mbar_arrive_tx(uint32_t bar,
-                                                  uint32_t bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-      "r"(bytes)
-      : "memory");
-}
 /* Until the phase of the given parity has completed; a phase that never
  * completes (only a bug could do that) ends in a trap, not a hang. */
 __device__ __forceinline__ void rg_mbar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done, spins = 0;
+  uint32_t spins = 0;
   for (;;) {
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-    if (done)
+    if (mbar_try_wait(bar, parity))
       return;
     if (++spins > (1u << 26))
       __trap();
@@ -791,6 +768,7 @@ __device__ __forceinline__ void rg_bulk_ld(uint32_t dst, const void *src,
                "l"(src), "r"(bytes), "r"(bar), "l"(pol)
                : "memory");
 }
+#endif
 
 template <typename T, int OP>
 __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
@@ -801,7 +779,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   constexpr int U = (int)kRgSlot / NI / 16 / NT; /* vectors a thread, input */
   constexpr int SEG = NT * U * VEC;              /* elements a segment */
   constexpr int NWD = sk_words(OP);
-  constexpr int NB = rg_nb(OP);
+  constexpr int NB = kRgNB;
   constexpr int GPL = 4;
   static_assert(SEG == kSkThreads * sk_u(OP) * VEC, "skew_k's segments");
   extern __shared__ __align__(128) unsigned char rsm[];
@@ -824,7 +802,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   const unsigned nseg = (unsigned)p.nseg, L = p.lag;
   /* this block's segments: blk, blk + G, ... */
   const unsigned S = blk < p.tseg ? (p.tseg - blk + G - 1) / G : 0u;
-  const uint32_t full0 = (uint32_t)__cvta_generic_to_shared(bars);
+  const uint32_t full0 = smem_u32(bars);
   const float fill = OP == CPK_OP_SOFTMAX ? -CUDART_INF_F : 0.f;
   auto where = [&](unsigned k, int64_t &r, int &c0, int &c1) {
     r = k / nseg;
@@ -841,9 +819,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
     where(k * G + blk, r, c0, c1);
     const uint32_t bytes = (uint32_t)(c1 - c0) * (uint32_t)sizeof(T);
     const uint32_t fb = full0 + 8u * slot;
-    const uint32_t dst =
-        (uint32_t)__cvta_generic_to_shared(buf + (size_t)slot * NI * U * NT);
-    rg_mbar_arrive_tx(fb, bytes * NI);
+    const uint32_t dst = smem_u32(buf + (size_t)slot * NI * U * NT);
+    mbar_arrive_tx(fb, bytes * NI);
     rg_bulk_ld(dst, static_cast<const T *>(p.in0) + r * p.stride + c0, bytes,
                fb, pol);
     if constexpr (NI > 1)
@@ -853,8 +830,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   };
   if (tid == 0) {
     for (int i = 0; i < NB; ++i)
-      rg_mbar_init(full0 + 8u * i, 1u);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      mbar_init(full0 + 8u * i, 1u);
+    fence_barrier_init();
     for (unsigned k = 0; k < S && k < (unsigned)NB; ++k)
       fill_slot(k);
   }
@@ -1089,7 +1066,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
        * it (each reader's generic accesses ordered before the async
        * proxy's copy by its fence, then the group's barrier) */
       if (sbk + NB < S) {
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        fence_proxy_async();
         rg_bar(cg);
         if (gt == 0)
           fill_slot(sbk + NB);
@@ -1106,16 +1083,15 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 }
 
 /* cudaErrorNotSupported where the ring cannot take these rows (skew_k
- * then runs). */
+ * then runs); strict (CPK_SKEW_RING=2, tests): cudaErrorInvalidValue
+ * instead, and no fallback once the ring is asked for. */
 template <typename T, int OP>
-cudaError_t ring_launch(const skp &p0, cudaStream_t st) {
+cudaError_t ring_launch(const skp &p0, bool strict, cudaStream_t st) {
   static int cdev = -1;
   static unsigned resident = 0;
   static bool usable = false;
-  /* CPK_RING_L (experiments): the lag in steps, 2 by default;
-   * CPK_SKEW_RING=2 (tests): no fallback once the ring is asked for */
+  /* CPK_RING_L (experiments): the lag in steps, 2 by default */
   static const int64_t lagk = knob_int("CPK_RING_L", 2);
-  static const bool strict = knob_int("CPK_SKEW_RING", 0) > 1;
   constexpr size_t smem = rg_smem(OP);
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
@@ -1141,22 +1117,13 @@ cudaError_t ring_launch(const skp &p0, cudaStream_t st) {
    * that read it in A, and its barrier orders both reads before the copy
    * that refills the slot */
   const int64_t lag = lagk < kRgGroups ? kRgGroups : lagk;
-  if (G == 0 || lag % kRgGroups != 0 || lag + 2 > rg_nb(OP))
+  if (G == 0 || lag % kRgGroups != 0 || lag + 2 > kRgNB)
     return strict ? cudaErrorInvalidValue : cudaErrorNotSupported;
   p.wfix = 1;
   p.lag = (unsigned)lag;
   p.nstep = 0; /* unused: each block counts its own segments */
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = dim3(G, 1, 1);
-  lc.blockDim = dim3(kRgThreads, 1, 1);
-  lc.dynamicSmemBytes = smem;
-  lc.stream = st;
-  cudaLaunchAttribute at;
-  at.id = cudaLaunchAttributeCooperative;
-  at.val.cooperative = 1;
-  lc.attrs = &at;
-  lc.numAttrs = 1;
-  const cudaError_t e = cudaLaunchKernelEx(&lc, ring_k<T, OP>, p);
+  const cudaError_t e =
+      coop_launch(ring_k<T, OP>, dim3(G), dim3(kRgThreads), smem, st, p);
   if (e == cudaErrorCooperativeLaunchTooLarge && !strict) {
     /* fewer resident than the occupancy said (a tool's instrumented
      * kernel): skew_k from now on */
@@ -1169,9 +1136,9 @@ cudaError_t ring_launch(const skp &p0, cudaStream_t st) {
 }
 
 template <int OP>
-cudaError_t ring_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
-  return with_dt(dt,
-                 [&](auto e) { return ring_launch<decltype(e), OP>(p, st); });
+cudaError_t ring_op(cpk_dtype dt, const skp &p, bool strict, cudaStream_t st) {
+  return with_dt(
+      dt, [&](auto e) { return ring_launch<decltype(e), OP>(p, strict, st); });
 }
 
 bool op_ok(cpk_op op) {
@@ -1244,11 +1211,11 @@ cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
       p.nseg <= 128) {
     cudaError_t e = cudaErrorNotSupported;
     if (op == CPK_OP_SOFTMAX)
-      e = ring_op<CPK_OP_SOFTMAX>(dt, p, st);
+      e = ring_op<CPK_OP_SOFTMAX>(dt, p, rk > 1, st);
     else if (op == CPK_OP_SOFTMAX_BWD)
-      e = ring_op<CPK_OP_SOFTMAX_BWD>(dt, p, st);
+      e = ring_op<CPK_OP_SOFTMAX_BWD>(dt, p, rk > 1, st);
     else if (op == CPK_OP_RMSNORM)
-      e = ring_op<CPK_OP_RMSNORM>(dt, p, st);
+      e = ring_op<CPK_OP_RMSNORM>(dt, p, rk > 1, st);
     if (e != cudaErrorNotSupported)
       return e;
   }
