@@ -454,8 +454,7 @@ __host__ inline bool knob_on(const char *name) {
  * variable is set and not empty, else dflt. */
 __host__ inline int64_t knob_int(const char *name, int64_t dflt) {
   const char *e = getenv(name);
-  return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10)
-                                       : dflt;
+  return (e != nullptr && *e != '\0') ? (int64_t)strtoll(e, nullptr, 10) : dflt;
 }
 
 __host__ __forceinline__ bool dt_ok(cpk_dtype dt) {

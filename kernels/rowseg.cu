@@ -78,8 +78,8 @@ __global__ void __launch_bounds__(kSegThreads)
     uint4 q[kSegU];
 #pragma unroll
     for (int u = 0; u < kSegU; ++u)
-      q[u] = ld_pol<true>(xr + c0 + (int64_t)(u * kSegThreads + tid) * VEC,
-                          pol);
+      q[u] =
+          ld_pol<true>(xr + c0 + (int64_t)(u * kSegThreads + tid) * VEC, pol);
 #pragma unroll
     for (int u = 0; u < kSegU; ++u) {
       float v[VEC];
@@ -131,11 +131,11 @@ __global__ void __launch_bounds__(kSegThreads)
   __syncthreads();
   if (!last || wid != 0)
     return;
-  /* the row's last block: its partials in segment order (lane l merges
-   * l, l + 32, ..., then a butterfly: the same order every run) */
 #if !CPK_SEG_ACQREL
   __threadfence();
 #endif
+  /* the row's last block: its partials in segment order (lane l merges
+   * l, l + 32, ..., then a butterfly: the same order every run) */
   csum t;
   for (int k = lane; k < nseg; k += 32) {
     const float2 p = __ldcg(w.part + r * nseg + k);
@@ -149,8 +149,8 @@ __global__ void __launch_bounds__(kSegThreads)
 }
 
 template <typename T>
-cudaError_t launch(const void *x, void *y, cpk_rows s, const segws &w,
-                   int nseg, cudaStream_t st) {
+cudaError_t launch(const void *x, void *y, cpk_rows s, const segws &w, int nseg,
+                   cudaStream_t st) {
   const unsigned grid = (unsigned)(s.rows * nseg);
   if (rows_vec_ok(x, s.stride, sizeof(T)))
     seg_k<T, true><<<grid, kSegThreads, 0, st>>>(
@@ -183,8 +183,8 @@ size_t seg_ws_bytes(cpk_dtype dt, cpk_rows s) {
          ws_round((size_t)s.rows * (size_t)seg_count(dt, s.cols) * 8);
 }
 
-cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s,
-                    void *ws, cudaStream_t st) {
+cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s, void *ws,
+                    cudaStream_t st) {
   if (!seg_takes(dt, s) || ws == nullptr || !aligned16(ws))
     return cudaErrorInvalidValue;
   const int nseg = (int)seg_count(dt, s.cols);

@@ -22,8 +22,8 @@ size_t seg_ws_bytes(cpk_dtype dt, cpk_rows s);
 /* One launch; ws: seg_ws_bytes of workspace, 16-byte aligned, zeroed
  * once before its first use and left alone between launches on one stream
  * (every launch leaves its counts at zero). */
-cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s,
-                    void *ws, cudaStream_t st);
+cudaError_t seg_run(cpk_dtype dt, const void *x, void *y, cpk_rows s, void *ws,
+                    cudaStream_t st);
 
 } /* namespace cpk__ */
 
