@@ -687,8 +687,12 @@ cudaError_t launch_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
 constexpr int kRgWarps = 16;         /* consumer warps */
 constexpr int kRgNT = kRgWarps * 32; /* consumer threads */
 constexpr int kRgThreads = kRgNT;
-#ifndef CPK_RING_NB /* experiment builds: slots of the two-group ring */
+constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
+#ifndef CPK_RING_NB /* experiment builds: slots, a multiple of the groups */
 #define CPK_RING_NB 6
+#endif
+#ifndef CPK_RING_NG /* experiment builds: consumer groups, taking turns */
+#define CPK_RING_NG 2
 #endif
 /* CPK_RING_PROF=1 (experiment builds): thread 0 of each group of five
  * blocks adds up clock64 per phase of its iterations and prints the sums
@@ -696,10 +700,15 @@ constexpr int kRgThreads = kRgNT;
 #ifndef CPK_RING_PROF
 #define CPK_RING_PROF 0
 #endif
+/* CPK_RING_WSYNC=1 (experiment builds): rmsnorm's w staged by loads before
+ * the first step, as v23 did, instead of v24c's bulk copy */
+#ifndef CPK_RING_WSYNC
+#define CPK_RING_WSYNC 0
+#endif
 #if CPK_RING_PROF
 #define RPROF(i)                                                               \
   do {                                                                         \
-    const long long t_ = clock64();                                           \
+    const long long t_ = clock64();                                            \
     rp[i] += t_ - rlast;                                                       \
     rlast = t_;                                                                \
   } while (0)
@@ -708,67 +717,52 @@ constexpr int kRgThreads = kRgNT;
   do {                                                                         \
   } while (0)
 #endif
-/* The ring's shape by its consumer groups NG (v24b: 2, v23's, or 4): the
- * 16 warps split into NG groups, a segment of 64 KiB / NG of input (so a
- * thread's share of a segment is the same in both), NB slots (v23: 6;
- * four groups: 12 of 16 KiB, the same 192 KiB) and a lag of NG steps by
- * default. */
-template <int NG> struct rgk {
-  static constexpr int gw = kRgWarps / NG; /* warps a group */
-  static constexpr int gt = gw * 32;       /* threads a group */
-  static constexpr unsigned slot = 65536u / NG; /* bytes of input a slot */
-  static constexpr int nb = NG == 2 ? CPK_RING_NB : 12; /* slots */
-  /* Slot j holds segments j, j + NB, ...; with NB a multiple of the
-   * groups its A is always group j % NG's, which waited for the slot's
-   * previous phase itself: no waiter is ever two phases ahead of a
-   * barrier (the parity of an mbarrier wait tells only one phase from the
-   * next). */
-  static_assert(nb % NG == 0, "slots a multiple of groups");
-  static_assert(gt * NG == kRgNT, "the groups split the warps");
-};
-template <int NG> __host__ __device__ constexpr size_t rg_smem(int op) {
-  return (size_t)rgk<NG>::nb * rgk<NG>::slot +
-         (sk_wsh(op) ? rgk<NG>::slot : 0) + (size_t)2 * rgk<NG>::nb * 8 +
-         (size_t)NG * (64 * 4 + 2 * 8);
+constexpr int kRgGroups = CPK_RING_NG;
+constexpr int kRgGW = kRgWarps / kRgGroups; /* warps a group */
+constexpr int kRgGT = kRgGW * 32;           /* threads a group */
+constexpr int kRgNB = CPK_RING_NB;          /* slots */
+/* Slot j holds segments j, j + NB, ...; with NB a multiple of the groups
+ * its A is always group j % NG's, which waited for the slot's previous
+ * phase itself: no waiter is ever two phases ahead of a barrier (the
+ * parity of an mbarrier wait tells only one phase from the next). */
+static_assert(CPK_RING_NB % CPK_RING_NG == 0, "slots a multiple of groups");
+static_assert(kRgGT * kRgGroups == kRgNT, "the groups split the warps");
+__host__ __device__ constexpr size_t rg_smem(int op) {
+  return (size_t)kRgNB * kRgSlot + (sk_wsh(op) ? kRgSlot : 0) +
+         (size_t)2 * kRgNB * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8);
 }
-static_assert(rg_smem<2>(CPK_OP_SOFTMAX) <= 232448 &&
-                  rg_smem<2>(CPK_OP_RMSNORM) <= 232448 &&
-                  rg_smem<4>(CPK_OP_RMSNORM) <= 232448,
+static_assert(rg_smem(CPK_OP_SOFTMAX) <= 232448 &&
+                  rg_smem(CPK_OP_RMSNORM) <= 232448,
               "over the 227 KiB a block may have");
 
 /* ring_k's device helpers: its body is sm_90 code only (the portable
  * compute_80 PTX traps), and so are they */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 /* a consumer group's named barrier (1 + its index) */
-template <int NG> __device__ __forceinline__ void rg_bar(int cg) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + cg), "n"(rgk<NG>::gt)
-               : "memory");
+__device__ __forceinline__ void rg_bar(int cg) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + cg), "n"(kRgGT) : "memory");
 }
 /* block_max and block_csum over a consumer group's warps */
-template <int NG>
 __device__ __forceinline__ float rg_max(float v, float *sh, int cg) {
-  constexpr int GW = rgk<NG>::gw;
-  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % GW;
+  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % kRgGW;
   v = warp_max(v);
-  rg_bar<NG>(cg);
+  rg_bar(cg);
   if (lane == 0)
     sh[w] = v;
-  rg_bar<NG>(cg);
-  return warp_max(lane < GW ? sh[lane] : -CUDART_INF_F);
+  rg_bar(cg);
+  return warp_max(lane < kRgGW ? sh[lane] : -CUDART_INF_F);
 }
-template <int NG>
 __device__ __forceinline__ float rg_csum(csum v, float *sh, int cg) {
-  constexpr int GW = rgk<NG>::gw;
-  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % GW;
+  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % kRgGW;
   warp_csum(v);
-  rg_bar<NG>(cg);
+  rg_bar(cg);
   if (lane == 0) {
     sh[w] = v.s;
     sh[32 + w] = v.c;
   }
-  rg_bar<NG>(cg);
+  rg_bar(cg);
   csum r;
-  if (lane < GW) {
+  if (lane < kRgGW) {
     r.s = sh[lane];
     r.c = sh[32 + lane];
   }
@@ -799,35 +793,32 @@ __device__ __forceinline__ void rg_bulk_ld(uint32_t dst, const void *src,
 }
 #endif
 
-template <typename T, int OP, int NG>
+template <typename T, int OP>
 __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int VEC = ty<T>::vec;
   constexpr int NI = sk_inputs(OP);
-  constexpr unsigned SLOT = rgk<NG>::slot;
-  constexpr int GW = rgk<NG>::gw;
-  constexpr int NT = rgk<NG>::gt; /* a group's threads share a segment */
-  constexpr int U = (int)SLOT / NI / 16 / NT; /* vectors a thread, input */
+  constexpr int NT = kRgGT; /* a group's threads share a segment */
+  constexpr int U = (int)kRgSlot / NI / 16 / NT; /* vectors a thread, input */
   constexpr int SEG = NT * U * VEC;              /* elements a segment */
   constexpr int NWD = sk_words(OP);
-  constexpr int NB = rgk<NG>::nb;
+  constexpr int NB = kRgNB;
   constexpr int GPL = 4;
-  static_assert(NG != 2 || SEG == kSkThreads * sk_u(OP) * VEC,
-                "two groups: skew_k's segments");
+  static_assert(SEG == kSkThreads * sk_u(OP) * VEC, "skew_k's segments");
   extern __shared__ __align__(128) unsigned char rsm[];
   uint4 *buf = reinterpret_cast<uint4 *>(rsm); /* [NB][NI][U][NT] */
   uint4 *wsh = buf + (size_t)NB * NI * U * NT; /* [U][NT]: rmsnorm's w */
-  /* the slots' full barriers [NB], then NB unused words (v23a-v23c's
-   * empty barriers: the measured layout, kept) */
+  /* the slots' full barriers [NB], then rmsnorm's w barrier and NB - 1
+   * unused words (v23a-v23c's empty barriers: the measured layout) */
   unsigned long long *bars = reinterpret_cast<unsigned long long *>(
-      rsm + (size_t)NB * SLOT + (sk_wsh(OP) ? SLOT : 0));
+      rsm + (size_t)NB * kRgSlot + (sk_wsh(OP) ? kRgSlot : 0));
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int cg = tid / NT, gt = tid % NT; /* group, thread in it */
   /* the group's reduction scratch [64] and row statistics [2] */
   float *sh = reinterpret_cast<float *>(bars + 2 * NB) + 64 * cg;
   float2 *s_stat =
       reinterpret_cast<float2 *>(reinterpret_cast<float *>(bars + 2 * NB) +
-                                 64 * NG) +
+                                 64 * kRgGroups) +
       2 * cg;
   const unsigned blk = blockIdx.x, G = gridDim.x;
   const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
@@ -835,6 +826,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   /* this block's segments: blk, blk + G, ... */
   const unsigned S = blk < p.tseg ? (p.tseg - blk + G - 1) / G : 0u;
   const uint32_t full0 = smem_u32(bars);
+  const uint32_t wbar = full0 + 8u * NB; /* rmsnorm's w (sk_wsh) */
   const float fill = OP == CPK_OP_SOFTMAX ? -CUDART_INF_F : 0.f;
   auto where = [&](unsigned k, int64_t &r, int &c0, int &c1) {
     r = k / nseg;
@@ -861,14 +853,33 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
                  pol);
   };
   if (tid == 0) {
-    for (int i = 0; i < NB; ++i)
+    for (int i = 0; i < NB + (sk_wsh(OP) ? 1 : 0); ++i)
       mbar_init(full0 + 8u * i, 1u);
     fence_barrier_init();
-    for (unsigned k = 0; k < S && k < (unsigned)NB; ++k)
-      fill_slot(k);
+    if constexpr (!sk_wsh(OP) || CPK_RING_WSYNC) {
+      for (unsigned k = 0; k < S && k < (unsigned)NB; ++k)
+        fill_slot(k);
+    } else {
+      const unsigned nf = S < (unsigned)NB ? S : (unsigned)NB;
+      for (unsigned k = 0; k < nf; ++k) {
+        fill_slot(k);
+        /* w over the block's columns (the same in every step) by a bulk
+         * copy of its own, after the first two segments' and waited for
+         * by B only (v24c: staged by loads before the first step, it
+         * queued behind all the ring's copies, and every warp with it) */
+        if (k + 1 == (nf < 2u ? nf : 2u)) {
+          const int c0 = (int)(blk % nseg) * SEG;
+          const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+          const uint32_t bytes = (uint32_t)(c1 - c0) * (uint32_t)sizeof(T);
+          mbar_arrive_tx(wbar, bytes);
+          rg_bulk_ld(smem_u32(wsh), static_cast<const T *>(p.w) + c0, bytes,
+                     wbar, pol_evict_last());
+        }
+      }
+    }
   }
+#if CPK_RING_WSYNC
   if constexpr (sk_wsh(OP)) {
-    /* w over the block's columns, the same in every step */
     if (tid < NT) {
       const int c0 = (int)(blk % nseg) * SEG;
       const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
@@ -879,6 +890,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
                                                 true, nullptr, 0.f);
     }
   }
+#endif
   __syncthreads();
 
   uint4 fv;
@@ -889,7 +901,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       f[k] = fill;
     fv = pack_t<T>(f);
   }
-  const bool poller = (wid % GW) == 0; /* the group's warp 0 */
+  const bool poller = (wid % kRgGW) == 0; /* the group's warp 0 */
 #if CPK_RING_PROF
   long long rp[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   unsigned rspins = 0, rits = 0;
@@ -898,7 +910,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 #endif
   /* the groups take turns: iteration s (A of segment s, B of s - L) is
    * group s % NG's */
-  for (unsigned s = (unsigned)cg; s < S + L; s += NG) {
+  for (unsigned s = (unsigned)cg; s < S + L; s += kRgGroups) {
     const bool has_b = s >= L && s - L < S;
     const unsigned sbk = s - L, tb = sbk * G + blk;
     int64_t rb = 0;
@@ -964,12 +976,12 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
             a.add(pair_sum(v));
           }
         }
-        const float bm = rg_max<NG>(bad ? CUDART_INF_F : m, sh, cg);
+        const float bm = rg_max(bad ? CUDART_INF_F : m, sh, cg);
         const bool bbad = bm == CUDART_INF_F;
         const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
         a.s *= fs;
         a.c *= fs;
-        ps = rg_csum<NG>(a, sh, cg);
+        ps = rg_csum(a, sh, cg);
         pm = bbad ? CUDART_NAN_F : bm;
       } else {
         csum a;
@@ -990,7 +1002,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           }
           a.add(pair_sum(v));
         }
-        ps = rg_csum<NG>(a, sh, cg);
+        ps = rg_csum(a, sh, cg);
       }
       if (gt == 0) {
         const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
@@ -1011,6 +1023,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
        * same phase, and the slot is refilled only after this B) */
       const unsigned slot = sbk % NB;
       rg_mbar_wait(full0 + 8u * slot, (sbk / NB) & 1u);
+      if constexpr (sk_wsh(OP) && !CPK_RING_WSYNC)
+        rg_mbar_wait(wbar, 0u); /* w's one phase (one probe once done) */
       RPROF(2);
       if (poller) {
         unsigned spins = 0;
@@ -1077,11 +1091,11 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
                   : make_float2(sm.value(), 0.f);
         }
         if (lane == 0)
-          s_stat[(s / NG) & 1u] = rs;
+          s_stat[(s / kRgGroups) & 1u] = rs;
       }
-      rg_bar<NG>(cg);
+      rg_bar(cg);
       RPROF(4);
-      const float2 st = s_stat[(s / NG) & 1u];
+      const float2 st = s_stat[(s / kRgGroups) & 1u];
       const uint4 *sb = buf + (size_t)slot * NI * U * NT;
       T *orow = static_cast<T *>(p.out) + rb * p.stride;
 #pragma unroll
@@ -1105,7 +1119,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
             o[k] = y[k] * (o[k] - st.x);
         } else {
           float ww[VEC];
-          unpack<T>(wsh[u * NT + gt], ww);
+          unpack<T>(wsh[u * NT + gt], ww); /* w's copy waited for above */
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             o[k] = o[k] * st.x * ww[k];
@@ -1118,7 +1132,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
        * proxy's copy by its fence, then the group's barrier) */
       if (sbk + NB < S) {
         fence_proxy_async();
-        rg_bar<NG>(cg);
+        rg_bar(cg);
         if (gt == 0)
           fill_slot(sbk + NB);
       }
@@ -1131,9 +1145,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
     printf("ringprof op=%d es=%d blk=%u cg=%d G=%u nseg=%u S=%u L=%u its=%u "
            "cyc total=%lld top=%lld wa=%lld a=%lld wb=%lld poll=%lld "
            "merge=%lld write=%lld refill=%lld spins=%u\n",
-           OP, (int)sizeof(T), blk, cg, G, nseg, S, L, rits,
-           clock64() - rstart, rp[7], rp[0], rp[1], rp[2], rp[3], rp[4], rp[5],
-           rp[6], rspins);
+           OP, (int)sizeof(T), blk, cg, G, nseg, S, L, rits, clock64() - rstart,
+           rp[7], rp[0], rp[1], rp[2], rp[3], rp[4], rp[5], rp[6], rspins);
 #endif
   /* every block has read the header before it counts itself out */
   if (tid == 0)
@@ -1147,14 +1160,14 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 /* cudaErrorNotSupported where the ring cannot take these rows (skew_k
  * then runs); strict (CPK_SKEW_RING=2, tests): cudaErrorInvalidValue
  * instead, and no fallback once the ring is asked for. */
-template <typename T, int OP, int NG>
+template <typename T, int OP>
 cudaError_t ring_launch(const skp &p0, bool strict, cudaStream_t st) {
   static int cdev = -1;
   static unsigned resident = 0;
   static bool usable = false;
-  /* CPK_RING_L (experiments): the lag in steps, NG by default */
-  static const int64_t lagk = knob_int("CPK_RING_L", NG);
-  constexpr size_t smem = rg_smem<NG>(OP);
+  /* CPK_RING_L (experiments): the lag in steps, 2 by default */
+  static const int64_t lagk = knob_int("CPK_RING_L", 2);
+  constexpr size_t smem = rg_smem(OP);
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev) {
@@ -1164,36 +1177,28 @@ cudaError_t ring_launch(const skp &p0, bool strict, cudaStream_t st) {
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     usable = coop && major >= 9;
     if (usable) {
-      CPK__TRY(cudaFuncSetAttribute(ring_k<T, OP, NG>,
+      CPK__TRY(cudaFuncSetAttribute(ring_k<T, OP>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)smem));
-      CPK__TRY(
-          grid_for(ring_k<T, OP, NG>, kRgThreads, smem, INT_MAX, &resident));
+      CPK__TRY(grid_for(ring_k<T, OP>, kRgThreads, smem, INT_MAX, &resident));
     }
     cdev = dev;
   }
   if (!usable)
     return strict ? cudaErrorInvalidValue : cudaErrorNotSupported;
   skp p = p0;
-  /* this ring's segments: 64 KiB / NG of input (skew_k's for NG = 2) */
-  const int64_t segc =
-      (int64_t)(rgk<NG>::slot / sk_inputs(OP) / 16) * (16 / (int64_t)sizeof(T));
-  const int64_t rows = p0.nseg > 0 ? p0.tseg / (unsigned)p0.nseg : 0;
-  p.nseg = (int)((p.cols + segc - 1) / segc);
-  p.tseg = (unsigned)(rows * p.nseg);
-  const unsigned G =
-      p.nseg > 128 ? 0u : resident / (unsigned)p.nseg * (unsigned)p.nseg;
+  const unsigned G = resident / (unsigned)p.nseg * (unsigned)p.nseg;
   /* the lag a multiple of the groups: B of a segment is then the group's
    * that read it in A, and its barrier orders both reads before the copy
    * that refills the slot */
-  const int64_t lag = lagk < NG ? NG : lagk;
-  if (G == 0 || lag % NG != 0 || lag + 2 > rgk<NG>::nb)
+  const int64_t lag = lagk < kRgGroups ? kRgGroups : lagk;
+  if (G == 0 || lag % kRgGroups != 0 || lag + 2 > kRgNB)
     return strict ? cudaErrorInvalidValue : cudaErrorNotSupported;
   p.wfix = 1;
   p.lag = (unsigned)lag;
   p.nstep = 0; /* unused: each block counts its own segments */
   const cudaError_t e =
-      coop_launch(ring_k<T, OP, NG>, dim3(G), dim3(kRgThreads), smem, st, p);
+      coop_launch(ring_k<T, OP>, dim3(G), dim3(kRgThreads), smem, st, p);
   if (e == cudaErrorCooperativeLaunchTooLarge && !strict) {
     /* fewer resident than the occupancy said (a tool's instrumented
      * kernel): skew_k from now on */
@@ -1207,17 +1212,8 @@ cudaError_t ring_launch(const skp &p0, bool strict, cudaStream_t st) {
 
 template <int OP>
 cudaError_t ring_op(cpk_dtype dt, const skp &p, bool strict, cudaStream_t st) {
-  /* CPK_RING_G4 (v24b, side-by-side runs): 1 tries the four-group ring
-   * first, where it takes the rows (else the two-group one) */
-  static const bool g4 = knob_int("CPK_RING_G4", 0) > 0;
-  return with_dt(dt, [&](auto e) {
-    if (g4) {
-      const cudaError_t r = ring_launch<decltype(e), OP, 4>(p, false, st);
-      if (r != cudaErrorNotSupported)
-        return r;
-    }
-    return ring_launch<decltype(e), OP, 2>(p, strict, st);
-  });
+  return with_dt(
+      dt, [&](auto e) { return ring_launch<decltype(e), OP>(p, strict, st); });
 }
 
 bool op_ok(cpk_op op) {
@@ -1240,11 +1236,8 @@ bool skew_takes(cpk_op op, cpk_dtype dt, cpk_rows s) {
 size_t skew_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
   if (!skew_takes(op, dt, s))
     return 0;
-  /* the ring's ops: words for twice skew_k's segments (v24b's four-group
-   * ring cuts a row into segments half as long) */
-  const size_t rw = op == CPK_OP_RMSNORM_BWD ? 1 : 2;
   return ws_round(8) +
-         ws_round(rw * (size_t)s.rows * (size_t)sk_segs(op, dt, s.cols) *
+         ws_round((size_t)s.rows * (size_t)sk_segs(op, dt, s.cols) *
                   (size_t)sk_words(op) * 8) +
          sk_dw_bytes(op, dt, s);
 }
