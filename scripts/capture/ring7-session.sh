@@ -28,6 +28,6 @@ for sh in 32x1048576 256x262144; do
   done
 done
 run test-only-rmsnorm.txt 30 "$pf" --test-only --op rmsnorm
-bench_one prof "$var/cuda_portfolio-prof" rmsnorm bf16 32x1048576 CPK_NONE=1
+# (the prof build left out of this call: the carry limit)
 finish
 exit 0
