@@ -66,9 +66,9 @@
  * Where G cannot be such a multiple, skew_run says cudaErrorNotSupported
  * and the caller takes the grid path.
  *
- * v23's ring (ring_k, after skew_k) runs softmax's rows and rmsnorm's of 64
- * segments or fewer: the same segments, words and order of work, each
- * segment read once into shared memory and written from there.
+ * v23's ring (ring_k, after skew_k) runs softmax's rows and rmsnorm's: the
+ * same segments, words and order of work, each segment read once into
+ * shared memory and written from there.
  *
  * Semantics as the other FUSED paths (cpk.h): softmax's masked positions
  * read as -inf, a NaN or +inf anywhere makes the row NaN, a row of -inf is
@@ -1274,14 +1274,13 @@ cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
     p.dwflag = reinterpret_cast<unsigned long long *>(d);
     p.dwpart = reinterpret_cast<float4 *>(d + ws_round((size_t)kSkGmax * 8));
   }
-  /* v23's ring where it takes the rows: by default softmax's, and
-   * rmsnorm's of 64 segments or fewer (docs/PERFORMANCE.md: fp32 rmsnorm at
-   * 2^20, 128 segments, and softmax_bwd ran slower on it); CPK_SKEW_RING=0
+  /* v23's ring where it takes the rows: by default softmax's and
+   * rmsnorm's (docs/PERFORMANCE.md: rmsnorm's of 128 segments, fp32 2^20,
+   * since v24c's w copy; softmax_bwd ran slower on it); CPK_SKEW_RING=0
    * never, 1 (or 2, tests: no fallback) wherever it can, softmax_bwd too */
   static const int64_t rk = knob_int("CPK_SKEW_RING", -1);
   const bool ring =
-      rk > 0 || (rk < 0 && (op == CPK_OP_SOFTMAX ||
-                            (op == CPK_OP_RMSNORM && p.nseg <= 64)));
+      rk > 0 || (rk < 0 && (op == CPK_OP_SOFTMAX || op == CPK_OP_RMSNORM));
   if (ring && p.vec && mask == nullptr && (s.cols * (int64_t)es) % 16 == 0 &&
       p.nseg <= 128) {
     cudaError_t e = cudaErrorNotSupported;

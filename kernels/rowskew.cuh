@@ -28,13 +28,13 @@ size_t skew_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s);
  * elements) or null; mask: softmax's or null. ws: skew_ws_bytes of workspace,
  * 16-byte aligned, zeroed once before its first use and left alone between
  * launches on one stream (every launch leaves its header ready for the next).
- * Softmax's rows (no mask) and rmsnorm's of 64 segments or fewer run on the
- * path's ring (ring_k, v23) where the device has compute capability 9.0 and
- * the rows are 16-byte aligned whole vectors (CPK_SKEW_RING: 0 never, 1 or
- * 2 wherever it can; 2 without falling back), else on skew_k.
- * cudaErrorNotSupported: the device has no cooperative launch, or (rmsnorm_bwd)
- * fewer resident blocks than a row has segments (the caller takes another
- * path). */
+ * Softmax's rows (no mask) and rmsnorm's (since v24c every width the path
+ * takes, up to 128 segments) run on the path's ring (ring_k, v23) where the
+ * device has compute capability 9.0 and the rows are 16-byte aligned whole
+ * vectors (CPK_SKEW_RING: 0 never, 1 or 2 wherever it can; 2 without falling
+ * back), else on skew_k. cudaErrorNotSupported: the device has no cooperative
+ * launch, or (rmsnorm_bwd) fewer resident blocks than a row has segments (the
+ * caller takes another path). */
 cudaError_t skew_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
                      const void *w, void *out, void *dw, const uint8_t *mask,
                      int64_t mstride, float eps, cpk_rows s, void *ws,
