@@ -38,6 +38,25 @@
       return cudaErrorInvalidValue;                                            \
   } while (0)
 
+/* Phase counters of experiment builds (rowfused.cu's CPK_GRID_PROF,
+ * rowskew.cu's CPK_RING_PROF, each 0 or 1): CPK__PROF(sw, on, acc, last, i)
+ * adds the clock64 cycles since `last` to acc[i] and restarts `last` when
+ * `on`; with its switch sw 0 it is no code and names none of its arguments,
+ * so the counters need exist only in the builds that keep them. */
+#define CPK__PROF(sw, on, acc, last, i) CPK__PROF_(sw, on, acc, last, i)
+#define CPK__PROF_(sw, on, acc, last, i) CPK__PROF_##sw(on, acc, last, i)
+#define CPK__PROF_0(on, acc, last, i)                                          \
+  do {                                                                         \
+  } while (0)
+#define CPK__PROF_1(on, acc, last, i)                                          \
+  do {                                                                         \
+    if (on) {                                                                  \
+      const long long cpk__t = clock64();                                      \
+      (acc)[i] += cpk__t - (last);                                             \
+      (last) = cpk__t;                                                         \
+    }                                                                          \
+  } while (0)
+
 namespace cpk__ {
 
 /* ---- dtype traits ---- */

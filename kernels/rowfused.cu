@@ -1643,20 +1643,7 @@ __global__ void __launch_bounds__(512)
 #ifndef CPK_GRID_PROF
 #define CPK_GRID_PROF 0
 #endif
-#if CPK_GRID_PROF
-#define GPROF(k)                                                               \
-  do {                                                                         \
-    if (tid == 0) {                                                            \
-      const long long t_ = clock64();                                          \
-      gp[k] += t_ - gt;                                                        \
-      gt = t_;                                                                 \
-    }                                                                          \
-  } while (0)
-#else
-#define GPROF(k)                                                               \
-  do {                                                                         \
-  } while (0)
-#endif
+#define GPROF(k) CPK__PROF(CPK_GRID_PROF, tid == 0, gp, gt, k)
 #ifndef GRID_STAGE_BYTES
 #define GRID_STAGE_BYTES 65536
 #endif

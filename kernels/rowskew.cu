@@ -705,18 +705,7 @@ constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 #ifndef CPK_RING_WSYNC
 #define CPK_RING_WSYNC 0
 #endif
-#if CPK_RING_PROF
-#define RPROF(i)                                                               \
-  do {                                                                         \
-    const long long t_ = clock64();                                            \
-    rp[i] += t_ - rlast;                                                       \
-    rlast = t_;                                                                \
-  } while (0)
-#else
-#define RPROF(i)                                                               \
-  do {                                                                         \
-  } while (0)
-#endif
+#define RPROF(i) CPK__PROF(CPK_RING_PROF, true, rp, rlast, i)
 constexpr int kRgGroups = CPK_RING_NG;
 constexpr int kRgGW = kRgWarps / kRgGroups; /* warps a group */
 constexpr int kRgGT = kRgGW * 32;           /* threads a group */
@@ -856,20 +845,17 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
     for (int i = 0; i < NB + (sk_wsh(OP) ? 1 : 0); ++i)
       mbar_init(full0 + 8u * i, 1u);
     fence_barrier_init();
-    if constexpr (!sk_wsh(OP) || CPK_RING_WSYNC) {
-      for (unsigned k = 0; k < S && k < (unsigned)NB; ++k)
-        fill_slot(k);
-    } else {
-      const unsigned nf = S < (unsigned)NB ? S : (unsigned)NB;
-      for (unsigned k = 0; k < nf; ++k) {
-        fill_slot(k);
-        /* w over the block's columns (the same in every step) by a bulk
-         * copy of its own, after the first two segments' and waited for
-         * by B only (v24c: staged by loads before the first step, it
-         * queued behind all the ring's copies, and every warp with it) */
-        if (k + 1 == (nf < 2u ? nf : 2u)) {
-          const int c0 = (int)(blk % nseg) * SEG;
-          const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+    for (unsigned k = 0; k < S && k < (unsigned)NB; ++k) {
+      fill_slot(k);
+      /* rmsnorm's w over the block's columns (the same in every step) by a
+       * bulk copy of its own, after the first two segments' and waited for
+       * by B only (v24c: staged by loads before the first step, it queued
+       * behind all the ring's copies, and every warp with it) */
+      if constexpr (sk_wsh(OP) && !CPK_RING_WSYNC) {
+        if (k + 1 == (S < 2u ? S : 2u)) {
+          int64_t r;
+          int c0, c1;
+          where(blk, r, c0, c1);
           const uint32_t bytes = (uint32_t)(c1 - c0) * (uint32_t)sizeof(T);
           mbar_arrive_tx(wbar, bytes);
           rg_bulk_ld(smem_u32(wsh), static_cast<const T *>(p.w) + c0, bytes,
@@ -881,8 +867,9 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 #if CPK_RING_WSYNC
   if constexpr (sk_wsh(OP)) {
     if (tid < NT) {
-      const int c0 = (int)(blk % nseg) * SEG;
-      const int c1 = p.cols - c0 < SEG ? p.cols : c0 + SEG;
+      int64_t r;
+      int c0, c1;
+      where(blk, r, c0, c1);
 #pragma unroll
       for (int u = 0; u < U; ++u)
         wsh[u * NT + tid] = load_slot<T, false>(static_cast<const T *>(p.w),
