@@ -705,6 +705,24 @@ constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 #ifndef CPK_RING_WSYNC
 #define CPK_RING_WSYNC 0
 #endif
+/* CPK_RING_FOLD=2 (experiment builds, v25b, the value measured):
+ * softmax's write on the ring as ex2((x - M) log2e - log2(sum)), the row's
+ * 1 / sum folded into the exponent's FMA, instead of ex2((x - M) log2e) /
+ * sum, and the row's NaN and -inf cases taken by one branch a vector
+ * instead of two selects an element (v25a, the fold with the selects
+ * kept, was compiled, never measured, and removed) */
+#ifndef CPK_RING_FOLD
+#define CPK_RING_FOLD 0
+#endif
+/* CPK_RING_TL=1 (experiment builds, v25f's probe): thread 0 of each
+ * consumer group reads %globaltimer at the kernel's entry, after the
+ * prologue's barrier, at the end of each of its first 17 iterations and at
+ * its end, and prints them (ns, the rest relative to the entry) in every
+ * launch: each block's timeline, to place the launch's time (the
+ * printf's own time falls after the last reading) */
+#ifndef CPK_RING_TL
+#define CPK_RING_TL 0
+#endif
 #define RPROF(i) CPK__PROF(CPK_RING_PROF, true, rp, rlast, i)
 constexpr int kRgGroups = CPK_RING_NG;
 constexpr int kRgGW = kRgWarps / kRgGroups; /* warps a group */
@@ -812,6 +830,16 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   const unsigned blk = blockIdx.x, G = gridDim.x;
   const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
   const unsigned nseg = (unsigned)p.nseg, L = p.lag;
+#if CPK_RING_TL
+  unsigned long long tl[20];
+  int ntl = 0;
+  auto gtimer = [] {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+  };
+  tl[ntl++] = gtimer();
+#endif
   /* this block's segments: blk, blk + G, ... */
   const unsigned S = blk < p.tseg ? (p.tseg - blk + G - 1) / G : 0u;
   const uint32_t full0 = smem_u32(bars);
@@ -879,6 +907,9 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   }
 #endif
   __syncthreads();
+#if CPK_RING_TL
+  tl[ntl++] = gtimer();
+#endif
 
   uint4 fv;
   {
@@ -1064,7 +1095,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           }
           warp_csum(sm);
           rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
-                   : make_float2(M, 1.f / sm.value());
+                   : make_float2(M, CPK_RING_FOLD == 2 ? -log2f(sm.value())
+                                                       : 1.f / sm.value());
         } else {
           csum sm;
 #pragma unroll
@@ -1093,11 +1125,25 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
         float o[VEC];
         unpack<T>(sb[u * NT + gt], o);
         if constexpr (OP == CPK_OP_SOFTMAX) {
+#if CPK_RING_FOLD == 2
+          if (st.x != st.x || st.x == -CUDART_INF_F) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = st.x != st.x ? CUDART_NAN_F : 0.f;
+          } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              asm("ex2.approx.ftz.f32 %0, %1;"
+                  : "=f"(o[k])
+                  : "f"(fmaf(o[k] - st.x, 1.44269504088896341f, st.y)));
+          }
+#else
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             o[k] = st.x != st.x            ? CUDART_NAN_F
                    : st.x == -CUDART_INF_F ? 0.f
                                            : fexp(o[k] - st.x) * st.y;
+#endif
         } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
           float y[VEC];
           unpack<T>(sb[(U + u) * NT + gt], y);
@@ -1125,7 +1171,31 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       }
       RPROF(6);
     }
+#if CPK_RING_TL
+    if (gt == 0 && ntl < 19)
+      tl[ntl++] = gtimer();
+#endif
   }
+#if CPK_RING_TL
+  if (gt == 0) {
+    const unsigned long long te = gtimer();
+    for (int i = ntl; i < 19; ++i)
+      tl[i] = tl[0];
+    printf("ringtl ep=%u blk=%u cg=%d S=%u t0=%llu pro=%llu it=%lld %lld "
+           "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
+           "%lld %lld end=%llu\n",
+           ep, blk, cg, S, tl[0], tl[1] - tl[0], (long long)(tl[2] - tl[0]),
+           (long long)(tl[3] - tl[0]), (long long)(tl[4] - tl[0]),
+           (long long)(tl[5] - tl[0]), (long long)(tl[6] - tl[0]),
+           (long long)(tl[7] - tl[0]), (long long)(tl[8] - tl[0]),
+           (long long)(tl[9] - tl[0]), (long long)(tl[10] - tl[0]),
+           (long long)(tl[11] - tl[0]), (long long)(tl[12] - tl[0]),
+           (long long)(tl[13] - tl[0]), (long long)(tl[14] - tl[0]),
+           (long long)(tl[15] - tl[0]), (long long)(tl[16] - tl[0]),
+           (long long)(tl[17] - tl[0]), (long long)(tl[18] - tl[0]),
+           te - tl[0]);
+  }
+#endif
 #if CPK_RING_PROF
   if (gt == 0 && (ep & 63u) == 8u &&
       (blk == 0 || blk == 32 || blk == 64 || blk == 96 || blk == G - 1))
