@@ -3,7 +3,7 @@
 # (the variant cuda_portfolio-tl: hint-variants.sh with
 # SOURCES=kernels/rowskew.cu tl=-DCPK_RING_TL=1; thread 0 of each consumer
 # group prints %globaltimer at entry, after the prologue, after each of
-# its first 18 iterations and at its end, in every launch). One call:
+# its first 17 iterations and at its end, in every launch). One call:
 # softmax bf16 and fp32 and rmsnorm bf16 at 2^20 and 2^18 columns, one
 # warm-up launch and 3 cold samples each (--warmup 0.000001), the default build
 # beside it with the same settings for the samples' event times.
