@@ -175,6 +175,122 @@ struct skp {
 
 /* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
  * accumulators). */
+/* A row's partials as self-tagged words, lane l of a warp holding the
+ * row's segments l, l + 32, ... (t0 the row's first segment): fn(word,
+ * address, tag) on each of them. */
+template <int GPL, int NWD, typename F>
+__device__ __forceinline__ void sk_each_word(unsigned long long (&f)[GPL][NWD],
+                                             const skp &p, uint32_t ep,
+                                             unsigned t0, int lane, F fn) {
+#pragma unroll
+  for (int i = 0; i < GPL; ++i) {
+    const unsigned k = lane + 32 * i;
+    if (k < (unsigned)p.nseg) {
+      const uint32_t tg = gtag(ep, t0 + k);
+#pragma unroll
+      for (int w = 0; w < NWD; ++w)
+        fn(f[i][w], p.word + (size_t)(t0 + k) * NWD + w, tg);
+    }
+  }
+}
+/* the first loads of those words */
+template <int GPL, int NWD>
+__device__ __forceinline__ void sk_words_load(unsigned long long (&f)[GPL][NWD],
+                                              const skp &p, uint32_t ep,
+                                              unsigned t0, int lane) {
+  sk_each_word(f, p, ep, t0, lane,
+               [](unsigned long long &x, const unsigned long long *a,
+                  uint32_t) { x = ld_relaxed(a); });
+}
+/* Until every word of the row carries this launch's tag (the warp
+ * together; those not yet tagged loaded again); a block that never
+ * publishes ends in a trap, not a hang. Returns the retries. */
+template <int GPL, int NWD>
+__device__ __forceinline__ unsigned
+sk_words_poll(unsigned long long (&f)[GPL][NWD], const skp &p, uint32_t ep,
+              unsigned t0, int lane) {
+  unsigned spins = 0;
+  for (;;) {
+    bool all = true;
+    sk_each_word(f, p, ep, t0, lane,
+                 [&](unsigned long long &x, const unsigned long long *,
+                     uint32_t tg) { all = all && (uint32_t)(x >> 32) == tg; });
+    if (__all_sync(0xffffffffu, all))
+      return spins;
+    if (++spins > (1u << 24))
+      __trap(); /* a block that never published: not a hang */
+    __nanosleep(20);
+    sk_each_word(f, p, ep, t0, lane,
+                 [](unsigned long long &x, const unsigned long long *a,
+                    uint32_t tg) {
+                   if ((uint32_t)(x >> 32) != tg)
+                     x = ld_relaxed(a);
+                 });
+  }
+}
+/* The row's statistics from its partials, merged in segment order (the
+ * same bits in every block): softmax (max, 1 / sum; FOLD: -log2(sum)),
+ * NaN for a poisoned row; rmsnorm (rstd, 0); rmsnorm_bwd (rstd, -rstd^3
+ * mean(dy w x)), as the grid path's; softmax_bwd (sum(dy y), 0). */
+template <int OP, bool FOLD, int GPL, int NWD>
+__device__ __forceinline__ float2
+sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
+  const unsigned nseg = (unsigned)p.nseg;
+  if constexpr (OP == CPK_OP_SOFTMAX) {
+    float M = -CUDART_INF_F;
+    int bad = 0;
+#pragma unroll
+    for (int i = 0; i < GPL; ++i) {
+      if ((unsigned)(lane + 32 * i) < nseg) {
+        const float mk = __uint_as_float((uint32_t)f[i][0]);
+        if (mk != mk)
+          bad = 1;
+        else
+          M = fmaxf(M, mk);
+      }
+    }
+    M = warp_max(M);
+    bad = __any_sync(0xffffffffu, bad);
+    csum sm;
+    if (!bad && M != -CUDART_INF_F) {
+#pragma unroll
+      for (int i = 0; i < GPL; ++i) {
+        if ((unsigned)(lane + 32 * i) < nseg) {
+          const float mk = __uint_as_float((uint32_t)f[i][0]);
+          const float sk = __uint_as_float((uint32_t)f[i][1]);
+          sm.add(mk == -CUDART_INF_F ? 0.f : sk * fexp(mk - M));
+        }
+      }
+    }
+    warp_csum(sm);
+    return bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
+               : make_float2(M, FOLD ? -log2f(sm.value()) : 1.f / sm.value());
+  } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
+    csum sa, sd;
+#pragma unroll
+    for (int i = 0; i < GPL; ++i) {
+      if ((unsigned)(lane + 32 * i) < nseg) {
+        sa.add(__uint_as_float((uint32_t)f[i][0]));
+        sd.add(__uint_as_float((uint32_t)f[i][1]));
+      }
+    }
+    warp_csum(sa);
+    warp_csum(sd);
+    const float r = rsqrtf(sa.value() / (float)p.cols + p.eps);
+    return make_float2(r, -(r * r * r * sd.value() / (float)p.cols));
+  } else {
+    csum sm;
+#pragma unroll
+    for (int i = 0; i < GPL; ++i)
+      if ((unsigned)(lane + 32 * i) < nseg)
+        sm.add(__uint_as_float((uint32_t)f[i][0]));
+    warp_csum(sm);
+    return OP == CPK_OP_RMSNORM
+               ? make_float2(rsqrtf(sm.value() / (float)p.cols + p.eps), 0.f)
+               : make_float2(sm.value(), 0.f);
+  }
+}
+
 template <typename T, int OP> constexpr size_t sk_dyn() {
   return OP == CPK_OP_RMSNORM_BWD
              ? (size_t)sk_u(OP) * ty<T>::vec * kSkThreads * 4
@@ -281,101 +397,17 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
       where(tb, rb, b0, b1);
     /* B's words: the partials of row rb, lane l holding l, l + 32, ... */
     const unsigned t0 = (unsigned)rb * nseg;
-    auto each_word = [&](auto fn) {
-#pragma unroll
-      for (int i = 0; i < GPL; ++i) {
-        const unsigned k = lane + 32 * i;
-        if (k < nseg) {
-          const uint32_t tg = gtag(ep, t0 + k);
-#pragma unroll
-          for (int w = 0; w < NWD; ++w)
-            fn(f[i][w], p.word + (size_t)(t0 + k) * NWD + w, tg);
-        }
-      }
-    };
     if (has_b) {
       load(qb, rb, b0, b1, pol_evict_first());
       if (wid == 0)
-        each_word([](unsigned long long &x, const unsigned long long *a,
-                     uint32_t) { x = ld_relaxed(a); });
+        sk_words_load(f, p, ep, t0, lane);
     }
 
     if (has_b) {
       /* the row's statistics from its partials */
       if (wid == 0) {
-        unsigned spins = 0;
-        for (;;) {
-          bool all = true;
-          each_word(
-              [&](unsigned long long &x, const unsigned long long *,
-                  uint32_t tg) { all = all && (uint32_t)(x >> 32) == tg; });
-          if (__all_sync(0xffffffffu, all))
-            break;
-          if (++spins > (1u << 24))
-            __trap(); /* a block that never published: not a hang */
-          __nanosleep(20);
-          each_word([](unsigned long long &x, const unsigned long long *a,
-                       uint32_t tg) {
-            if ((uint32_t)(x >> 32) != tg)
-              x = ld_relaxed(a);
-          });
-        }
-        float2 rs;
-        if constexpr (OP == CPK_OP_SOFTMAX) {
-          float M = -CUDART_INF_F;
-          int bad = 0;
-#pragma unroll
-          for (int i = 0; i < GPL; ++i) {
-            if ((unsigned)(lane + 32 * i) < nseg) {
-              const float mk = __uint_as_float((uint32_t)f[i][0]);
-              if (mk != mk)
-                bad = 1;
-              else
-                M = fmaxf(M, mk);
-            }
-          }
-          M = warp_max(M);
-          bad = __any_sync(0xffffffffu, bad);
-          csum sm;
-          if (!bad && M != -CUDART_INF_F) {
-#pragma unroll
-            for (int i = 0; i < GPL; ++i) {
-              if ((unsigned)(lane + 32 * i) < nseg) {
-                const float mk = __uint_as_float((uint32_t)f[i][0]);
-                const float sk = __uint_as_float((uint32_t)f[i][1]);
-                sm.add(mk == -CUDART_INF_F ? 0.f : sk * fexp(mk - M));
-              }
-            }
-          }
-          warp_csum(sm);
-          rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
-                   : make_float2(M, 1.f / sm.value());
-        } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
-          csum sa, sd;
-#pragma unroll
-          for (int i = 0; i < GPL; ++i) {
-            if ((unsigned)(lane + 32 * i) < nseg) {
-              sa.add(__uint_as_float((uint32_t)f[i][0]));
-              sd.add(__uint_as_float((uint32_t)f[i][1]));
-            }
-          }
-          warp_csum(sa);
-          warp_csum(sd);
-          /* (rstd, -rstd^3 mean(dy w x)), as the grid path's */
-          const float r = rsqrtf(sa.value() / (float)p.cols + p.eps);
-          rs = make_float2(r, -(r * r * r * sd.value() / (float)p.cols));
-        } else {
-          csum sm;
-#pragma unroll
-          for (int i = 0; i < GPL; ++i)
-            if ((unsigned)(lane + 32 * i) < nseg)
-              sm.add(__uint_as_float((uint32_t)f[i][0]));
-          warp_csum(sm);
-          rs =
-              OP == CPK_OP_RMSNORM
-                  ? make_float2(rsqrtf(sm.value() / (float)p.cols + p.eps), 0.f)
-                  : make_float2(sm.value(), 0.f);
-        }
+        sk_words_poll(f, p, ep, t0, lane);
+        const float2 rs = sk_merge<OP, false>(f, p, lane);
         if (lane == 0)
           s_stat[s & 1u] = rs;
       }
@@ -679,14 +711,25 @@ cudaError_t launch_op(cpk_dtype dt, const skp &p, cudaStream_t st) {
  * always for its next phase, and the hand-over of a slot from the reads to
  * the copy that overwrites it is a barrier of the group (after each
  * reader's fence.proxy.async) ahead of the thread that issues the copy.
+ * B's row statistics come from the block's stats warp (v26c, below).
  * One block an SM (NB x 32 KiB of shared memory); G the resident blocks
  * rounded down to a multiple of a row's segments, so a step holds whole
  * rows (else cudaErrorNotSupported: skew_k runs). softmax (no mask),
  * softmax_bwd and rmsnorm, 16-byte aligned rows whose width is a whole
  * number of 16-byte vectors (the bulk copies' unit). */
+/* v26c, the stats warp (the default; CPK_RING_SW=0, experiment builds
+ * and the probes below, restores v23's poll by each group's warp 0): a
+ * 17th warp a block polls each B's row partials and merges them into the
+ * row's statistics ahead of the groups, handing them over through a ring
+ * of kRgNS shared-memory cells with a full and an empty mbarrier each, so
+ * that a group's B waits only for its cell, not for the words' round trip
+ * and the merge (v26b's probe: those 3-10 us of a launch) */
+#ifndef CPK_RING_SW
+#define CPK_RING_SW 1
+#endif
 constexpr int kRgWarps = 16;         /* consumer warps */
 constexpr int kRgNT = kRgWarps * 32; /* consumer threads */
-constexpr int kRgThreads = kRgNT;
+constexpr int kRgThreads = kRgNT + (CPK_RING_SW ? 32 : 0);
 constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 #ifndef CPK_RING_NB /* experiment builds: slots, a multiple of the groups */
 #define CPK_RING_NB 6
@@ -723,6 +766,20 @@ constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 #ifndef CPK_RING_TL
 #define CPK_RING_TL 0
 #endif
+/* CPK_RING_NULL (experiment builds, v26b's probe; its output is wrong on
+ * purpose, so it is timed by Nsight Compute, not by the benchmark, which
+ * verifies first): 1, the ring's copies, slot waits, barriers, refills and
+ * B's arithmetic and stores, but no A (no reduction, no words) and no poll
+ * (B's statistics constants); 2, A as the default's, still no poll. The
+ * launch's duration against the default's places the time: the ring's
+ * data movement alone (1), the SM's work of A (2 - 1), the wait for the
+ * row's partials (the default - 2) */
+#ifndef CPK_RING_NULL
+#define CPK_RING_NULL 0
+#endif
+static_assert(!(CPK_RING_SW && (CPK_RING_TL || CPK_RING_PROF || CPK_RING_NULL)),
+              "the probes are v23's ring's: build them with CPK_RING_SW=0");
+constexpr int kRgNS = 8; /* v26c's statistics cells */
 #define RPROF(i) CPK__PROF(CPK_RING_PROF, true, rp, rlast, i)
 constexpr int kRgGroups = CPK_RING_NG;
 constexpr int kRgGW = kRgWarps / kRgGroups; /* warps a group */
@@ -736,7 +793,8 @@ static_assert(CPK_RING_NB % CPK_RING_NG == 0, "slots a multiple of groups");
 static_assert(kRgGT * kRgGroups == kRgNT, "the groups split the warps");
 __host__ __device__ constexpr size_t rg_smem(int op) {
   return (size_t)kRgNB * kRgSlot + (sk_wsh(op) ? kRgSlot : 0) +
-         (size_t)2 * kRgNB * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8);
+         (size_t)2 * kRgNB * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8) +
+         (CPK_RING_SW ? (size_t)kRgNS * (2 * 8 + 8) : 0);
 }
 static_assert(rg_smem(CPK_OP_SOFTMAX) <= 232448 &&
                   rg_smem(CPK_OP_RMSNORM) <= 232448,
@@ -827,6 +885,13 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       reinterpret_cast<float2 *>(reinterpret_cast<float *>(bars + 2 * NB) +
                                  64 * kRgGroups) +
       2 * cg;
+#if CPK_RING_SW
+  unsigned char *swb = rsm + (size_t)NB * kRgSlot +
+                       (sk_wsh(OP) ? kRgSlot : 0) + (size_t)2 * NB * 8 +
+                       (size_t)kRgGroups * (64 * 4 + 2 * 8);
+  const uint32_t sfull0 = smem_u32(swb), sempty0 = sfull0 + 8u * kRgNS;
+  float2 *sw_stat = reinterpret_cast<float2 *>(swb + 16 * kRgNS);
+#endif
   const unsigned blk = blockIdx.x, G = gridDim.x;
   const uint32_t ep = *(volatile const unsigned *)p.hdr + 1u;
   const unsigned nseg = (unsigned)p.nseg, L = p.lag;
@@ -872,6 +937,12 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   if (tid == 0) {
     for (int i = 0; i < NB + (sk_wsh(OP) ? 1 : 0); ++i)
       mbar_init(full0 + 8u * i, 1u);
+#if CPK_RING_SW
+    for (int i = 0; i < kRgNS; ++i) {
+      mbar_init(sfull0 + 8u * i, 1u);
+      mbar_init(sempty0 + 8u * i, (uint32_t)kRgGT);
+    }
+#endif
     fence_barrier_init();
     for (unsigned k = 0; k < S && k < (unsigned)NB; ++k) {
       fill_slot(k);
@@ -926,6 +997,25 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   const long long rstart = clock64();
   long long rlast = rstart;
 #endif
+#if CPK_RING_SW
+  if (tid >= kRgNT) {
+    /* the stats warp: B's k-th segment's row statistics into cell k % NS,
+     * in the order of the groups' B's, at most NS ahead of them */
+    for (unsigned k = 0; k < S; ++k) {
+      const unsigned j = k % kRgNS;
+      rg_mbar_wait(sempty0 + 8u * j, ((k / kRgNS) & 1u) ^ 1u);
+      const unsigned t0 = (unsigned)((k * G + blk) / nseg) * nseg;
+      unsigned long long f[GPL][NWD];
+      sk_words_load(f, p, ep, t0, lane);
+      sk_words_poll(f, p, ep, t0, lane);
+      const float2 rs = sk_merge<OP, CPK_RING_FOLD == 2>(f, p, lane);
+      if (lane == 0) {
+        sw_stat[j] = rs;
+        mbar_arrive(sfull0 + 8u * j);
+      }
+    }
+  } else
+#endif
   /* the groups take turns: iteration s (A of segment s, B of s - L) is
    * group s % NG's */
   for (unsigned s = (unsigned)cg; s < S + L; s += kRgGroups) {
@@ -939,21 +1029,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
      * row's partials l, l + 32, ...) */
     const unsigned t0 = (unsigned)rb * nseg;
     unsigned long long f[GPL][NWD];
-    auto each_word = [&](auto fn) {
-#pragma unroll
-      for (int i = 0; i < GPL; ++i) {
-        const unsigned k = lane + 32 * i;
-        if (k < nseg) {
-          const uint32_t tg = gtag(ep, t0 + k);
-#pragma unroll
-          for (int w = 0; w < NWD; ++w)
-            fn(f[i][w], p.word + (size_t)(t0 + k) * NWD + w, tg);
-        }
-      }
-    };
-    if (has_b && poller)
-      each_word([](unsigned long long &x, const unsigned long long *a,
-                   uint32_t) { x = ld_relaxed(a); });
+    if (has_b && poller && !CPK_RING_SW)
+      sk_words_load(f, p, ep, t0, lane);
 #if CPK_RING_PROF
     ++rits;
 #endif
@@ -966,6 +1043,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       where(ta, ra, a0, a1);
       rg_mbar_wait(full0 + 8u * slot, (s / NB) & 1u);
       RPROF(0);
+#if CPK_RING_NULL != 1
       const uint4 *sb = buf + (size_t)slot * NI * U * NT;
       uint4 qa[NI][U];
 #pragma unroll
@@ -1033,6 +1111,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           st_relaxed(wa, tg | __float_as_uint(ps));
         }
       }
+#endif
       RPROF(1);
     }
     if (has_b) {
@@ -1044,77 +1123,43 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       if constexpr (sk_wsh(OP) && !CPK_RING_WSYNC)
         rg_mbar_wait(wbar, 0u); /* w's one phase (one probe once done) */
       RPROF(2);
+#if CPK_RING_NULL
+      if (poller && lane == 0)
+        s_stat[(s / kRgGroups) & 1u] = make_float2(0.f, 1.f);
+      if (false) {
+#elif CPK_RING_SW
+      if (false) {
+#else
       if (poller) {
-        unsigned spins = 0;
-        for (;;) {
-          bool all = true;
-          each_word(
-              [&](unsigned long long &x, const unsigned long long *,
-                  uint32_t tg) { all = all && (uint32_t)(x >> 32) == tg; });
-          if (__all_sync(0xffffffffu, all))
-            break;
-          if (++spins > (1u << 24))
-            __trap(); /* a block that never published: not a hang */
-          __nanosleep(20);
-          each_word([](unsigned long long &x, const unsigned long long *a,
-                       uint32_t tg) {
-            if ((uint32_t)(x >> 32) != tg)
-              x = ld_relaxed(a);
-          });
-        }
+#endif
 #if CPK_RING_PROF
-        rspins += spins;
+        rspins += sk_words_poll(f, p, ep, t0, lane);
+#else
+        sk_words_poll(f, p, ep, t0, lane);
 #endif
         RPROF(3);
-        float2 rs;
-        if constexpr (OP == CPK_OP_SOFTMAX) {
-          float M = -CUDART_INF_F;
-          int bad = 0;
-#pragma unroll
-          for (int i = 0; i < GPL; ++i) {
-            if ((unsigned)(lane + 32 * i) < nseg) {
-              const float mk = __uint_as_float((uint32_t)f[i][0]);
-              if (mk != mk)
-                bad = 1;
-              else
-                M = fmaxf(M, mk);
-            }
-          }
-          M = warp_max(M);
-          bad = __any_sync(0xffffffffu, bad);
-          csum sm;
-          if (!bad && M != -CUDART_INF_F) {
-#pragma unroll
-            for (int i = 0; i < GPL; ++i) {
-              if ((unsigned)(lane + 32 * i) < nseg) {
-                const float mk = __uint_as_float((uint32_t)f[i][0]);
-                const float sk = __uint_as_float((uint32_t)f[i][1]);
-                sm.add(mk == -CUDART_INF_F ? 0.f : sk * fexp(mk - M));
-              }
-            }
-          }
-          warp_csum(sm);
-          rs = bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
-                   : make_float2(M, CPK_RING_FOLD == 2 ? -log2f(sm.value())
-                                                       : 1.f / sm.value());
-        } else {
-          csum sm;
-#pragma unroll
-          for (int i = 0; i < GPL; ++i)
-            if ((unsigned)(lane + 32 * i) < nseg)
-              sm.add(__uint_as_float((uint32_t)f[i][0]));
-          warp_csum(sm);
-          rs =
-              OP == CPK_OP_RMSNORM
-                  ? make_float2(rsqrtf(sm.value() / (float)p.cols + p.eps), 0.f)
-                  : make_float2(sm.value(), 0.f);
-        }
+        const float2 rs = sk_merge<OP, CPK_RING_FOLD == 2>(f, p, lane);
         if (lane == 0)
           s_stat[(s / kRgGroups) & 1u] = rs;
       }
+#if CPK_RING_SW
+      /* the row's statistics from the stats warp's cell, handed back by
+       * every thread of the group once it has read them (each reader's own
+       * arrival, the release the stats warp's next write acquires: v26c's
+       * first build handed it back by each warp's lane 0 after a
+       * __syncwarp, which racecheck does not follow) */
+      float2 st;
+      {
+        const unsigned j = sbk % kRgNS;
+        rg_mbar_wait(sfull0 + 8u * j, (sbk / kRgNS) & 1u);
+        st = sw_stat[j];
+        mbar_arrive(sempty0 + 8u * j);
+      }
+#else
       rg_bar(cg);
       RPROF(4);
       const float2 st = s_stat[(s / kRgGroups) & 1u];
+#endif
       const uint4 *sb = buf + (size_t)slot * NI * U * NT;
       T *orow = static_cast<T *>(p.out) + rb * p.stride;
 #pragma unroll
