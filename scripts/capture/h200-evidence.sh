@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One batched evidence session on the GPU machine (run from the repository
-# root with build/linux carried; see docs/VALIDATION.md and docs/PROFILING.md):
+# root with build/linux carried, cpk_selftest built in it; see
+# docs/VALIDATION.md and docs/PROFILING.md):
 #   bash scripts/capture/h200-evidence.sh OUTDIR [SECONDS] [SELECT]
 # Runs, in priority order, inside SECONDS of wall time (default 560):
 #   1. the GPU's state (nvidia-smi), the kernels' own self-test, and
@@ -36,7 +37,13 @@ export KERNEL_REQUIRE_GPU=1
 run nvidia-smi-q-before.txt 20 nvidia-smi -q
 run gpu-before.csv 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw,power.limit,persistence_mode,clocks_event_reasons.active --format=csv
 if want check; then
-  run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
+  # cpk_selftest is EXCLUDE_FROM_ALL: build it (cmake --build build/linux
+  # --target cpk_selftest) before carrying the build folder
+  if [ -x build/linux/bin/cpk_selftest ]; then
+    run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
+  else
+    printf 'cpk_selftest.txt\tnot run: build/linux/bin/cpk_selftest missing (cmake --build build/linux --target cpk_selftest, then carry the build)\n' >>"$log"
+  fi
   run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
 fi
 if want repro; then
