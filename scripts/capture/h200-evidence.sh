@@ -25,7 +25,8 @@
 # check = step 1, repro = 2, bench = 3, tail = 4-6 (e.g. STEPS="check repro"
 # then STEPS=bench\ tail; the reserves apply only within one call).
 # Everything lands in OUTDIR; COMMANDS.txt records every command, its exit
-# code and duration.
+# code and duration. repro's run folder is removed once its bundle passes
+# `repro verify` (KEEP_RUN_DIRS=1 keeps it), so OUTDIR fits the transfer.
 set -u
 out=${1:?usage: h200-evidence.sh OUTDIR [SECONDS] [SELECT]}
 budget=${2:-560}
@@ -48,6 +49,19 @@ if want check; then
 fi
 if want repro; then
   run repro-all.txt $(($(left) - ${BENCH_RESERVE:-390})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
+  # The run folder beside its bundle holds the same files unpacked (57 MB
+  # with Nsight Compute's report, over what the device tool brings back):
+  # once the bundle verifies, only the bundle stays (KEEP_RUN_DIRS=1 keeps
+  # both).
+  if [ "${KEEP_RUN_DIRS:-0}" != 1 ]; then
+    for b in "$out"/runs/*Z-*.tar.gz; do
+      [ -f "$b" ] || continue
+      d=${b%.tar.gz}
+      if [ -d "$d" ] && build/linux/bin/repro verify "$b" >>"$out/verify-bundles.txt" 2>&1; then
+        rm -rf "$d"
+      fi
+    done
+  fi
 fi
 if want bench; then
   # The full benchmark set, uninstrumented (the repro run above timed only
