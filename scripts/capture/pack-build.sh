@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Packs the linux build for a call of the device tool (results/h200/README.md,
+# "The carry"): builds cuda_portfolio and the kernels' self-test (cpk_selftest
+# is EXCLUDE_FROM_ALL), copies build/linux without its objects, static
+# libraries and CMakeFiles/, strips the executables, and writes one xz
+# archive that the GPU machine unpacks at the repository root:
+#   bash scripts/capture/pack-build.sh [ARCHIVE]     (default .carry/build.tar.xz)
+#   on the GPU machine: xz -dc .carry/build.tar.xz | tar xf -
+# Fails (exit 1) if the archive with the tree's tracked files would not fit
+# the tool's 64 MiB carry; results/h200/{bounds,history,v23-partial-*} are
+# counted out, since a call moves them out of the tree.
+set -euo pipefail
+out=${1:-.carry/build.tar.xz}
+cmake --build --preset linux
+cmake --build build/linux --target cpk_selftest
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/build" "$(dirname "$out")"
+cp -a build/linux "$stage/build/"
+find "$stage/build/linux" \( -name '*.o' -o -name '*.a' \) -delete
+find "$stage/build/linux" -name CMakeFiles -type d -prune -exec rm -rf {} +
+for f in "$stage"/build/linux/bin/*; do
+  if file "$f" | grep -q ELF; then strip "$f"; fi
+done
+tar cf - -C "$stage" build | xz -9e --lzma2=dict=128MiB -T2 >"$out"
+tree=$(git ls-files -z | grep -zv '^results/h200/\(bounds\|history\|v23-partial-\)' |
+  xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+pack=$(stat -c %s "$out")
+echo "pack-build: $out $((pack / 1048576)) MiB, the tree without the moved folders $((tree / 1048576)) MiB"
+if [ $((tree + pack)) -gt $((64 * 1048576)) ]; then
+  echo "pack-build: over the 64 MiB carry: move more of results/ out for the call" >&2
+  exit 1
+fi
