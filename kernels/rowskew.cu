@@ -173,8 +173,6 @@ struct skp {
   unsigned long long *dwflag; /* [G] */
 };
 
-/* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
- * accumulators). */
 /* A row's partials as self-tagged words, lane l of a warp holding the
  * row's segments l, l + 32, ... (t0 the row's first segment): fn(word,
  * address, tag) on each of them. */
@@ -291,6 +289,8 @@ sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
   }
 }
 
+/* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
+ * accumulators). */
 template <typename T, int OP> constexpr size_t sk_dyn() {
   return OP == CPK_OP_RMSNORM_BWD
              ? (size_t)sk_u(OP) * ty<T>::vec * kSkThreads * 4
@@ -791,10 +791,14 @@ constexpr int kRgNB = CPK_RING_NB;          /* slots */
  * parity of an mbarrier wait tells only one phase from the next). */
 static_assert(CPK_RING_NB % CPK_RING_NG == 0, "slots a multiple of groups");
 static_assert(kRgGT * kRgGroups == kRgNT, "the groups split the warps");
-__host__ __device__ constexpr size_t rg_smem(int op) {
+/* the slots, rmsnorm's w, the barriers and the groups' scratch and
+ * statistics; then (v26c) the stats warp's barriers and cells */
+__host__ __device__ constexpr size_t rg_sw_off(int op) {
   return (size_t)kRgNB * kRgSlot + (sk_wsh(op) ? kRgSlot : 0) +
-         (size_t)2 * kRgNB * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8) +
-         (CPK_RING_SW ? (size_t)kRgNS * (2 * 8 + 8) : 0);
+         (size_t)2 * kRgNB * 8 + (size_t)kRgGroups * (64 * 4 + 2 * 8);
+}
+__host__ __device__ constexpr size_t rg_smem(int op) {
+  return rg_sw_off(op) + (CPK_RING_SW ? (size_t)kRgNS * (2 * 8 + 8) : 0);
 }
 static_assert(rg_smem(CPK_OP_SOFTMAX) <= 232448 &&
                   rg_smem(CPK_OP_RMSNORM) <= 232448,
@@ -886,9 +890,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
                                  64 * kRgGroups) +
       2 * cg;
 #if CPK_RING_SW
-  unsigned char *swb = rsm + (size_t)NB * kRgSlot +
-                       (sk_wsh(OP) ? kRgSlot : 0) + (size_t)2 * NB * 8 +
-                       (size_t)kRgGroups * (64 * 4 + 2 * 8);
+  unsigned char *swb = rsm + rg_sw_off(OP);
   const uint32_t sfull0 = smem_u32(swb), sempty0 = sfull0 + 8u * kRgNS;
   float2 *sw_stat = reinterpret_cast<float2 *>(swb + 16 * kRgNS);
 #endif

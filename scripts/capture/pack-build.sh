@@ -24,7 +24,7 @@ for f in "$stage"/build/linux/bin/*; do
 done
 tar cf - -C "$stage" build | xz -9e --lzma2=dict=128MiB -T2 >"$out"
 tree=$(git ls-files -z | grep -zv '^results/h200/\(bounds\|history\|v23-partial-\)' |
-  xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+  du -cb --files0-from=- | tail -1 | cut -f1)
 pack=$(stat -c %s "$out")
 echo "pack-build: $out $((pack / 1048576)) MiB, the tree without the moved folders $((tree / 1048576)) MiB"
 if [ $((tree + pack)) -gt $((64 * 1048576)) ]; then
