@@ -14,8 +14,17 @@ using namespace cpk__;
 constexpr int kThreads = 256;
 /* Vectors each thread keeps in flight per loop trip: more bytes in flight
  * per thread is what lets a streaming kernel approach copy bandwidth. */
-constexpr int kUnroll = 4;
+constexpr int kUnroll = 8;
 
+/* copy_k (v28a, docs/PERFORMANCE.md): a block's trip moves one tile of
+ * kThreads x kUnroll consecutive 16-byte vectors (thread t takes vectors
+ * t, t + kThreads, ...: each warp-wide access 512 consecutive bytes), the
+ * tiles handed out grid-stride; then the vectors past the last whole tile,
+ * one a thread, and the elements past the last whole vector. On the H200
+ * (bounds/cpx-2026-12-02T0144), 1.007-1.032x the grid-stride loop of 4
+ * vectors a thread that it replaced (each thread's 4 vectors a grid
+ * apart) at 2^25-2^28 elements; cudaMemcpyAsync, the copy's peer, is
+ * still 1.05-1.08x faster than either. */
 template <typename T, bool V>
 __global__ void __launch_bounds__(kThreads)
     copy_k(const T *__restrict__ x, T *__restrict__ y, int64_t n) {
@@ -24,20 +33,22 @@ __global__ void __launch_bounds__(kThreads)
   int64_t done = 0;
   if constexpr (V) {
     /* Copy needs no conversion: move raw 16-byte words. */
+    constexpr int64_t kTile = (int64_t)kThreads * kUnroll;
     const int64_t nv = n / ty<T>::vec;
+    const int64_t ntiles = nv / kTile;
     const uint4 *xs = reinterpret_cast<const uint4 *>(x);
     uint4 *ys = reinterpret_cast<uint4 *>(y);
-    int64_t i = tid;
-    for (; i + (kUnroll - 1) * nthr < nv; i += kUnroll * nthr) {
+    for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+      const int64_t b = t * kTile + threadIdx.x;
       uint4 q[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        q[u] = __ldg(xs + i + u * nthr);
+        q[u] = __ldg(xs + b + u * kThreads);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        ys[i + u * nthr] = q[u];
+        ys[b + u * kThreads] = q[u];
     }
-    for (; i < nv; i += nthr)
+    for (int64_t i = ntiles * kTile + tid; i < nv; i += nthr)
       ys[i] = __ldg(xs + i);
     done = nv * ty<T>::vec;
   }
@@ -106,7 +117,9 @@ __global__ void __launch_bounds__(kThreads)
 template <typename T>
 cudaError_t run_copy(const void *x, void *y, int64_t n, cudaStream_t st) {
   const bool v = aligned16(x) && aligned16(y);
-  const int64_t work = (n / ty<T>::vec + kThreads - 1) / kThreads + 1;
+  /* aligned: a block a tile */
+  const int64_t work = v ? n / ty<T>::vec / ((int64_t)kThreads * kUnroll) + 1
+                         : (n / ty<T>::vec + kThreads - 1) / kThreads + 1;
   unsigned grid = 0;
   if (v) {
     CPK__TRY(grid_for(copy_k<T, true>, kThreads, 0, work, &grid));

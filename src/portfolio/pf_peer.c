@@ -139,6 +139,8 @@ const char *pf_peer_name(const char *op) {
     return "cublasGemmEx";
   if (strcmp(op, "softmax") == 0)
     return "cudnnSoftmaxForward";
+  if (strcmp(op, "copy") == 0)
+    return "cudaMemcpyAsync";
   return NULL;
 }
 
@@ -149,6 +151,8 @@ const char *pf_peer_absent_reason(const pf_peer *p, const char *op) {
     return "peers not initialised";
   if (strcmp(op, "matmul") == 0)
     return p->blas_why[0] ? p->blas_why : NULL;
+  if (strcmp(op, "copy") == 0)
+    return NULL; /* the runtime's own copy: always there */
   return p->dnn_why[0] ? p->dnn_why : NULL;
 }
 
@@ -259,6 +263,16 @@ int pf_peer_copy_launch(void *ctx, int set, cudaStream_t stream) {
     return CM_ECUDA;
   }
   return CM_OK;
+}
+
+int pf_peer_copy(pf_peer *p, void *dst, const void *src, size_t bytes,
+                 cudaStream_t stream) {
+  pf_copy_ceiling c;
+  (void)p;
+  c.src = src;
+  c.dst = dst;
+  c.bytes = bytes;
+  return pf_peer_copy_launch(&c, 0, stream);
 }
 
 size_t pf_peer_copy_bytes(size_t l2_bytes) {

@@ -17,6 +17,11 @@
  *    tensor with nStride = the row stride, loaded at run time from
  *    libcudnn.so.9 (or libcudnn_ops.so.9); without cuDNN the reason is
  *    recorded. cuDNN has no mask argument: masked cases have no peer.
+ *  - copy: cudaMemcpyAsync device to device of the case's bytes, the same
+ *    call as the copy ceiling's but at the case's size, so that a copy
+ *    kernel (and, through its shape, any case of as many bytes) can be put
+ *    beside what the runtime's own copy reaches at that size under the same
+ *    flush and sampling.
  */
 #ifndef PF_PEER_H
 #define PF_PEER_H
@@ -34,12 +39,12 @@ typedef struct pf_peer pf_peer;
 int pf_peer_open(pf_peer **out);
 void pf_peer_close(pf_peer *p);
 
-/* NULL if a peer is available for op ("matmul" or "softmax"); otherwise why
+/* NULL if a peer is available for op ("matmul", "softmax", "copy"); otherwise why
  * not (a static or handle-owned sentence). */
 const char *pf_peer_absent_reason(const pf_peer *p, const char *op);
 
 /* The peer's name for op as written to JSON ("cublasGemmEx",
- * "cudnnSoftmaxForward"), or NULL. */
+ * "cudnnSoftmaxForward", "cudaMemcpyAsync"), or NULL. */
 const char *pf_peer_name(const char *op);
 
 /* C = op(A) op(B) with cpk_matmul's exact conventions (see cpk.h). */
@@ -49,6 +54,10 @@ int pf_peer_gemm(pf_peer *p, cpk_dtype dt, const void *a, const void *b,
 /* y = softmax(x) along each row, no mask. */
 int pf_peer_softmax(pf_peer *p, cpk_dtype dt, const void *x, void *y,
                     cpk_rows shape, cudaStream_t stream);
+
+/* dst = src, `bytes` bytes, device to device (the copy op's peer). */
+int pf_peer_copy(pf_peer *p, void *dst, const void *src, size_t bytes,
+                 cudaStream_t stream);
 
 /* The copy-bandwidth ceiling's launch: one cudaMemcpyAsync device to device
  * of `bytes` from src to dst. The harness divides 2 * bytes (read + write)

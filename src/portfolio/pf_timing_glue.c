@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cm_error.h"
+#include "pf_half.h"
 #include "pf_peer.h"
 #include "pf_timing.h"
 #include "pf_timing_glue.h"
@@ -19,6 +20,8 @@ static int bench_case(void *bench, const pf_timed_case *c, double max_abs,
 static const char *peer_op(const pf_case *c) {
   if (c->kop == CPK_OP_MATMUL)
     return "matmul";
+  if (c->kop == CPK_OP_COPY)
+    return "copy";
   /* cuDNN's softmax has no mask argument. */
   return c->kop == CPK_OP_SOFTMAX && !c->spec.mask ? "softmax" : NULL;
 }
@@ -33,6 +36,9 @@ static const char *peer_for(pf_peer *p, const pf_case *c) {
 static int peer_run(pf_peer *p, const pf_case *c, int set,
                     cudaStream_t stream) {
   cpk_rows shape = {c->rows, c->cols, c->stride};
+  if (c->kop == CPK_OP_COPY)
+    return pf_peer_copy(p, c->t[1].dev[set], c->t[0].dev[set],
+                        (size_t)c->cols * pf_dtype_size(c->dt), stream);
   if (c->kop == CPK_OP_MATMUL)
     return pf_peer_gemm(p, c->dt, c->t[0].dev[set], c->t[1].dev[set],
                         c->t[2].dev[set], c->g, stream);

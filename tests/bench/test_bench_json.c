@@ -8,6 +8,7 @@
 #include "cm_error.h"
 #include "cm_str.h"
 #include "pf_json.h"
+#include "pf_peer.h"
 #include "platform.h"
 #include "schema_check.h"
 
@@ -538,6 +539,25 @@ TEST_IMPL(reason_names) {
                                      PF_NVML_REASON_APP_CLOCKS),
             0);
   ASSERT_EQ(pf_nvml_reasons_throttle(PF_NVML_REASON_HW_SLOWDOWN), 1);
+  return 0;
+}
+
+/* The peers' table: which op has which library call, and why the others
+ * have none (the names land in the JSON's peer.name). */
+TEST_IMPL(peer_table) {
+  ASSERT_STR_EQ(pf_peer_name("matmul"), "cublasGemmEx");
+  ASSERT_STR_EQ(pf_peer_name("softmax"), "cudnnSoftmaxForward");
+  ASSERT_STR_EQ(pf_peer_name("copy"), "cudaMemcpyAsync");
+  ASSERT_TRUE(pf_peer_name("row_sum") == NULL);
+  ASSERT_TRUE(pf_peer_name("copy_unmasked") == NULL);
+  ASSERT_TRUE(pf_peer_name(NULL) == NULL);
+  ASSERT_STR_EQ(pf_peer_absent_reason(NULL, "row_sum"),
+                "no library peer for this op");
+  ASSERT_STR_EQ(pf_peer_absent_reason(NULL, "copy"), "peers not initialised");
+  /* the copy ceiling's buffer: 8 x L2, at least 64 MiB, whole 4 KiB pages */
+  ASSERT_EQ(pf_peer_copy_bytes((size_t)60 << 20), (size_t)480 << 20);
+  ASSERT_EQ(pf_peer_copy_bytes((size_t)1 << 20), (size_t)64 << 20);
+  ASSERT_EQ(pf_peer_copy_bytes((size_t)10000000), (size_t)80003072);
   return 0;
 }
 
