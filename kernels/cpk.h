@@ -52,7 +52,7 @@ typedef enum {
 
 /* Kernel strategies. Which ops accept which variant is listed per launcher. */
 typedef enum {
-  CPK_V_VECTOR = 0, /* elementwise: grid-stride, 16-byte accesses */
+  CPK_V_VECTOR = 0, /* elementwise: a 16-byte vector a thread (aligned) */
   CPK_V_SERIAL,     /* one thread per row (softmax baseline, Kahan sums) */
   CPK_V_WARP,       /* one warp per row: short rows */
   CPK_V_BLOCK,      /* one block per row, looping over the row */

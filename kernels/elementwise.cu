@@ -1,9 +1,11 @@
 /* elementwise.cu: copy, add, and the copy_unmasked negative control.
  *
- * copy and add are grid-stride loops over n elements with 16-byte accesses
- * when every pointer is 16-byte aligned (the scalar tail covers n not a
- * multiple of the vector width); otherwise they fall back to scalar accesses.
- * Indices are int64: n may exceed 2^31.
+ * copy and add (v28c, docs/PERFORMANCE.md): where every pointer is 16-byte
+ * aligned, one 16-byte vector a thread in a grid of every vector (no loop,
+ * no persistent grid: blocks in index order sweep the buffers in address
+ * order), then, for n not a multiple of the vector width, the elements past
+ * the last whole vector by one block of the scalar kernel; otherwise the
+ * scalar grid-stride kernel alone. Indices are int64: n may exceed 2^31.
  */
 #include "common.cuh"
 
@@ -12,89 +14,65 @@ namespace {
 using namespace cpk__;
 
 constexpr int kThreads = 256;
-/* Vectors each thread keeps in flight per loop trip: more bytes in flight
- * per thread is what lets a streaming kernel approach copy bandwidth. */
-constexpr int kUnroll = 8;
+/* add's vector kernel: 128 threads a block (v28b's measured shape) */
+constexpr int kAddThreads = 128;
 
-/* copy_k (v28a, docs/PERFORMANCE.md): a block's trip moves one tile of
- * kThreads x kUnroll consecutive 16-byte vectors (thread t takes vectors
- * t, t + kThreads, ...: each warp-wide access 512 consecutive bytes), the
- * tiles handed out grid-stride; then the vectors past the last whole tile,
- * one a thread, and the elements past the last whole vector. On the H200
- * (bounds/cpx-2026-12-02T0144), 1.007-1.032x the grid-stride loop of 4
- * vectors a thread that it replaced (each thread's 4 vectors a grid
- * apart) at 2^25-2^28 elements; cudaMemcpyAsync, the copy's peer, is
- * still 1.05-1.08x faster than either. */
-template <typename T, bool V>
+/* On the H200 (bounds/np2-2026-12-02T0210; its 128-thread twin also in
+ * np-2026-12-02T0206, another card) this grid runs the copy at the speed of
+ * cudaMemcpyAsync, the copy ceiling's own call (1.004x at 2^26 16-bit and
+ * 1.007x at 2^28 fp32 elements), 1.066-1.095x the persistent grid it
+ * replaced (v28a's tiles of 8 vectors a block trip, 0.90-0.97x
+ * cudaMemcpyAsync like every persistent copy tried), and add 1.066-1.070x
+ * (0.963 -> 1.030 of the copy ceiling at 2^28 fp32). */
+__global__ void __launch_bounds__(kThreads)
+    copy_vec_k(const uint4 *__restrict__ xs, uint4 *__restrict__ ys,
+               int64_t nv) {
+  const int64_t i = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+  if (i < nv)
+    ys[i] = __ldg(xs + i);
+}
+
+template <typename T>
 __global__ void __launch_bounds__(kThreads)
     copy_k(const T *__restrict__ x, T *__restrict__ y, int64_t n) {
   const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int64_t nthr = (int64_t)gridDim.x * blockDim.x;
-  int64_t done = 0;
-  if constexpr (V) {
-    /* Copy needs no conversion: move raw 16-byte words. */
-    constexpr int64_t kTile = (int64_t)kThreads * kUnroll;
-    const int64_t nv = n / ty<T>::vec;
-    const int64_t ntiles = nv / kTile;
-    const uint4 *xs = reinterpret_cast<const uint4 *>(x);
-    uint4 *ys = reinterpret_cast<uint4 *>(y);
-    for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
-      const int64_t b = t * kTile + threadIdx.x;
-      uint4 q[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-        q[u] = __ldg(xs + b + u * kThreads);
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-        ys[b + u * kThreads] = q[u];
-    }
-    for (int64_t i = ntiles * kTile + tid; i < nv; i += nthr)
-      ys[i] = __ldg(xs + i);
-    done = nv * ty<T>::vec;
-  }
-  for (int64_t i = done + tid; i < n; i += nthr)
+  for (int64_t i = tid; i < n; i += nthr)
     y[i] = x[i];
 }
 
-template <typename T, bool V>
+template <typename T>
+__global__ void __launch_bounds__(kAddThreads)
+    add_vec_k(const T *__restrict__ a, const T *__restrict__ b,
+              T *__restrict__ y, int64_t nv) {
+  constexpr int VEC = ty<T>::vec;
+  const int64_t i = (int64_t)blockIdx.x * kAddThreads + threadIdx.x;
+  if (i < nv) {
+    float va[VEC], vb[VEC];
+    ldv(a + i * VEC, va);
+    ldv(b + i * VEC, vb);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+      va[k] += vb[k];
+    stv(y + i * VEC, va);
+  }
+}
+
+template <typename T>
 __global__ void __launch_bounds__(kThreads)
     add_k(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ y,
           int64_t n) {
-  constexpr int VEC = ty<T>::vec;
   const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const int64_t nthr = (int64_t)gridDim.x * blockDim.x;
-  int64_t done = 0;
-  if constexpr (V) {
-    const int64_t nv = n / VEC;
-    int64_t i = tid;
-    for (; i + nthr < nv; i += 2 * nthr) {
-      float va[2][VEC], vb[2][VEC];
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        ldv(a + (i + u * nthr) * VEC, va[u]);
-        ldv(b + (i + u * nthr) * VEC, vb[u]);
-      }
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          va[u][k] += vb[u][k];
-        stv(y + (i + u * nthr) * VEC, va[u]);
-      }
-    }
-    for (; i < nv; i += nthr) {
-      float va[VEC], vb[VEC];
-      ldv(a + i * VEC, va);
-      ldv(b + i * VEC, vb);
-#pragma unroll
-      for (int k = 0; k < VEC; ++k)
-        va[k] += vb[k];
-      stv(y + i * VEC, va);
-    }
-    done = nv * VEC;
-  }
-  for (int64_t i = done + tid; i < n; i += nthr)
+  for (int64_t i = tid; i < n; i += nthr)
     st1(y + i, ld1(a + i) + ld1(b + i));
+}
+
+/* Blocks of nt threads for one item a thread, or an error past 2^31. */
+cudaError_t vec_grid(int64_t items, int nt, unsigned *out) {
+  const int64_t g = (items + nt - 1) / nt;
+  *out = (unsigned)g;
+  return g <= 0x7fffffff ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /* ======================================================================
@@ -116,36 +94,51 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T>
 cudaError_t run_copy(const void *x, void *y, int64_t n, cudaStream_t st) {
-  const bool v = aligned16(x) && aligned16(y);
-  /* aligned: a block a tile */
-  const int64_t work = v ? n / ty<T>::vec / ((int64_t)kThreads * kUnroll) + 1
-                         : (n / ty<T>::vec + kThreads - 1) / kThreads + 1;
+  const T *xt = (const T *)x;
+  T *yt = (T *)y;
+  int64_t done = 0;
   unsigned grid = 0;
-  if (v) {
-    CPK__TRY(grid_for(copy_k<T, true>, kThreads, 0, work, &grid));
-    copy_k<T, true><<<grid, kThreads, 0, st>>>((const T *)x, (T *)y, n);
-  } else {
-    CPK__TRY(grid_for(copy_k<T, false>, kThreads, 0, work, &grid));
-    copy_k<T, false><<<grid, kThreads, 0, st>>>((const T *)x, (T *)y, n);
+  if (aligned16(x) && aligned16(y)) {
+    const int64_t nv = n / ty<T>::vec;
+    CPK__TRY(vec_grid(nv, kThreads, &grid));
+    if (grid > 0)
+      copy_vec_k<<<grid, kThreads, 0, st>>>((const uint4 *)x, (uint4 *)y, nv);
+    CPK__TRY(cudaGetLastError());
+    done = nv * ty<T>::vec;
+    if (done == n)
+      return cudaSuccess;
+    /* the elements past the last whole vector: fewer than one vector */
+    copy_k<T><<<1, kThreads, 0, st>>>(xt + done, yt + done, n - done);
+    return cudaGetLastError();
   }
+  CPK__TRY(grid_for(copy_k<T>, kThreads, 0, (n + kThreads - 1) / kThreads,
+                    &grid));
+  copy_k<T><<<grid, kThreads, 0, st>>>(xt, yt, n);
   return cudaGetLastError();
 }
 
 template <typename T>
 cudaError_t run_add(const void *a, const void *b, void *y, int64_t n,
                     cudaStream_t st) {
-  const bool v = aligned16(a) && aligned16(b) && aligned16(y);
-  const int64_t work = (n / ty<T>::vec + kThreads - 1) / kThreads + 1;
+  const T *at = (const T *)a, *bt = (const T *)b;
+  T *yt = (T *)y;
   unsigned grid = 0;
-  if (v) {
-    CPK__TRY(grid_for(add_k<T, true>, kThreads, 0, work, &grid));
-    add_k<T, true>
-        <<<grid, kThreads, 0, st>>>((const T *)a, (const T *)b, (T *)y, n);
-  } else {
-    CPK__TRY(grid_for(add_k<T, false>, kThreads, 0, work, &grid));
-    add_k<T, false>
-        <<<grid, kThreads, 0, st>>>((const T *)a, (const T *)b, (T *)y, n);
+  if (aligned16(a) && aligned16(b) && aligned16(y)) {
+    const int64_t nv = n / ty<T>::vec;
+    CPK__TRY(vec_grid(nv, kAddThreads, &grid));
+    if (grid > 0)
+      add_vec_k<T><<<grid, kAddThreads, 0, st>>>(at, bt, yt, nv);
+    CPK__TRY(cudaGetLastError());
+    const int64_t done = nv * ty<T>::vec;
+    if (done == n)
+      return cudaSuccess;
+    add_k<T><<<1, kThreads, 0, st>>>(at + done, bt + done, yt + done,
+                                     n - done);
+    return cudaGetLastError();
   }
+  CPK__TRY(grid_for(add_k<T>, kThreads, 0, (n + kThreads - 1) / kThreads,
+                    &grid));
+  add_k<T><<<grid, kThreads, 0, st>>>(at, bt, yt, n);
   return cudaGetLastError();
 }
 
