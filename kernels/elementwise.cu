@@ -96,7 +96,6 @@ template <typename T>
 cudaError_t run_copy(const void *x, void *y, int64_t n, cudaStream_t st) {
   const T *xt = (const T *)x;
   T *yt = (T *)y;
-  int64_t done = 0;
   unsigned grid = 0;
   if (aligned16(x) && aligned16(y)) {
     const int64_t nv = n / ty<T>::vec;
@@ -104,7 +103,7 @@ cudaError_t run_copy(const void *x, void *y, int64_t n, cudaStream_t st) {
     if (grid > 0)
       copy_vec_k<<<grid, kThreads, 0, st>>>((const uint4 *)x, (uint4 *)y, nv);
     CPK__TRY(cudaGetLastError());
-    done = nv * ty<T>::vec;
+    const int64_t done = nv * ty<T>::vec;
     if (done == n)
       return cudaSuccess;
     /* the elements past the last whole vector: fewer than one vector */

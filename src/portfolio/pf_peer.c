@@ -252,12 +252,11 @@ int pf_peer_softmax(pf_peer *p, cpk_dtype dt, const void *x, void *y,
   return CM_OK;
 }
 
-int pf_peer_copy_launch(void *ctx, int set, cudaStream_t stream) {
-  pf_copy_ceiling *c = ctx;
+int pf_peer_copy(pf_peer *p, void *dst, const void *src, size_t bytes,
+                 cudaStream_t stream) {
   cudaError_t e;
-  (void)set;
-  e = cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice,
-                      stream);
+  (void)p;
+  e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return CM_ECUDA;
@@ -265,14 +264,10 @@ int pf_peer_copy_launch(void *ctx, int set, cudaStream_t stream) {
   return CM_OK;
 }
 
-int pf_peer_copy(pf_peer *p, void *dst, const void *src, size_t bytes,
-                 cudaStream_t stream) {
-  pf_copy_ceiling c;
-  (void)p;
-  c.src = src;
-  c.dst = dst;
-  c.bytes = bytes;
-  return pf_peer_copy_launch(&c, 0, stream);
+int pf_peer_copy_launch(void *ctx, int set, cudaStream_t stream) {
+  pf_copy_ceiling *c = ctx;
+  (void)set;
+  return pf_peer_copy(NULL, c->dst, c->src, c->bytes, stream);
 }
 
 size_t pf_peer_copy_bytes(size_t l2_bytes) {

@@ -2,7 +2,6 @@
 #include <stdio.h>
 
 #include "cm_error.h"
-#include "pf_half.h"
 #include "pf_peer.h"
 #include "pf_timing.h"
 #include "pf_timing_glue.h"
@@ -37,8 +36,8 @@ static int peer_run(pf_peer *p, const pf_case *c, int set,
                     cudaStream_t stream) {
   cpk_rows shape = {c->rows, c->cols, c->stride};
   if (c->kop == CPK_OP_COPY)
-    return pf_peer_copy(p, c->t[1].dev[set], c->t[0].dev[set],
-                        (size_t)c->cols * pf_dtype_size(c->dt), stream);
+    return pf_peer_copy(p, c->t[1].dev[set], c->t[0].dev[set], c->t[0].bytes,
+                        stream);
   if (c->kop == CPK_OP_MATMUL)
     return pf_peer_gemm(p, c->dt, c->t[0].dev[set], c->t[1].dev[set],
                         c->t[2].dev[set], c->g, stream);
