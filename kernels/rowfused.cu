@@ -2251,10 +2251,10 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 
 /* ---- plans ---- */
 
-/* The fixed list, smallest capacity first (24-26: CPK_FUSED_SHORT16's,
- * taken only where fused_plan moves a row to them). Every config holds
- * cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use it
- * (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
+/* The fixed list, smallest capacity first (24-26: CPK_FUSED_SHORT16's, 27:
+ * CPK_RB128's, taken only where fused_plan moves a row to them). Every config
+ * holds cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use
+ * it (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
  * registers, so it takes register-only configs; configs with many
  * shared-memory slots take one input only. Where two configs of one capacity
  * exist, the H200 runs of docs/PERFORMANCE.md chose between them per op:
@@ -2269,6 +2269,17 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 #define FCFG_HW512 (CPK_FUSED_HALF_WIDE == 1 ? 0x01 : 0x0b)
 #define FCFG_S7 ((CPK_FUSED_SHORT16 & 64) ? 0x0b : 0x09)
 #define FCFG_R2 ((CPK_FUSED_SHORT16 & 128) ? 0x10 : 0)
+/* v29b (docs/PERFORMANCE.md): rmsnorm_bwd's fp32 rows of 513-1024 columns
+ * on configuration 27, a block of 128 threads of 2 slots a row built for 8
+ * blocks per SM (1056 row groups), instead of 2, a warp a row of 8 slots
+ * in one 256-thread block per SM (167 registers, 8 warps per SM): fp32
+ * 65536x1024 0.857-0.861 -> 0.907-0.908 of the copy ceiling side by side
+ * on the H200 (bounds/rb128-2026-12-02T0418). 0 (experiment): back on 2,
+ * and no kernel of 27. */
+#ifndef CPK_RB128
+#define CPK_RB128 1
+#endif
+#define FCFG_RB128 (CPK_RB128 ? 0x10 : 0)
 #define FCFG_S9 ((CPK_FUSED_SHORT16 & 16) ? 0x06 : 0x04)
 #define FCFG_S24                                                               \
   (((CPK_FUSED_SHORT16 & 1) ? 0x02 : 0) | ((CPK_FUSED_SHORT16 & 2) ? 0x01 : 0))
@@ -2299,7 +2310,8 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   X(23, 512, 512, 4, 0, 16, 1, 0x10)                                           \
   X(24, 128, 32, 4, 0, 1, 7, FCFG_S24)                                         \
   X(25, 256, 256, 2, 0, 1, 4, FCFG_R2)                                         \
-  X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)
+  X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)                                         \
+  X(27, 128, 128, 2, 0, 1, 8, FCFG_RB128)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;
@@ -2372,6 +2384,11 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
         return 24;
       if ((i == 3 || i == 5) && dt != CPK_F32 && (kCfg[25].ops >> fop & 1))
         return i == 3 ? 25 : 26;
+      /* CPK_RB128 (v29b): rmsnorm_bwd's fp32 1024-wide rows on 27 */
+      if (kCfg[27].ops >> fop & 1) {
+        if (i == 2 && dt == CPK_F32 && nvec > 128 && nvec <= 256)
+          return 27;
+      }
       return i;
     }
   }
