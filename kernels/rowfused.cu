@@ -2384,11 +2384,10 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
         return 24;
       if ((i == 3 || i == 5) && dt != CPK_F32 && (kCfg[25].ops >> fop & 1))
         return i == 3 ? 25 : 26;
-      /* CPK_RB128 (v29b): rmsnorm_bwd's fp32 1024-wide rows on 27 */
-      if (kCfg[27].ops >> fop & 1) {
-        if (i == 2 && dt == CPK_F32 && nvec > 128 && nvec <= 256)
-          return 27;
-      }
+      /* CPK_RB128 (v29b): rmsnorm_bwd's fp32 rows of 2 (513-1024 columns:
+       * 1 holds 128 vectors) on 27 */
+      if (i == 2 && dt == CPK_F32 && (kCfg[27].ops >> fop & 1))
+        return 27;
       return i;
     }
   }

@@ -49,6 +49,11 @@
 #                      BIN's OP at each SHAPE (every dtype, the plan's
 #                      pick) under memcheck and racecheck into
 #                      $out/TOOL-OP-SHAPE.txt
+#   flat_one NAME BIN OP DTYPE N [ENV...]
+#                      BIN's OP of N elements as one 1xN row (a copy or
+#                      add at any size: not a --bench shape), verified and
+#                      timed with its peer, under ENV (CPK_NONE=1 without),
+#                      into $out/NAME-OP-DTYPE-N.{txt,json}
 #   bench_abc OP DTYPE SHAPE [NAME BIN]...
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
@@ -130,6 +135,12 @@ abc() {
   run "bench-$op-$a-1.txt" "$lim" "$pf" $sel --json "$out/bench-$op-$a-1.json"
   run "bench-$op-$b.txt" "$lim" "$vb" $sel --json "$out/bench-$op-$b.json"
   run "bench-$op-$a-2.txt" "$lim" "$pf" $sel --json "$out/bench-$op-$a-2.json"
+}
+flat_one() {
+  local name=$1 b=$2 op=$3 dt=$4 n=$5
+  shift 5
+  run "$name-$op-$dt-$n.txt" 30 env CPK_NONE=1 "$@" "$b" --op $op \
+    --dtype $dt --shape 1x$n --budget 0.3 --json "$out/$name-$op-$dt-$n.json"
 }
 bench_one() {
   local name=$1 b=$2 op=$3 dt=$4 sh=$5

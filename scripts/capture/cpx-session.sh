@@ -27,17 +27,11 @@ for v in 2 5; do
       --tool $tool --error-exitcode 9 "$cx" --alloc exact --smoke --op copy
   done
 done
-cp1() { # NAME BIN DTYPE N [ENV...]
-  local name=$1 b=$2 dt=$3 n=$4
-  shift 4
-  run "$name-copy-$dt-$n.txt" 30 env CPK_NONE=1 "$@" "$b" --op copy \
-    --dtype $dt --shape 1x$n --budget 0.3 --json "$out/$name-copy-$dt-$n.json"
-}
 for c in "bf16 33554432" "bf16 67108864" "fp32 67108864" "fp32 268435456"; do
   set -- $c
-  cp1 def1 "$pf" $1 $2
-  for v in 1 2 3 4 5; do cp1 v$v "$cx" $1 $2 CPK_COPY_V=$v; done
-  cp1 def2 "$pf" $1 $2
+  flat_one def1 "$pf" copy $1 $2
+  for v in 1 2 3 4 5; do flat_one v$v "$cx" copy $1 $2 CPK_COPY_V=$v; done
+  flat_one def2 "$pf" copy $1 $2
 done
 run ncu-memcpy.txt 60 ncu --clock-control none --section SpeedOfLight \
   --section LaunchStats --launch-count 12 "$pf" --op copy --dtype bf16 \

@@ -17,17 +17,11 @@ nb="$var/cuda_portfolio-np"
 for v in 6 7 8 9; do
   run test-only-np-v$v.txt 30 env CPK_COPY_V=$v "$nb" --test-only --op copy
 done
-cp1() { # NAME BIN DTYPE N [ENV...]
-  local name=$1 b=$2 dt=$3 n=$4
-  shift 4
-  run "$name-copy-$dt-$n.txt" 30 env CPK_NONE=1 "$@" "$b" --op copy \
-    --dtype $dt --shape 1x$n --budget 0.3 --json "$out/$name-copy-$dt-$n.json"
-}
 for c in "bf16 33554432" "bf16 67108864" "fp32 268435456"; do
   set -- $c
-  cp1 def1 "$pf" $1 $2
-  for v in 6 7 8 9; do cp1 v$v "$nb" $1 $2 CPK_COPY_V=$v; done
-  cp1 def2 "$pf" $1 $2
+  flat_one def1 "$pf" copy $1 $2
+  for v in 6 7 8 9; do flat_one v$v "$nb" copy $1 $2 CPK_COPY_V=$v; done
+  flat_one def2 "$pf" copy $1 $2
 done
 gpu_csv gpu-after-bench.csv
 finish

@@ -21,22 +21,16 @@ done
 run test-only-np2-add.txt 30 env CPK_ADD_V=1 "$nb" --test-only --op add
 run memcheck-smoke-np2.txt 40 env CPK_COPY_V=7 CPK_ADD_V=1 compute-sanitizer \
   --tool memcheck --error-exitcode 9 "$nb" --alloc exact --smoke --variant vector
-one() { # NAME BIN OP DTYPE N [ENV...]
-  local name=$1 b=$2 op=$3 dt=$4 n=$5
-  shift 5
-  run "$name-$op-$dt-$n.txt" 30 env CPK_NONE=1 "$@" "$b" --op $op \
-    --dtype $dt --shape 1x$n --budget 0.3 --json "$out/$name-$op-$dt-$n.json"
-}
 for c in "bf16 67108864" "fp32 268435456"; do
   set -- $c
-  one def1 "$pf" copy $1 $2
-  for v in 7 10 11 12; do one v$v "$nb" copy $1 $2 CPK_COPY_V=$v; done
-  one def2 "$pf" copy $1 $2
+  flat_one def1 "$pf" copy $1 $2
+  for v in 7 10 11 12; do flat_one v$v "$nb" copy $1 $2 CPK_COPY_V=$v; done
+  flat_one def2 "$pf" copy $1 $2
 done
 for dt in fp32 bf16; do
-  one def1 "$pf" add $dt 268435456
-  one np "$nb" add $dt 268435456 CPK_ADD_V=1
-  one def2 "$pf" add $dt 268435456
+  flat_one def1 "$pf" add $dt 268435456
+  flat_one np "$nb" add $dt 268435456 CPK_ADD_V=1
+  flat_one def2 "$pf" add $dt 268435456
 done
 gpu_csv gpu-after-bench.csv
 finish
