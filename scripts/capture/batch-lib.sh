@@ -4,8 +4,9 @@
 # (cuda_portfolio there) and $var (experiment builds beside them: $VAR,
 # default .carry/var).
 #   left               seconds of the budget that are left
-#   gpu_csv NAME       the GPU's clocks, temperature, power and throttle
-#                      reasons (nvidia-smi, CSV) into $out/NAME
+#   gpu_csv NAME       the GPU's name and UUID, clocks, temperature, power
+#                      and throttle reasons (nvidia-smi, CSV) into
+#                      $out/NAME
 #   ncu_bench LIM SEL  Nsight Compute (clocks not locked) on one launch per
 #                      benchmark case of the selection SEL (cuda_portfolio
 #                      words, "--op X --dtype Y"): the sections that say what
@@ -98,7 +99,7 @@ run() {
   printf '%s\trc=%d\t%ds\t%s\n' "$name" "$?" "$(($(date +%s) - s))" "$*" >>"$log"
 }
 gpu_csv() {
-  run "$1" 20 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv
+  run "$1" 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,power.limit,clocks_event_reasons.active --format=csv
 }
 ncu_bench() {
   local lim=$1 tag
