@@ -49,7 +49,8 @@
 #   sanshapes BIN OP SHAPE...
 #                      BIN's OP at each SHAPE (every dtype, the plan's
 #                      pick) under memcheck and racecheck into
-#                      $out/TOOL-OP-SHAPE.txt
+#                      $out/TOOL-OP-SHAPE.txt (TOOL-TAG-OP-SHAPE.txt with
+#                      $SAN_TAG set: one batch's several binaries)
 #   flat_one NAME BIN OP DTYPE N [ENV...]
 #                      BIN's OP of N elements as one 1xN row (a copy or
 #                      add at any size: not a --bench shape), verified and
@@ -189,7 +190,7 @@ sanshapes() {
   shift 2
   for sh in "$@"; do
     for tool in memcheck racecheck; do
-      run "$tool-$op-$sh.txt" 60 compute-sanitizer --tool $tool \
+      run "$tool-${SAN_TAG:+$SAN_TAG-}$op-$sh.txt" 60 compute-sanitizer --tool $tool \
         --error-exitcode 9 "$b" --alloc exact --op $op --shape $sh
     done
   done

@@ -29,21 +29,11 @@ for v in v30x v30y; do
   run "test-only-$v-rmsnorm_backward.txt" 60 "$b" --test-only --op rmsnorm_backward
   run "memcheck-smoke-$v.txt" 45 compute-sanitizer --tool memcheck \
     --error-exitcode 9 "$b" --alloc exact --smoke --variant fused
-  for sh in 300x1024 7x513 33x1000 300x8192 5x4100 37x8000; do
-    for tool in memcheck racecheck; do
-      run "$tool-$v-rmsnorm_backward-$sh.txt" 60 compute-sanitizer \
-        --tool $tool --error-exitcode 9 "$b" --alloc exact \
-        --op rmsnorm_backward --shape $sh
-    done
-  done
+  SAN_TAG=$v sanshapes "$b" rmsnorm_backward 300x1024 7x513 33x1000 \
+    300x8192 5x4100 37x8000
 done
 run test-only-v30x-row_sum.txt 60 "$vx" --test-only --op row_sum
-for sh in 300x1024 7x513 33x1000; do
-  for tool in memcheck racecheck; do
-    run "$tool-v30x-row_sum-$sh.txt" 60 compute-sanitizer --tool $tool \
-      --error-exitcode 9 "$vx" --alloc exact --op row_sum --shape $sh
-  done
-done
+SAN_TAG=v30x sanshapes "$vx" row_sum 300x1024 7x513 33x1000
 export ONE_BUDGET=0.4
 bench_abc rmsnorm_backward bf16 65536x1024 v30x "$vx" v30y "$vy"
 bench_abc rmsnorm_backward fp16 65536x1024 v30x "$vx" v30y "$vy"
