@@ -288,10 +288,8 @@ struct csum {
  * addition per vector instead of per element. */
 template <int N>
 __device__ __forceinline__ float pair_sum(const float (&v)[N]) {
-  static_assert(N == 1 || N == 2 || N == 4 || N == 8, "1, 2, 4 or 8 terms");
-  if constexpr (N == 1) {
-    return v[0];
-  } else if constexpr (N == 2) {
+  static_assert(N == 2 || N == 4 || N == 8, "2, 4 or 8 terms");
+  if constexpr (N == 2) {
     return v[0] + v[1];
   } else if constexpr (N == 4) {
     return (v[0] + v[1]) + (v[2] + v[3]);

@@ -2252,8 +2252,8 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 /* ---- plans ---- */
 
 /* The fixed list, smallest capacity first (24-26: CPK_FUSED_SHORT16's, 27:
- * CPK_RB128's and CPK_RS128's, 28-31: v30's experiments, taken only where
- * fused_plan moves a row to them). Every config
+ * CPK_RB128's and CPK_RS128's, taken only where fused_plan moves a row to
+ * them). Every config
  * holds cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use
  * it (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
  * registers, so it takes register-only configs; configs with many
@@ -2280,36 +2280,15 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 #ifndef CPK_RB128
 #define CPK_RB128 1
 #endif
-#define FCFG_RB128 ((CPK_RB128 ? 0x10 : 0) | (CPK_RS128 ? 0x01 : 0))
-/* v30 (docs/PERFORMANCE.md), experiment macros, 0 by default:
- * CPK_RB16: 16-bit rmsnorm_bwd rows of 65-128 vectors (513-1024 columns,
- *   configuration 1's: a warp a row, 4 slots, 16 warps per SM at 128
- *   registers) on 28 (1: 128 threads of 1 slot a row, 8 blocks per SM) or
- *   29 (2: 64 threads of 2 slots a row, 16 blocks per SM);
- * CPK_RB8K: fp32 rmsnorm_bwd rows of 1025-2048 vectors (4097-8192 columns,
- *   configuration 6's: one 512-thread block per SM, 96 registers) on 30
- *   (1: clusters of two 512-thread blocks of 2 slots, 2 blocks per SM) or
- *   31 (2: one 1024-thread block of 2 slots);
- * (bounds/v30-2026-12-02T0550: 16-bit 65536x1024 0.80 -> 0.66 on 28, level
- * on 29; fp32 8192x8192 0.88 -> 0.77 on 30, 0.83 on 31; none taken.)
- * CPK_RS128 (v30c, taken): fp32 row_sum rows of 129-256 vectors (513-1024
- *   columns) on 27, a block of 128 threads a row, 2 slots a thread, 8
- *   blocks per SM (30 registers), instead of 2 (a warp a row of 8 slots,
- *   one 256-thread block per SM): fp32 65536x1024 0.908-0.918 -> 0.940-0.941
- *   of the copy ceiling side by side (1.03x); 0 (experiment): back on 2. */
-#ifndef CPK_RB16
-#define CPK_RB16 0
-#endif
-#ifndef CPK_RB8K
-#define CPK_RB8K 0
-#endif
+/* v30c (docs/PERFORMANCE.md): row_sum's fp32 rows of 513-1024 columns on
+ * configuration 27 too, instead of 2 (a warp a row of 8 slots, one
+ * 256-thread block per SM; 27's row_sum kernel takes 30 registers): fp32
+ * 65536x1024 0.908-0.918 -> 0.940-0.941 of the copy ceiling side by side
+ * on the H200 (bounds/v30-2026-12-02T0550). 0 (experiment): back on 2. */
 #ifndef CPK_RS128
 #define CPK_RS128 1
 #endif
-#define FCFG_RB16A (CPK_RB16 == 1 ? 0x10 : 0)
-#define FCFG_RB16B (CPK_RB16 == 2 ? 0x10 : 0)
-#define FCFG_RB8KA (CPK_RB8K == 1 ? 0x10 : 0)
-#define FCFG_RB8KB (CPK_RB8K == 2 ? 0x10 : 0)
+#define FCFG_RB128 ((CPK_RB128 ? 0x10 : 0) | (CPK_RS128 ? 0x01 : 0))
 #define FCFG_S9 ((CPK_FUSED_SHORT16 & 16) ? 0x06 : 0x04)
 #define FCFG_S24                                                               \
   (((CPK_FUSED_SHORT16 & 1) ? 0x02 : 0) | ((CPK_FUSED_SHORT16 & 2) ? 0x01 : 0))
@@ -2341,11 +2320,7 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   X(24, 128, 32, 4, 0, 1, 7, FCFG_S24)                                         \
   X(25, 256, 256, 2, 0, 1, 4, FCFG_R2)                                         \
   X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)                                         \
-  X(27, 128, 128, 2, 0, 1, 8, FCFG_RB128)                                      \
-  X(28, 128, 128, 1, 0, 1, 8, FCFG_RB16A)                                      \
-  X(29, 64, 64, 2, 0, 1, 16, FCFG_RB16B)                                       \
-  X(30, 512, 512, 2, 0, 2, 2, FCFG_RB8KA)                                      \
-  X(31, 1024, 1024, 2, 0, 1, 1, FCFG_RB8KB)
+  X(27, 128, 128, 2, 0, 1, 8, FCFG_RB128)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;
@@ -2422,16 +2397,6 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
        * fp32 rows of 2 (513-1024 columns: 1 holds 128 vectors) on 27 */
       if (i == 2 && dt == CPK_F32 && (kCfg[27].ops >> fop & 1))
         return 27;
-      /* v30 experiments (CPK_RB16, CPK_RB8K): rmsnorm_bwd's 16-bit rows of
-       * 1 past 64 vectors on 28 or 29, fp32 rows of 6 on 30 or 31 */
-      if (i == 1 && dt != CPK_F32 && nvec > 64)
-        for (int k = 28; k <= 29; ++k)
-          if (kCfg[k].ops >> fop & 1)
-            return k;
-      if (i == 6 && dt == CPK_F32)
-        for (int k = 30; k <= 31; ++k)
-          if (kCfg[k].ops >> fop & 1)
-            return k;
       return i;
     }
   }

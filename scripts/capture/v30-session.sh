@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # v30 (docs/PERFORMANCE.md): more warps per SM for rmsnorm_backward's rows
 # that run 16 warps an SM, and row_sum's fp32 1024-wide rows on v29b's
-# configuration 27. Two experiment builds of kernels/rowfused.cu:
+# configuration 27. Two experiment builds of kernels/rowfused.cu (at
+# 00027a2, or with results/h200/bounds/v30-2026-12-02T0550/v30ab.patch.gz
+# applied: CPK_RB16 and CPK_RB8K are not in the tree since):
 #   v30x: -DCPK_RB16=1 -DCPK_RB8K=1 -DCPK_RS128=1 (16-bit rmsnorm_backward
 #         rows of 513-1024 columns on 128 threads of 1 slot a row, 8 blocks
 #         an SM; fp32 rows of 4097-8192 columns on clusters of two
