@@ -399,6 +399,18 @@ __host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
 #ifndef CPK_FUSED_RMS_WSM
 #define CPK_FUSED_RMS_WSM 1
 #endif
+/* rmsnorm (v32b): in register-only configurations (rows of up to 8192
+ * columns; rms_wreg says which) w's slots are loaded into registers with
+ * the row's own loads, before the reduction (4 registers a slot), so that
+ * the write loop waits on no L2 round trip for them (H200,
+ * bounds/v32-2026-12-02T0734: 16-bit 1024 and 4096 columns +1-1.6 %,
+ * fp32 1024-8192 +1-1.5 %; 16-bit 8192 -2.5 %, left out). 0 (experiment):
+ * w from the L2 in the write loop, as before. (v32a, these
+ * configurations' w copied into shared memory instead, lost 3-36 %: its
+ * code is the patch there.) */
+#ifndef CPK_FUSED_RMS_WREG
+#define CPK_FUSED_RMS_WREG 1
+#endif
 /* CPK_FUSED_HALF_WIDE: 2 (the default since v9): 16-bit softmax rows of
  * 16385-32768 slots (2^18 columns) on the 256-thread configuration 15, two
  * blocks per SM, instead of its 512-thread twin 14 (docs/PERFORMANCE.md,
@@ -436,6 +448,19 @@ __host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
    * memory: not in those.) */
   return CPK_FUSED_RMS_WSM && op == F_RMS && ns > 0 && ns <= 12 &&
          !(CPK_FUSED_HALF_WIDE == 1 && nt == 256);
+}
+/* Whether rmsnorm's configuration loads w's slots with the row (v32b):
+ * the register-only ones of fp32; of 16-bit, the warp-per-row one of 4
+ * slots (1024 columns) and the 128-thread one (4096). Not the 16-bit
+ * 256-thread one (8192 columns: 60 -> 80 registers took its SM from 4
+ * blocks to 3, -2.5 % on the H200), nor the 16-bit 8-slot warp one and
+ * 512-thread one, where the registers would leave one block per SM
+ * (94 -> 150, 60 -> 80 registers; not measured). */
+__host__ __device__ constexpr bool rms_wreg(int op, int es, int nt, int gt,
+                                            int nr, int ns) {
+  return CPK_FUSED_RMS_WREG && op == F_RMS && ns == 0 &&
+         (es == 4 || (nt == 256 && gt == 32 && nr == 4) ||
+          (nt == 128 && gt == 128 && nr == 4));
 }
 
 /* rmsnorm's stores are plain in the configurations of at most this many
@@ -931,6 +956,15 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     first = false;
     if constexpr (NS > 0)
       cp_async_wait_all();
+    /* rmsnorm's w slots in flight with the row's (v32b, CPK_FUSED_RMS_WREG) */
+    constexpr bool WREG = rms_wreg(OP, sizeof(T), NT, GT, NR, NS);
+    uint4 wq[WREG ? S : 1];
+    if constexpr (WREG) {
+#pragma unroll
+      for (int j = 0; j < S; ++j)
+        wq[j] = load_slot<T, false>(w, SLOT_E(j), ce, vec, nullptr, 0.f);
+    }
+    (void)wq;
 
     if constexpr (OP == F_ROWSUM) {
       csum a;
@@ -1060,6 +1094,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         unpack<T>(SLOT(0, j), v);
         if constexpr (WSM)
           unpack<T>(wraw[j * NT + tid], ww);
+        else if constexpr (WREG)
+          unpack<T>(wq[j], ww);
         else
           load_w<T>(w, SLOT_E(j), ce, vec, ww);
 #pragma unroll
