@@ -363,14 +363,26 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
 #ifndef CPK_FUSED_SHORT16
 #define CPK_FUSED_SHORT16 13
 #endif
+/* CPK_FUSED_RMS_WREG5 (v33b): 16-bit rmsnorm's 256-thread configuration
+ * (rows of 4097-8192 columns) loads w's slots with the row as well (v32b,
+ * rms_wreg) and is built for 4 blocks per SM, at most 64 registers (64
+ * bf16, 61 fp16, no spills), so that it keeps the 4 blocks an SM that
+ * v32b's 80 registers had taken to 3 (H200, bounds/v33-2026-12-02T1143:
+ * bf16 and fp16 8192x8192 1.004-1.019x, 0.897-0.905 -> 0.907-0.917 of the
+ * copy ceiling). 0 (experiment): that configuration as v32b left it, w
+ * from the L2 in the write loop, built for 2 blocks an SM (60 registers). */
+#ifndef CPK_FUSED_RMS_WREG5
+#define CPK_FUSED_RMS_WREG5 1
+#endif
 /* Blocks per SM a configuration (nt threads of group size gt, nr register
  * and ns shared-memory slots, mb in the table) is built for, for op (not
  * rmsnorm_bwd: rmsbwd_mb) at es bytes per element. */
 __host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
                                            int nr, int ns, int mb) {
   return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7
-         : ((CPK_FUSED_SHORT16 & 8) && op == F_SOFTMAX && nt == 256 &&
-            gt == 256 && nr == 4 && ns == 0)
+         : (((CPK_FUSED_SHORT16 & 8) && op == F_SOFTMAX) ||
+            (CPK_FUSED_RMS_WREG5 && op == F_RMS && es == 2)) &&
+                 nt == 256 && gt == 256 && nr == 4 && ns == 0
              ? 4
          : (es == 2 && nt == 512 && nr == 4 && ns == 4 &&
             (((CPK_FUSED_SHORT16 & 32) && op == F_RMS) ||
@@ -451,16 +463,18 @@ __host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
 }
 /* Whether rmsnorm's configuration loads w's slots with the row (v32b):
  * the register-only ones of fp32; of 16-bit, the warp-per-row one of 4
- * slots (1024 columns) and the 128-thread one (4096). Not the 16-bit
- * 256-thread one (8192 columns: 60 -> 80 registers took its SM from 4
- * blocks to 3, -2.5 % on the H200), nor the 16-bit 8-slot warp one and
- * 512-thread one, where the registers would leave one block per SM
- * (94 -> 150, 60 -> 80 registers; not measured). */
+ * slots (1024 columns), the 128-thread one (4096) and, since v33b
+ * (CPK_FUSED_RMS_WREG5, which also builds it for 4 blocks per SM), the
+ * 256-thread one (8192 columns: v32b alone took it from 60 to 80
+ * registers and its SM from 4 blocks to 3, -2.5 % on the H200). Not the
+ * 16-bit 8-slot warp one and 512-thread one, where the registers would
+ * leave one block per SM (94 -> 150, 60 -> 80 registers; not measured). */
 __host__ __device__ constexpr bool rms_wreg(int op, int es, int nt, int gt,
                                             int nr, int ns) {
   return CPK_FUSED_RMS_WREG && op == F_RMS && ns == 0 &&
          (es == 4 || (nt == 256 && gt == 32 && nr == 4) ||
-          (nt == 128 && gt == 128 && nr == 4));
+          (nt == 128 && gt == 128 && nr == 4) ||
+          (CPK_FUSED_RMS_WREG5 && nt == 256 && gt == 256 && nr == 4));
 }
 
 /* rmsnorm's stores are plain in the configurations of at most this many
