@@ -374,15 +374,22 @@ __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
 #ifndef CPK_FUSED_RMS_WREG5
 #define CPK_FUSED_RMS_WREG5 1
 #endif
+/* The configuration CPK_FUSED_RMS_WREG5 changes, for fused_mb and
+ * rms_wreg both: 16-bit rmsnorm on 256 threads of 4 register slots. */
+__host__ __device__ constexpr bool rms_wreg5(int op, int es, int nt, int gt,
+                                             int nr, int ns) {
+  return CPK_FUSED_RMS_WREG5 && op == F_RMS && es == 2 && nt == 256 &&
+         gt == 256 && nr == 4 && ns == 0;
+}
 /* Blocks per SM a configuration (nt threads of group size gt, nr register
  * and ns shared-memory slots, mb in the table) is built for, for op (not
  * rmsnorm_bwd: rmsbwd_mb) at es bytes per element. */
 __host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
                                            int nr, int ns, int mb) {
   return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7
-         : (((CPK_FUSED_SHORT16 & 8) && op == F_SOFTMAX) ||
-            (CPK_FUSED_RMS_WREG5 && op == F_RMS && es == 2)) &&
-                 nt == 256 && gt == 256 && nr == 4 && ns == 0
+         : ((CPK_FUSED_SHORT16 & 8) && op == F_SOFTMAX && nt == 256 &&
+            gt == 256 && nr == 4 && ns == 0) ||
+                 rms_wreg5(op, es, nt, gt, nr, ns)
              ? 4
          : (es == 2 && nt == 512 && nr == 4 && ns == 4 &&
             (((CPK_FUSED_SHORT16 & 32) && op == F_RMS) ||
@@ -474,7 +481,7 @@ __host__ __device__ constexpr bool rms_wreg(int op, int es, int nt, int gt,
   return CPK_FUSED_RMS_WREG && op == F_RMS && ns == 0 &&
          (es == 4 || (nt == 256 && gt == 32 && nr == 4) ||
           (nt == 128 && gt == 128 && nr == 4) ||
-          (CPK_FUSED_RMS_WREG5 && nt == 256 && gt == 256 && nr == 4));
+          rms_wreg5(op, es, nt, gt, nr, ns));
 }
 
 /* rmsnorm's stores are plain in the configurations of at most this many
