@@ -1132,22 +1132,29 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       float pt[S], pd[S];
 #pragma unroll
       for (int j = 0; j < S; ++j) {
-        /* rmsbwd_terms written out: through the helper, ptxas schedules
-         * these kernels differently (the same operations, other SASS), and
-         * these are the measured ones */
-        float g[VEC], x[VEC], ww[VEC], t[VEC / 2], d[VEC / 2];
+        float g[VEC], x[VEC], ww[VEC];
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
         wslot(j, ww);
+        if constexpr (CPK_RB_TRIM) {
+          const float2 r = rmsbwd_terms<VEC>(g, x, ww);
+          pt[j] = r.x;
+          pd[j] = r.y;
+        } else {
+          /* rmsbwd_terms (before v34a) written out: through the helper,
+           * ptxas scheduled these kernels differently (the same
+           * operations, other SASS), and these were the measured ones */
+          float t[VEC / 2], d[VEC / 2];
 #pragma unroll
-        for (int k = 0; k < VEC / 2; ++k) {
-          const int e0 = 2 * k, e1 = 2 * k + 1;
-          t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
-          d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
-                           __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
+          for (int k = 0; k < VEC / 2; ++k) {
+            const int e0 = 2 * k, e1 = 2 * k + 1;
+            t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
+            d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
+                             __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
+          }
+          pt[j] = pair_sum(t);
+          pd[j] = pair_sum(d);
         }
-        pt[j] = pair_sum(t);
-        pd[j] = pair_sum(d);
       }
       csum a, b;
       a.add(pair_sum(pt));
@@ -1162,26 +1169,35 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
         wslot(j, ww);
+        if constexpr (CPK_RB_TRIM && !DWS) {
 #pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          o[k] =
-              __fmaf_rn(rstd, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], ncoef));
-        if constexpr (DWS) {
-#pragma unroll
-          for (int q4 = 0; q4 < VEC / 4; ++q4) {
-            float4 &dd = dwc[(j * (VEC / 4) + q4) * NT + tid];
-            float4 v = dd;
-            v.x = __fmaf_rn(__fmul_rn(g[4 * q4], x[4 * q4]), rstd, v.x);
-            v.y = __fmaf_rn(__fmul_rn(g[4 * q4 + 1], x[4 * q4 + 1]), rstd, v.y);
-            v.z = __fmaf_rn(__fmul_rn(g[4 * q4 + 2], x[4 * q4 + 2]), rstd, v.z);
-            v.w = __fmaf_rn(__fmul_rn(g[4 * q4 + 3], x[4 * q4 + 3]), rstd, v.w);
-            dd = v;
-          }
+          for (int k = 0; k < VEC; ++k)
+            o[k] = rb_dx(g[k], x[k], ww[k], rstd, ncoef, dwacc[j * VEC + k]);
         } else {
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
-            dwacc[j * VEC + k] =
-                __fmaf_rn(__fmul_rn(g[k], x[k]), rstd, dwacc[j * VEC + k]);
+            o[k] =
+                __fmaf_rn(rstd, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], ncoef));
+          if constexpr (DWS) {
+#pragma unroll
+            for (int q4 = 0; q4 < VEC / 4; ++q4) {
+              float4 &dd = dwc[(j * (VEC / 4) + q4) * NT + tid];
+              float4 v = dd;
+              v.x = __fmaf_rn(__fmul_rn(g[4 * q4], x[4 * q4]), rstd, v.x);
+              v.y =
+                  __fmaf_rn(__fmul_rn(g[4 * q4 + 1], x[4 * q4 + 1]), rstd, v.y);
+              v.z =
+                  __fmaf_rn(__fmul_rn(g[4 * q4 + 2], x[4 * q4 + 2]), rstd, v.z);
+              v.w =
+                  __fmaf_rn(__fmul_rn(g[4 * q4 + 3], x[4 * q4 + 3]), rstd, v.w);
+              dd = v;
+            }
+          } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              dwacc[j * VEC + k] =
+                  __fmaf_rn(__fmul_rn(g[k], x[k]), rstd, dwacc[j * VEC + k]);
+          }
         }
         store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, o);
       }
@@ -1496,14 +1512,22 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
           unpack<T>(q[0][u], g);
           unpack<T>(q[1][u], x);
           unpack<T>(wv[idx < nv ? idx : 0], ww);
+          if constexpr (CPK_RB_TRIM) {
+            if (idx < nv) {
 #pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = __fmaf_rn(s0, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], s1));
-          if (idx < nv) {
+              for (int k = 0; k < VEC; ++k)
+                o[k] = rb_dx(g[k], x[k], ww[k], s0, s1, dwa[idx * VEC + k]);
+            }
+          } else {
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
-              dwa[idx * VEC + k] =
-                  __fmaf_rn(__fmul_rn(g[k], x[k]), s0, dwa[idx * VEC + k]);
+              o[k] = __fmaf_rn(s0, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], s1));
+            if (idx < nv) {
+#pragma unroll
+              for (int k = 0; k < VEC; ++k)
+                dwa[idx * VEC + k] =
+                    __fmaf_rn(__fmul_rn(g[k], x[k]), s0, dwa[idx * VEC + k]);
+            }
           }
         }
         if (idx < nv)
@@ -2255,9 +2279,13 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
             unpack<T>(cell(s, i, 1, j), x);
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
+#if CPK_RB_TRIM
+              o[k] = rb_dx(o[k], x[k], wr[j][k], s0, s1, dwr[j][k]);
+#else
               dwr[j][k] = __fmaf_rn(__fmul_rn(o[k], x[k]), s0, dwr[j][k]);
               o[k] =
                   __fmaf_rn(s0, __fmul_rn(o[k], wr[j][k]), __fmul_rn(x[k], s1));
+#endif
             }
           }
           store_slot<T, CPK_GRID_ST_CS != 0>(orow, e, c1, vec, o);

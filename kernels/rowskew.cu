@@ -444,9 +444,13 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           dw_get(u, a);
 #pragma unroll
           for (int k = 0; k < VEC; ++k) {
+#if CPK_RB_TRIM
+            o[k] = rb_dx(o[k], x[k], ww[k], st.x, st.y, a[k]);
+#else
             a[k] = __fmaf_rn(__fmul_rn(o[k], x[k]), st.x, a[k]);
             o[k] =
                 __fmaf_rn(st.x, __fmul_rn(o[k], ww[k]), __fmul_rn(x[k], st.y));
+#endif
           }
           dw_put(u, a);
         } else {
