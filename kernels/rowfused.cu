@@ -64,6 +64,7 @@
 #include <type_traits>
 
 #include "common.cuh"
+#include "mbar.cuh"
 #include "rowslot.cuh"
 
 namespace cg = cooperative_groups;
@@ -547,10 +548,40 @@ __device__ __forceinline__ void cp_async_wait_all() {
  * in rank order through distributed shared memory. Double-buffered scratch:
  * one barrier per stage per reduction. */
 
+/* CPK_CLU_PUSH (v34b, experiment): the cluster stage without a cluster
+ * barrier per reduction. Each rank pushes its partial into every other
+ * rank's inbox with st.async, which completes the bytes on that rank's
+ * mbarrier for the reduction's buffer; a rank waits on its own mbarrier
+ * only, so no thread waits for its earlier global stores to drain (the
+ * release of barrier.cluster.arrive: Nsight Compute counts 1.15 membar
+ * stall cycles per issued instruction on 16-bit rmsnorm_bwd at 2048x32768,
+ * bounds/stall-2026-12-02T1457). The partials are merged in rank order as
+ * before: the same bits. 0: cluster_merge's barrier, as measured. */
+#ifndef CPK_CLU_PUSH
+#define CPK_CLU_PUSH 0
+#endif
+
 struct redscratch {
   float blk[2][4][32];
   float clu[2][4];
+#if CPK_CLU_PUSH
+  float4 inbox[2][16];      /* [buffer][source rank] */
+  unsigned long long mb[2]; /* an mbarrier per buffer, one arrival a phase */
+#endif
 };
+
+#if CPK_CLU_PUSH && CPK_CLUSTERS
+/* Once per block, before the first exchange: the inbox mbarriers, visible
+ * to the cluster before any rank can push (the caller's cluster barrier
+ * follows). */
+__device__ __forceinline__ void push_init(redscratch &rs) {
+  if (threadIdx.x == 0) {
+    mbar_init(smem_u32(&rs.mb[0]), 1);
+    mbar_init(smem_u32(&rs.mb[1]), 1);
+    fence_barrier_init();
+  }
+}
+#endif
 
 template <bool MAX>
 __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
@@ -617,6 +648,84 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
 #endif
 }
 
+#if CPK_CLU_PUSH
+/* The cluster stage under CPK_CLU_PUSH: kred is the reduction's index in
+ * the block's sequence (its buffer kred & 1, its mbarrier phase
+ * kred / 2 & 1). Threads 0 .. ncl-1 push the block's partial (every thread
+ * holds it after the block stage) to rank t's inbox; thread 0 expects the
+ * other ranks' 16 bytes each on its own mbarrier; every thread waits for
+ * that phase, then reads the inbox (its own rank's entry from its
+ * registers) and merges in rank order as cluster_merge does. A rank's
+ * pushes for reduction kred + 2 follow its wait for kred + 1, which needs
+ * this rank's push for kred + 1, made after this rank's wait for kred and
+ * after the block barrier of reduction kred + 1 (every reader of the inbox
+ * past it): so the buffer and its phase are free when the bytes land. The
+ * merge loop repeats cluster_merge's: shared through a helper, the default
+ * build's PTX moved, and it stays the measured one until this is taken. */
+template <bool MAX, int NQ>
+__device__ __forceinline__ void
+cluster_merge_push(float (&v)[4], redscratch &rs, int kred, int ncl) {
+#if CPK_CLUSTERS
+  cg::cluster_group cl = cg::this_cluster();
+  const int buf = kred & 1;
+  const uint32_t par = (uint32_t)(kred >> 1) & 1u;
+  const int me = (int)cl.block_rank();
+  const int t = threadIdx.x;
+  const uint32_t bar = smem_u32(&rs.mb[buf]);
+  if (t == 0)
+    mbar_arrive_tx(bar, (uint32_t)(ncl - 1) * 16u);
+  if (t < ncl && t != me) {
+    uint32_t ra, rbar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(ra)
+                 : "r"(smem_u32(&rs.inbox[buf][me])), "r"(t));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(rbar)
+                 : "r"(bar), "r"(t));
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4."
+                 "f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(ra),
+                 "f"(v[0]), "f"(v[1]), "f"(v[2]), "f"(v[3]), "r"(rbar)
+                 : "memory");
+  }
+  while (!mbar_try_wait(bar, par)) {
+  }
+  const int lane = t & 31;
+  float mine[4], a[4];
+  if (lane < ncl && lane != me) {
+    const float4 f = rs.inbox[buf][lane];
+    mine[0] = f.x;
+    mine[1] = f.y;
+    mine[2] = f.z;
+    mine[3] = f.w;
+  } else {
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      mine[q] = v[q];
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
+#pragma unroll 1
+  for (int k = 1; k < ncl; ++k) {
+    float b[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
+    merge<MAX>(a, b);
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    v[q] = a[q];
+#else
+  (void)v;
+  (void)rs;
+  (void)kred;
+  (void)ncl;
+  __trap();
+#endif
+}
+#endif
+
 template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false>
 __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
                                              int &rb) {
@@ -660,7 +769,11 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
   }
   if constexpr (CL > 1) {
 #if CPK_FUSED_CLRED_PAR
+#if CPK_CLU_PUSH
+    cluster_merge_push<MAX, NQ>(v, rs, rb - 1, CL);
+#else
     cluster_merge<MAX, NQ>(v, rs, buf, CL);
+#endif
 #elif CPK_CLUSTERS
     cg::cluster_group cl = cg::this_cluster();
     if (threadIdx.x == 0) {
@@ -752,6 +865,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   if constexpr (CL > 1) {
 #if CPK_CLUSTERS
     rank = (int)cg::this_cluster().block_rank();
+#if CPK_CLU_PUSH
+    push_init(rs);
+    cg::this_cluster().sync();
+#endif
 #else
     __trap();
 #endif
@@ -1286,8 +1403,14 @@ __device__ __forceinline__ void wide_reduce(float (&v)[4], redscratch &rs,
                                             int &rb, int ncl) {
   const int buf = rb & 1; /* the buffer group_reduce takes next */
   group_reduce<MAX, NQ, NT, NT, 1>(v, rs, rb);
+#if CPK_CLU_PUSH
+  (void)buf; /* rb - 1: the index group_reduce just took */
+  if (ncl > 1)
+    cluster_merge_push<MAX, NQ>(v, rs, rb - 1, ncl);
+#else
   if (ncl > 1)
     cluster_merge<MAX, NQ>(v, rs, buf, ncl);
+#endif
 }
 
 template <typename T, int OP, int NT, int U, int MB>
@@ -1307,6 +1430,12 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     cg::cluster_group cl = cg::this_cluster();
     rank = (int)cl.block_rank();
     ncl = (int)cl.num_blocks();
+#if CPK_CLU_PUSH
+    if (ncl > 1) {
+      push_init(rs);
+      cl.sync();
+    }
+#endif
   }
 #endif
   const int64_t clus = (int64_t)blockIdx.x / ncl;
