@@ -40,7 +40,9 @@
 #                      of the kernels matching $NCU_K (default fused_k)
 #                      of one benchmark case of BIN under $NCU_ENV (none
 #                      by default) with the SECTIONs, into $out/NAME.txt
-#                      and, the details page as CSV, $out/NAME-details.csv
+#                      and, the details page as CSV, $out/NAME-details.csv;
+#                      with $NCU_METRICS set, those metrics too (ncu's
+#                      --metrics) and the raw page as $out/NAME-raw.csv
 #   gridall BIN TOOL...
 #                      BIN's FUSED --test-only and its FUSED smoke set
 #                      under each TOOL, every FUSED case through the grid
@@ -168,6 +170,7 @@ ncu_one() {
   local secs=()
   shift 5
   for sec in "$@"; do secs+=(--section "$sec"); done
+  [ -z "${NCU_METRICS:-}" ] || secs+=(--metrics "$NCU_METRICS")
   rm -f /tmp/ncu-instr.ncu-rep # never export an earlier run's report
   run "$name.txt" 60 env ${NCU_ENV:-} ncu --profile-from-start off \
     --clock-control none -k "regex:${NCU_K:-fused_k}" "${secs[@]}" \
@@ -177,6 +180,8 @@ ncu_one() {
   if [ -f /tmp/ncu-instr.ncu-rep ]; then
     ncu -i /tmp/ncu-instr.ncu-rep --csv --page details \
       >"$out/$name-details.csv" 2>&1
+    [ -z "${NCU_METRICS:-}" ] ||
+      ncu -i /tmp/ncu-instr.ncu-rep --csv --page raw >"$out/$name-raw.csv" 2>&1
   fi
 }
 vcheck() {

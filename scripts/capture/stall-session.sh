@@ -14,20 +14,10 @@ budget=${2:-200}
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
+export NCU_METRICS="regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
 stall() {
-  local name=$1 op=$2 sh=$3 k=$4
-  rm -f /tmp/ncu-stall.ncu-rep
-  run "ncu-$name.txt" 60 ncu --profile-from-start off --clock-control none \
-    -k "regex:$k" --section SpeedOfLight --section WarpStateStats \
-    --section SchedulerStats \
-    --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
-    -o /tmp/ncu-stall -f "$pf" --profile-range --bench --op "$op" \
-    --dtype bf16 --shape "$sh" --budget 0.3 --min-samples 3 \
-    --max-samples 30 --json /tmp/ncu-stall.json
-  if [ -f /tmp/ncu-stall.ncu-rep ]; then
-    ncu -i /tmp/ncu-stall.ncu-rep --csv --page raw >"$out/ncu-$name-raw.csv" 2>&1
-    ncu -i /tmp/ncu-stall.ncu-rep --csv --page details >"$out/ncu-$name-details.csv" 2>&1
-  fi
+  NCU_K=$4 ncu_one "ncu-$1" "$pf" "$2" bf16 "$3" SpeedOfLight WarpStateStats \
+    SchedulerStats
 }
 stall rmsbwd-8192 rmsnorm_backward 8192x8192 fused_k
 stall rmsbwd-32768 rmsnorm_backward 2048x32768 fused_k
