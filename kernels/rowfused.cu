@@ -548,36 +548,50 @@ __device__ __forceinline__ void cp_async_wait_all() {
  * in rank order through distributed shared memory. Double-buffered scratch:
  * one barrier per stage per reduction. */
 
-/* CPK_CLU_PUSH (v34b, experiment): the cluster stage without a cluster
- * barrier per reduction. Each rank pushes its partial into every other
- * rank's inbox with st.async, which completes the bytes on that rank's
- * mbarrier for the reduction's buffer; a rank waits on its own mbarrier
- * only, so no thread waits for its earlier global stores to drain (the
- * release of barrier.cluster.arrive: Nsight Compute counts 1.15 membar
- * stall cycles per issued instruction on 16-bit rmsnorm_bwd at 2048x32768,
+/* CPK_CLU_PUSH (v34b): the cluster stage without a cluster barrier per
+ * reduction. Each rank pushes its partial into every other rank's inbox
+ * with st.async, which completes the bytes on that rank's mbarrier for the
+ * reduction's buffer; a rank waits on its own mbarrier only, so no thread
+ * waits for its earlier global stores to drain (the release of
+ * barrier.cluster.arrive: Nsight Compute counts 1.15 membar stall cycles
+ * per issued instruction on 16-bit rmsnorm_bwd at 2048x32768,
  * bounds/stall-2026-12-02T1457). The partials are merged in rank order as
- * before: the same bits. 0: cluster_merge's barrier, as measured. */
+ * before: the same bits. 0: cluster_merge's barrier everywhere (5d00b94's
+ * kernels); 1 (the default since v35): fused_k's clustered configurations
+ * push, the wide path keeps the barrier (its row_sum at 2^20 measured
+ * 0.986-0.994x with the push, bounds/v34b-2026-12-02T1511); 2: the wide
+ * path pushes too (v34b as measured there). */
 #ifndef CPK_CLU_PUSH
-#define CPK_CLU_PUSH 0
+#define CPK_CLU_PUSH 1
 #endif
+#define CPK_PUSH_FUSED (CPK_CLU_PUSH >= 1)
+#define CPK_PUSH_WIDE (CPK_CLU_PUSH >= 2)
 
 struct redscratch {
   float blk[2][4][32];
   float clu[2][4];
-#if CPK_CLU_PUSH
-  float4 inbox[2][16];      /* [buffer][source rank] */
-  unsigned long long mb[2]; /* an mbarrier per buffer, one arrival a phase */
-#endif
 };
 
-#if CPK_CLU_PUSH && CPK_CLUSTERS
+#if CPK_PUSH_FUSED && CPK_CLUSTERS
+/* The push's inboxes, a shared object of their own so that only the
+ * kernels that push (those that call pbox) hold them. */
+struct pushbox {
+  float4 inbox[2][16];      /* [buffer][source rank] */
+  unsigned long long mb[2]; /* an mbarrier per buffer, one arrival a phase */
+};
+
+__device__ __forceinline__ pushbox &pbox() {
+  __shared__ pushbox pb;
+  return pb;
+}
+
 /* Once per block, before the first exchange: the inbox mbarriers, visible
  * to the cluster before any rank can push (the caller's cluster barrier
  * follows). */
-__device__ __forceinline__ void push_init(redscratch &rs) {
+__device__ __forceinline__ void push_init() {
   if (threadIdx.x == 0) {
-    mbar_init(smem_u32(&rs.mb[0]), 1);
-    mbar_init(smem_u32(&rs.mb[1]), 1);
+    mbar_init(smem_u32(&pbox().mb[0]), 1);
+    mbar_init(smem_u32(&pbox().mb[1]), 1);
     fence_barrier_init();
   }
 }
@@ -648,7 +662,7 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
 #endif
 }
 
-#if CPK_CLU_PUSH
+#if CPK_PUSH_FUSED
 /* The cluster stage under CPK_CLU_PUSH: kred is the reduction's index in
  * the block's sequence (its buffer kred & 1, its mbarrier phase
  * kred / 2 & 1). Threads 0 .. ncl-1 push the block's partial (every thread
@@ -663,22 +677,22 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
  * merge loop repeats cluster_merge's: shared through a helper, the default
  * build's PTX moved, and it stays the measured one until this is taken. */
 template <bool MAX, int NQ>
-__device__ __forceinline__ void
-cluster_merge_push(float (&v)[4], redscratch &rs, int kred, int ncl) {
+__device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
+                                                   int ncl) {
 #if CPK_CLUSTERS
   cg::cluster_group cl = cg::this_cluster();
   const int buf = kred & 1;
   const uint32_t par = (uint32_t)(kred >> 1) & 1u;
   const int me = (int)cl.block_rank();
   const int t = threadIdx.x;
-  const uint32_t bar = smem_u32(&rs.mb[buf]);
+  const uint32_t bar = smem_u32(&pbox().mb[buf]);
   if (t == 0)
     mbar_arrive_tx(bar, (uint32_t)(ncl - 1) * 16u);
   if (t < ncl && t != me) {
     uint32_t ra, rbar;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                  : "=r"(ra)
-                 : "r"(smem_u32(&rs.inbox[buf][me])), "r"(t));
+                 : "r"(smem_u32(&pbox().inbox[buf][me])), "r"(t));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                  : "=r"(rbar)
                  : "r"(bar), "r"(t));
@@ -692,7 +706,7 @@ cluster_merge_push(float (&v)[4], redscratch &rs, int kred, int ncl) {
   const int lane = t & 31;
   float mine[4], a[4];
   if (lane < ncl && lane != me) {
-    const float4 f = rs.inbox[buf][lane];
+    const float4 f = pbox().inbox[buf][lane];
     mine[0] = f.x;
     mine[1] = f.y;
     mine[2] = f.z;
@@ -718,7 +732,6 @@ cluster_merge_push(float (&v)[4], redscratch &rs, int kred, int ncl) {
     v[q] = a[q];
 #else
   (void)v;
-  (void)rs;
   (void)kred;
   (void)ncl;
   __trap();
@@ -769,8 +782,8 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
   }
   if constexpr (CL > 1) {
 #if CPK_FUSED_CLRED_PAR
-#if CPK_CLU_PUSH
-    cluster_merge_push<MAX, NQ>(v, rs, rb - 1, CL);
+#if CPK_PUSH_FUSED
+    cluster_merge_push<MAX, NQ>(v, rb - 1, CL);
 #else
     cluster_merge<MAX, NQ>(v, rs, buf, CL);
 #endif
@@ -865,8 +878,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   if constexpr (CL > 1) {
 #if CPK_CLUSTERS
     rank = (int)cg::this_cluster().block_rank();
-#if CPK_CLU_PUSH
-    push_init(rs);
+#if CPK_PUSH_FUSED
+    push_init();
     cg::this_cluster().sync();
 #endif
 #else
@@ -1403,10 +1416,10 @@ __device__ __forceinline__ void wide_reduce(float (&v)[4], redscratch &rs,
                                             int &rb, int ncl) {
   const int buf = rb & 1; /* the buffer group_reduce takes next */
   group_reduce<MAX, NQ, NT, NT, 1>(v, rs, rb);
-#if CPK_CLU_PUSH
+#if CPK_PUSH_WIDE
   (void)buf; /* rb - 1: the index group_reduce just took */
   if (ncl > 1)
-    cluster_merge_push<MAX, NQ>(v, rs, rb - 1, ncl);
+    cluster_merge_push<MAX, NQ>(v, rb - 1, ncl);
 #else
   if (ncl > 1)
     cluster_merge<MAX, NQ>(v, rs, buf, ncl);
@@ -1430,9 +1443,9 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     cg::cluster_group cl = cg::this_cluster();
     rank = (int)cl.block_rank();
     ncl = (int)cl.num_blocks();
-#if CPK_CLU_PUSH
+#if CPK_PUSH_WIDE
     if (ncl > 1) {
-      push_init(rs);
+      push_init();
       cl.sync();
     }
 #endif
