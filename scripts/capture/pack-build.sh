@@ -2,7 +2,8 @@
 # Packs the linux build for a call of the device tool (results/h200/README.md,
 # "The carry"): builds cuda_portfolio and the kernels' self-test (cpk_selftest
 # is EXCLUDE_FROM_ALL), copies build/linux without its objects, static
-# libraries and CMakeFiles/, strips the executables, and writes one xz
+# libraries, CMakeFiles/ and what the tests left in their scratch folders,
+# strips the executables, and writes one xz
 # archive that the GPU machine unpacks at the repository root:
 #   bash scripts/capture/pack-build.sh [ARCHIVE]     (default .carry/build.tar.xz)
 #   on the GPU machine: xz -dc .carry/build.tar.xz | tar xf -
@@ -19,6 +20,9 @@ mkdir -p "$stage/build" "$(dirname "$out")"
 cp -a build/linux "$stage/build/"
 find "$stage/build/linux" \( -name '*.o' -o -name '*.a' \) -delete
 find "$stage/build/linux" -name CMakeFiles -type d -prune -exec rm -rf {} +
+# the tests' scratch folders (tmp-SUITE, made at configure time) stay, empty:
+# earlier local runs leave bundles and Nsight Compute reports in them
+find "$stage/build/linux" -path '*/tmp-*/*' -delete
 for f in "$stage"/build/linux/bin/*; do
   if file "$f" | grep -q ELF; then strip "$f"; fi
 done
