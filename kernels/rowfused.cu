@@ -557,10 +557,10 @@ __device__ __forceinline__ void cp_async_wait_all() {
  * per issued instruction on 16-bit rmsnorm_bwd at 2048x32768,
  * bounds/stall-2026-12-02T1457). The partials are merged in rank order as
  * before: the same bits. 0: cluster_merge's barrier everywhere (5d00b94's
- * kernels); 1 (the default since v35): fused_k's clustered configurations
- * push, the wide path keeps the barrier (its row_sum at 2^20 measured
- * 0.986-0.994x with the push, bounds/v34b-2026-12-02T1511); 2: the wide
- * path pushes too (v34b as measured there). */
+ * kernels); 1 (the default since v35): rmsnorm_bwd's clusters in fused_k
+ * push (fused_push), the wide path keeps the barrier (its row_sum at 2^20
+ * 0.986-1.008x with the push, bounds/v34b-2026-12-02T1511 and
+ * bounds/v35-2026-12-02T1634); 2: the wide path pushes too. */
 #ifndef CPK_CLU_PUSH
 #define CPK_CLU_PUSH 1
 #endif
@@ -739,7 +739,8 @@ __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
 }
 #endif
 
-template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false>
+template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false,
+          bool PUSH = false>
 __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
                                              int &rb) {
   /* Groups narrower than a warp (GT 16) butterfly inside their lanes only. */
@@ -783,10 +784,11 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
   if constexpr (CL > 1) {
 #if CPK_FUSED_CLRED_PAR
 #if CPK_PUSH_FUSED
-    cluster_merge_push<MAX, NQ>(v, rb - 1, CL);
-#else
-    cluster_merge<MAX, NQ>(v, rs, buf, CL);
+    if constexpr (PUSH)
+      cluster_merge_push<MAX, NQ>(v, rb - 1, CL);
+    else
 #endif
+      cluster_merge<MAX, NQ>(v, rs, buf, CL);
 #elif CPK_CLUSTERS
     cg::cluster_group cl = cg::this_cluster();
     if (threadIdx.x == 0) {
@@ -842,6 +844,18 @@ __host__ __device__ constexpr bool fused_pf(int op, int nt, int gt, int cl) {
          (op == F_SOFTMAX || op == F_SMBWD || op == F_ROWSUM);
 }
 
+/* Whether a configuration's cluster stage pushes (CPK_CLU_PUSH >= 1):
+ * rmsnorm_bwd's clusters only, the persistent ones, whose reductions wait
+ * at the barrier's release for the previous row's stores (v34b). Where a
+ * cluster takes one row (softmax_bwd fp32 of 16385-32768 columns,
+ * configuration 11) the push lost 8.5 % (0.969 -> 0.883 of the copy
+ * ceiling, v35): its start barrier, which the inboxes' mbarriers need,
+ * comes before the row's loads; the persistent clusters of fused_pf are
+ * not measured with it. */
+__host__ __device__ constexpr bool fused_push(int op, int cl) {
+  return CPK_PUSH_FUSED && CPK_CLUSTERS && cl > 1 && op == F_RMSBWD;
+}
+
 /* Whether a configuration stages the group's next row (CPK_FUSED_STAGE, a
  * bit per op): register-slot configurations of whole-warp groups that do
  * not prefetch. */
@@ -864,6 +878,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr int NI = op_inputs(OP);
   constexpr int S = NR + NS;
   constexpr int GPC = NT / GT;
+  constexpr bool PUSH = fused_push(OP, CL);
   /* [NI][NS][NT] slots; then, rmsnorm_bwd with CPK_FUSED_DW_SMEM, the dw
    * accumulators [S * VEC / 4][NT] (float4); then dw (warp mode). */
   extern __shared__ uint4 dsm[];
@@ -879,8 +894,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
 #if CPK_CLUSTERS
     rank = (int)cg::this_cluster().block_rank();
 #if CPK_PUSH_FUSED
-    push_init();
-    cg::this_cluster().sync();
+    if constexpr (PUSH) {
+      push_init();
+      cg::this_cluster().sync();
+    }
 #endif
 #else
     __trap();
@@ -1290,7 +1307,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       a.add(pair_sum(pt));
       b.add(pair_sum(pd));
       float red[4] = {a.s, a.c, b.s, b.c};
-      group_reduce<false, 4, NT, GT, CL, RNW>(red, rs, rb);
+      group_reduce<false, 4, NT, GT, CL, RNW, PUSH>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
       const float ncoef = -(rstd * rstd * rstd * csv(red, 2) / (float)p.cols);
 #pragma unroll
