@@ -7,11 +7,19 @@
 # archive that the GPU machine unpacks at the repository root:
 #   bash scripts/capture/pack-build.sh [ARCHIVE]     (default .carry/build.tar.xz)
 #   on the GPU machine: xz -dc .carry/build.tar.xz | tar xf -
-# Fails (exit 1) if the archive with the tree's tracked files would not fit
+# Fails (exit 3) on a working tree that git does not call clean, and
+# (exit 1) if the archive with the tree's tracked files would not fit
 # the tool's 64 MiB carry; results/h200/{bounds,history,v23-partial-*} are
 # counted out, since a call moves them out of the tree.
 set -euo pipefail
 out=${1:-.carry/build.tar.xz}
+# The build records git status in the binary (pf_gitinfo.cmake): pack a
+# clean commit, and move results/h200's folders out only after packing
+# (c9c6f90's final run says dirty for that reason alone).
+if [ -n "$(git status --porcelain)" ]; then
+  echo "pack-build: the working tree is not clean (git status --porcelain): commit, or put back what was moved out, then pack" >&2
+  exit 3
+fi
 cmake --build --preset linux
 cmake --build build/linux --target cpk_selftest
 stage=$(mktemp -d)
