@@ -674,8 +674,10 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
  * this rank's push for kred + 1, made after this rank's wait for kred and
  * after the block barrier of reduction kred + 1 (every reader of the inbox
  * past it): so the buffer and its phase are free when the bytes land. The
- * merge loop repeats cluster_merge's: shared through a helper, the default
- * build's PTX moved, and it stays the measured one until this is taken. */
+ * merge loop repeats cluster_merge's: through a shared helper the PTX of
+ * 48 kernels (the wide path's among them) changes its instruction order,
+ * and these are the ones c9c6f90's final run measured; one helper for both
+ * belongs with the next final run. */
 template <bool MAX, int NQ>
 __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
                                                    int ncl) {
