@@ -141,6 +141,18 @@ __host__ __device__ constexpr int op_inputs(int op) {
 #ifndef CPK_FUSED_STAGE
 #define CPK_FUSED_STAGE 0
 #endif
+/* CPK_STAGE_RB8K (v36a, the default): that stage for fp32 rmsnorm_bwd's
+ * rows of 4097-8192 columns only (configuration 6: 512 threads of 4
+ * register slots, a block a row, one block an SM), the one configuration
+ * where it won in both leases that measured it: 8192x8192 0.867 -> 0.890
+ * of the copy ceiling (v14a, bounds/stage-2026-11-30T1302) and 0.873 ->
+ * 0.897 (v35, bounds/v35-2026-12-02T1634), where the 16-bit rows lost up
+ * to 5 %. The bits are the same either way. 0 (experiment): c9c6f90's
+ * kernel. */
+#ifndef CPK_STAGE_RB8K
+#define CPK_STAGE_RB8K 1
+#endif
+#define CPK_STAGE_ANY (CPK_FUSED_STAGE || CPK_STAGE_RB8K)
 /* CPK_FUSED_DW_VST (v14b, the default): rmsnorm_bwd's row kernels
  * (fused_k, wide_k) write their dw partial rows with 16-byte stores (a
  * thread's VEC consecutive columns as VEC / 4 float4) instead of one 4-byte
@@ -540,6 +552,27 @@ __device__ __forceinline__ void fill_cell(uint4 *dst, const T *src, int e,
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
+#if CPK_STAGE_ANY
+/* The stage's loads (stage_on): group thread gt's S cells of each of the
+ * NI inputs of the row at offset roff (the rank's columns from c0, valid
+ * up to ce), into stg [NI][S][NT]: cp.async where the cell is a whole
+ * aligned vector. */
+template <typename T, bool LDCS, int NI, int S, int NT, int GT>
+__device__ __forceinline__ void
+stage_row(uint4 *stg, const T *in0, const T *in1, int64_t roff, int c0, int gt,
+          int ce, bool vec, const uint8_t *m, float fill, int tid) {
+#pragma unroll
+  for (int i = 0; i < NI; ++i) {
+    const T *src = (i == 0 ? in0 : in1) + roff;
+    const uint8_t *mi = i == 0 ? m : nullptr;
+#pragma unroll
+    for (int j = 0; j < S; ++j)
+      fill_cell<T, LDCS, false>(&stg[(i * S + j) * NT + tid], src,
+                                c0 + (j * GT + gt) * ty<T>::vec, ce, vec, mi,
+                                fill);
+  }
+}
+#endif
 
 /* ---- reductions over a row group ----
  * K values per thread, merged either as compensated sums (pairs (s, c)) or
@@ -616,28 +649,13 @@ __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
   }
 }
 
-/* The cluster stage of a row group's reduction (v8, CPK_FUSED_CLRED_PAR):
- * lane k of every warp reads rank k's partial with one distributed-shared-
- * memory load (ncl <= 16 < 32 lanes), then the warp merges them in rank
- * order through shuffles, from lane 0 up. ncl: the cluster size, a
- * template constant in fused_k, known at run time in wide_k. */
+/* The cluster stage's merge: lane k of every warp holds rank k's partial
+ * in mine (ncl <= 16 < 32 lanes); the warp merges them in rank order
+ * through shuffles, from rank 0 up, into v (every lane the same). */
 template <bool MAX, int NQ>
-__device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
-                                              int buf, int ncl) {
-#if CPK_CLUSTERS
-  cg::cluster_group cl = cg::this_cluster();
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int q = 0; q < NQ; ++q)
-      rs.clu[buf][q] = v[q];
-  }
-  cl.sync();
-  const int lane = threadIdx.x & 31;
-  const float *rk = cl.map_shared_rank(&rs.clu[buf][0], lane < ncl ? lane : 0);
-  float mine[4], a[4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    mine[q] = q < NQ ? rk[q] : 0.f;
+__device__ __forceinline__ void merge_ranks(float (&v)[4],
+                                            const float (&mine)[4], int ncl) {
+  float a[4];
 #pragma unroll
   for (int q = 0; q < 4; ++q)
     a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
@@ -653,6 +671,30 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
 #pragma unroll
   for (int q = 0; q < 4; ++q)
     v[q] = a[q];
+}
+
+/* The cluster stage of a row group's reduction (v8, CPK_FUSED_CLRED_PAR):
+ * lane k of every warp reads rank k's partial with one distributed-shared-
+ * memory load (ncl <= 16 < 32 lanes), then merge_ranks. ncl: the cluster size,
+ * a template constant in fused_k, known at run time in wide_k. */
+template <bool MAX, int NQ>
+__device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
+                                              int buf, int ncl) {
+#if CPK_CLUSTERS
+  cg::cluster_group cl = cg::this_cluster();
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int q = 0; q < NQ; ++q)
+      rs.clu[buf][q] = v[q];
+  }
+  cl.sync();
+  const int lane = threadIdx.x & 31;
+  const float *rk = cl.map_shared_rank(&rs.clu[buf][0], lane < ncl ? lane : 0);
+  float mine[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    mine[q] = q < NQ ? rk[q] : 0.f;
+  merge_ranks<MAX, NQ>(v, mine, ncl);
 #else
   (void)v;
   (void)rs;
@@ -669,15 +711,12 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
  * holds it after the block stage) to rank t's inbox; thread 0 expects the
  * other ranks' 16 bytes each on its own mbarrier; every thread waits for
  * that phase, then reads the inbox (its own rank's entry from its
- * registers) and merges in rank order as cluster_merge does. A rank's
+ * registers) and merges in rank order as cluster_merge does (merge_ranks,
+ * v36: one helper for both since the final run after c9c6f90's). A rank's
  * pushes for reduction kred + 2 follow its wait for kred + 1, which needs
  * this rank's push for kred + 1, made after this rank's wait for kred and
  * after the block barrier of reduction kred + 1 (every reader of the inbox
- * past it): so the buffer and its phase are free when the bytes land. The
- * merge loop repeats cluster_merge's: through a shared helper the PTX of
- * 48 kernels (the wide path's among them) changes its instruction order,
- * and these are the ones c9c6f90's final run measured; one helper for both
- * belongs with the next final run. */
+ * past it): so the buffer and its phase are free when the bytes land. */
 template <bool MAX, int NQ>
 __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
                                                    int ncl) {
@@ -706,7 +745,7 @@ __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
   while (!mbar_try_wait(bar, par)) {
   }
   const int lane = t & 31;
-  float mine[4], a[4];
+  float mine[4];
   if (lane < ncl && lane != me) {
     const float4 f = pbox().inbox[buf][lane];
     mine[0] = f.x;
@@ -718,20 +757,7 @@ __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
     for (int q = 0; q < 4; ++q)
       mine[q] = v[q];
   }
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    a[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], 0) : 0.f;
-#pragma unroll 1
-  for (int k = 1; k < ncl; ++k) {
-    float b[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      b[q] = q < NQ ? __shfl_sync(0xffffffffu, mine[q], k) : 0.f;
-    merge<MAX>(a, b);
-  }
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-    v[q] = a[q];
+  merge_ranks<MAX, NQ>(v, mine, ncl);
 #else
   (void)v;
   (void)kred;
@@ -858,12 +884,15 @@ __host__ __device__ constexpr bool fused_push(int op, int cl) {
   return CPK_PUSH_FUSED && CPK_CLUSTERS && cl > 1 && op == F_RMSBWD;
 }
 
-/* Whether a configuration stages the group's next row (CPK_FUSED_STAGE, a
- * bit per op): register-slot configurations of whole-warp groups that do
- * not prefetch. */
-__host__ __device__ constexpr bool stage_on(int op, int nt, int gt, int ns,
-                                            int cl) {
-  return (CPK_FUSED_STAGE >> op & 1) && ns == 0 && gt >= 32 &&
+/* Whether a configuration of elements of es bytes stages the group's next
+ * row: under CPK_FUSED_STAGE (a bit per op), register-slot configurations
+ * of whole-warp groups that do not prefetch; under CPK_STAGE_RB8K, fp32
+ * rmsnorm_bwd's configuration 6. */
+__host__ __device__ constexpr bool stage_on(int op, int es, int nt, int gt,
+                                            int nr, int ns, int cl) {
+  return (((CPK_FUSED_STAGE >> op & 1) && ns == 0 && gt >= 32) ||
+          (CPK_STAGE_RB8K && op == F_RMSBWD && es == 4 && nt == 512 &&
+           gt == 512 && nr == 4 && ns == 0 && cl == 1)) &&
          !fused_pf(op, nt, gt, cl);
 }
 
@@ -929,35 +958,24 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr bool DWS = OP == F_RMSBWD && CPK_FUSED_DW_SMEM;
   constexpr int DWQ = DWS ? S * VEC / 4 : 0; /* float4 cells per thread */
   float dwacc[OP == F_RMSBWD && !DWS ? S * VEC : 1];
-#if CPK_FUSED_STAGE
-  /* CPK_FUSED_STAGE: the next row's cells [NI][S][NT] where the
+#if CPK_STAGE_ANY
+  /* The stage (stage_on): the next row's cells [NI][S][NT] where the
    * shared-memory slots would be (these configurations have none); under
-   * the macro, so that the default build's code stays the measured one */
-  constexpr bool STG = stage_on(OP, NT, GT, NS, CL);
+   * the macros, and loaded by stage_row (not a lambda here, which alters
+   * the code of the kernels that do not stage), so that the other kernels'
+   * code stays the measured one */
+  constexpr bool STG = stage_on(OP, (int)sizeof(T), NT, GT, NR, NS, CL);
   uint4 *stg = dsm + NI * NS * NT;
   float4 *dwc =
       reinterpret_cast<float4 *>(dsm + NI * (NS + (STG ? S : 0)) * NT);
-  /* Loads the row at offset ROFF (valid columns up to CE) into the stage:
-   * cp.async where the cell is a whole aligned vector. */
-  auto stage = [&](int64_t roff, int ce, const uint8_t *m) {
-#pragma unroll
-    for (int i = 0; i < NI; ++i) {
-      const T *src = (i == 0 ? in0 : in1) + roff;
-      const uint8_t *mi = i == 0 ? m : nullptr;
-#pragma unroll
-      for (int j = 0; j < S; ++j)
-        fill_cell<T, LDCS, false>(&stg[(i * S + j) * NT + tid], src,
-                                  c0 + (j * GT + gt) * VEC, ce, vec, mi, fill);
-    }
-  };
-  (void)stg;
-  (void)stage;
   static_assert(!STG || GT >= 32, "the stage takes one row per group");
   if constexpr (STG) { /* the group's first row (HW is 1 here) */
     const int64_t r0 = clus * GPC + gi;
-    stage(r0 * p.stride, r0 < p.rows ? c1 : c0,
-          (OP == F_SOFTMAX && p.mask != nullptr) ? p.mask + r0 * p.mstride
-                                                 : nullptr);
+    stage_row<T, LDCS, NI, S, NT, GT>(
+        stg, in0, in1, r0 * p.stride, c0, gt, r0 < p.rows ? c1 : c0, vec,
+        (OP == F_SOFTMAX && p.mask != nullptr) ? p.mask + r0 * p.mstride
+                                               : nullptr,
+        fill, tid);
   }
 #else
   float4 *dwc = reinterpret_cast<float4 *>(dsm + NI * NS * NT);
@@ -1099,7 +1117,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     /* Load (unless prefetched): shared-memory slots by cp.async first (no
      * registers), then the register slots; every load is in flight before
      * the first use. */
-#if CPK_FUSED_STAGE
+#if CPK_STAGE_ANY
     if constexpr (STG) {
       /* this row from the stage, then the next row into it */
       cp_async_wait_all();
@@ -1109,7 +1127,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         for (int j = 0; j < NR; ++j)
           q[i][j] = stg[(i * S + j) * NT + tid];
       if (rn < p.rows)
-        stage(ron, c1, mrn);
+        stage_row<T, LDCS, NI, S, NT, GT>(stg, in0, in1, ron, c0, gt, c1, vec,
+                                          mrn, fill, tid);
     } else
 #endif
         if (!PF || first) {
@@ -2661,15 +2680,20 @@ int64_t fused_chunk(int64_t cols, int cl) {
  * there are row groups: as many blocks as the configuration is built to
  * run at once on a 132-SM H200 (rmsbwd_mb: 512 threads per SM, 768 for
  * CPK_FUSED_DW_SMEM's, 1024 for the 2-slot ones), and at least 264 (two
- * per SM). Fewer groups mean fewer dw partial rows (G x cols x 4 bytes
- * written and read again), more mean more loads in flight
+ * per SM; CPK_RB_GMIN, an experiment macro of v36b: the configurations
+ * built for one 512-thread block an SM, 6 and 20-23, run that minimum as
+ * two waves of blocks). Fewer groups mean fewer dw partial rows (G x cols
+ * x 4 bytes written and read again), more mean more loads in flight
  * (docs/PERFORMANCE.md has the runs behind the choice). */
+#ifndef CPK_RB_GMIN
+#define CPK_RB_GMIN 264
+#endif
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;
   const int64_t need = (rows + gpc - 1) / gpc;
   int64_t g = (int64_t)132 * rmsbwd_mb(c.nt, c.nr, c.mb);
-  if (g < 264)
-    g = 264;
+  if (g < CPK_RB_GMIN)
+    g = CPK_RB_GMIN;
 #if CPK_FUSED_GX
   /* experiment builds (v13b): CPK_GX times the groups, a grid of that many
    * resident waves of blocks (dw partial rows likewise) */
@@ -2687,7 +2711,8 @@ int64_t fused_groups(const fcfg &c, int64_t rows) {
 
 size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
   size_t b = (size_t)op_inputs(fop) * c.ns * c.nt * 16u;
-  if (stage_on(fop, c.nt, c.gt, c.ns, c.cl)) /* the next row's cells */
+  /* the next row's cells */
+  if (stage_on(fop, (int)dt_size(dt), c.nt, c.gt, c.nr, c.ns, c.cl))
     b += (size_t)op_inputs(fop) * c.nr * c.nt * 16u;
   /* elements per 16-byte slot: the kernel's VEC */
   const size_t vec = 16u / dt_size(dt);
@@ -2777,7 +2802,8 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   /* Prefetching configurations run as a persistent grid of the resident
    * clusters (rmsnorm_bwd's group count is its own, fused_groups: the dw bits
    * depend on it). */
-  if ((fused_pf(OP, NT, GT, CL) || stage_on(OP, NT, GT, NS, CL)) &&
+  if ((fused_pf(OP, NT, GT, CL) ||
+       stage_on(OP, (int)sizeof(T), NT, GT, NR, NS, CL)) &&
       OP != F_RMSBWD && resident > 0 && ngroups > resident && persist_on())
     ngroups = resident;
   fparams q = p;
