@@ -2679,14 +2679,16 @@ int64_t fused_chunk(int64_t cols, int cl) {
  * configuration (so the dw bits depend on the shape only) and no more than
  * there are row groups: as many blocks as the configuration is built to
  * run at once on a 132-SM H200 (rmsbwd_mb: 512 threads per SM, 768 for
- * CPK_FUSED_DW_SMEM's, 1024 for the 2-slot ones), and at least 264 (two
- * per SM; CPK_RB_GMIN, an experiment macro of v36b: the configurations
- * built for one 512-thread block an SM, 6 and 20-23, run that minimum as
- * two waves of blocks). Fewer groups mean fewer dw partial rows (G x cols
- * x 4 bytes written and read again), more mean more loads in flight
- * (docs/PERFORMANCE.md has the runs behind the choice). */
+ * CPK_FUSED_DW_SMEM's, 1024 for the 2-slot ones): one wave. Fewer groups
+ * mean fewer dw partial rows (G x cols x 4 bytes written and read again),
+ * more mean more loads in flight (docs/PERFORMANCE.md has the runs behind
+ * the choice). CPK_RB_GMIN (v36b): a floor on the groups, 0 by default;
+ * 264, c9c6f90's floor, ran the configurations built for one 512-thread
+ * block an SM (6 and 20-23) as two waves of blocks: one wave was 1.014-
+ * 1.030x at fp32 8192x8192 and 1.049-1.063x at 16-bit 2048x32768 on the
+ * H200 (bounds/v36-2026-12-02T1910). */
 #ifndef CPK_RB_GMIN
-#define CPK_RB_GMIN 264
+#define CPK_RB_GMIN 0
 #endif
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;

@@ -34,9 +34,9 @@ static const row_shape test_rows[] = {
     {5, 200003, 200011, 1, 1},
     {70, 24576, 0, 0, 0},
     {6, 30001, 30011, 1, 0},
-    /* more rows than rmsnorm_backward's persistent groups (264) where fp32
+    /* more rows than rmsnorm_backward's persistent groups (132) where fp32
      * rows of 4097-8192 stage the group's next row (rowfused.cu,
-     * CPK_STAGE_RB8K): a second row staged and taken, with a short tail */
+     * CPK_STAGE_RB8K): a second and third row staged and taken */
     {300, 8000, 0, 0, 0},
     /* the grid path (rowfused.cu, kGrid): more rows than its exchange ring
      * (128) and many stages of 8-16 rows, in 16-byte copies */
