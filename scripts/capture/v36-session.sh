@@ -13,6 +13,7 @@
 # helper recompiled) def / old / def, and a second pass of the three
 # regrouped benchmark cases. The last line says whether every check passed.
 #   BIN=DIR VAR=DIR bash scripts/capture/v36-session.sh OUTDIR [BUDGET_S]
+# (measured: bounds/v36-2026-12-02T1910; g132 then became the default)
 set -u
 out=${1:?usage: v36-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-330}
