@@ -712,7 +712,7 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
  * other ranks' 16 bytes each on its own mbarrier; every thread waits for
  * that phase, then reads the inbox (its own rank's entry from its
  * registers) and merges in rank order as cluster_merge does (merge_ranks,
- * v36: one helper for both since the final run after c9c6f90's). A rank's
+ * the helper both share since v36). A rank's
  * pushes for reduction kred + 2 follow its wait for kred + 1, which needs
  * this rank's push for kred + 1, made after this rank's wait for kred and
  * after the block barrier of reduction kred + 1 (every reader of the inbox
