@@ -125,6 +125,23 @@ __host__ __device__ constexpr int op_inputs(int op) {
 #ifndef CPK_DW_V2
 #define CPK_DW_V2 0
 #endif
+/* CPK_DW_TAIL (v37a, experiment builds; 0 by default): rmsnorm_bwd's
+ * fused_k and wide_k add dw themselves, no second kernel. Each block
+ * counts itself in once its part of the cluster's partial row is out; the
+ * last K blocks to count wait for the rest, then add dw over the partial
+ * rows in the dw kernel's order (16 strands a column, each adding every
+ * 16th partial row, compensated, then the strands in order: the same bits
+ * as fused_dw_k). dw_tail has the protocol. Its first form (a CAS to count
+ * in) was 0.25-0.86x on the H200 (docs/PERFORMANCE.md, v37a); this second
+ * form has not been measured yet. With it on, the workspace must be zeroed
+ * once before its first use at every width (cpk.h asks that for the wide
+ * rows only). */
+#ifndef CPK_DW_TAIL
+#define CPK_DW_TAIL 0
+#endif
+/* dw_tail's header at the start of rmsnorm_bwd's workspace, before the
+ * partial rows */
+constexpr size_t kDwHdr = 256;
 /* CPK_FUSED_STAGE (experiment builds, v14a): rmsnorm_bwd's register-slot
  * configurations (all of its fused_k ones; bit 16) stage the group's next row
  * in shared memory: the block loads its first row by cp.async, and at the top
@@ -274,6 +291,13 @@ struct fparams {
 #if CPK_FUSED_STAGGER
   long long stag_cyc; /* fused_k: delay spread over an SM's blocks */
   int stag_k;         /* fused_k: blocks per SM of a persistent grid */
+#endif
+#if CPK_DW_TAIL
+  /* rmsnorm_bwd's fused_k and wide_k (dw_tail): the workspace's header
+   * (word 1: the two counts; word 0 is the grid path's); the blocks that
+   * add dw */
+  unsigned long long *dwtail;
+  int dwk;
 #endif
 };
 
@@ -903,6 +927,136 @@ __host__ __device__ constexpr bool stage_on(int op, int es, int nt, int gt,
 __device__ unsigned g_stag_ticket[1024];
 #endif
 
+#if CPK_DW_PDL || CPK_DW_V2 || CPK_DW_TAIL
+/* Strand ty of column c (NS strands) adds the partial rows g = ty, ty + NS,
+ * ... to a in order, U loads in flight at a time (through the L2 only with
+ * CG): the experiment dw kernels' loop (v13c, v13d) and dw_tail's (v37a). */
+template <int NS, int U, bool CG>
+__device__ __forceinline__ void dw_strand(const float *__restrict__ part,
+                                          int64_t cols, int64_t c, int ty,
+                                          int64_t groups, csum &a) {
+  for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * NS) {
+    float v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t g = g0 + (int64_t)u * NS;
+      v[u] = g < groups
+                 ? (CG ? __ldcg(part + g * cols + c) : part[g * cols + c])
+                 : 0.f;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (g0 + (int64_t)u * NS < groups)
+        a.add(v[u]);
+  }
+}
+#endif
+
+#if CPK_DW_TAIL
+__device__ __forceinline__ uint32_t ld_acquire_u32(const unsigned *p) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+               : "=r"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+/* v37a (CPK_DW_TAIL): dw[c] = sum over the ng partial rows of dw, added by
+ * the last blocks of the row kernel instead of a second kernel. Called by
+ * every thread of every block once the block's part of its cluster's
+ * partial row is stored (and, in a cluster, after the cluster's last
+ * barrier); sm: 2 x NT floats of the block's shared memory, free by then.
+ *
+ * The workspace's header (p.dwtail: word 1, two u32 counts, arrivals and
+ * departures; word 0 is the grid path's, untouched) is zero between
+ * launches: the caller zeroes the workspace once (as cpk.h asks for the
+ * wide rows; with this macro, at every width), and every launch leaves
+ * the counts at zero. Thread 0 of each block counts the block in
+ * (one atomicAdd after a fence: its ticket). The blocks with the last K of
+ * the total tickets wait until the arrivals reach the total (every partial
+ * row stored: each block fences before it counts, the waiter after it sees
+ * the count), then block s = ticket - (total - K) adds the columns
+ * [s cols / K, (s + 1) cols / K): 16 strands a column, strand j adding
+ * the partial rows j, j + 16, ... in order (compensated, 16 loads in
+ * flight through the L2), then strand 0 merging strands 1 .. 15 in order
+ * and storing dw: fused_dw_k's order, so the same bits. Each of the K then
+ * counts itself out; the last one out sets both counts back to zero (every
+ * waiter has seen the arrivals complete by then).
+ *
+ * No deadlock: a waiter waits only for blocks that have not counted in,
+ * and K is at most the blocks that fit at once less a cluster (the
+ * launcher), so while K blocks wait, the others still have room to run.
+ * A ticket past the total (a workspace nobody zeroed) or a count that
+ * never comes (only a bug could do that) ends in a trap, not in a wrong
+ * dw or a hang. (A first form counted in by a CAS on an epoch-tagged
+ * word, so that it needed no zeroed workspace: its retries serialise the
+ * blocks that finish together, 0.25-0.6 us a block on the H200,
+ * bounds/v37-2026-12-03T0903.) */
+template <typename T, int NT>
+__device__ __forceinline__ void dw_tail(const fparams &p, int64_t ng,
+                                        float *sm) {
+  constexpr int NSTR = 16, NC = NT / NSTR, U = 16;
+  static_assert(NT % NSTR == 0, "whole strands");
+  __shared__ unsigned tk;
+  const int tid = threadIdx.x;
+  const unsigned total = gridDim.x, K = (unsigned)p.dwk;
+  unsigned *cnt = reinterpret_cast<unsigned *>(p.dwtail + 1);
+  __syncthreads(); /* the block's partial stores before the count */
+  if (tid == 0) {
+    __threadfence();
+    const unsigned t = atomicAdd(cnt, 1u);
+    if (t >= total)
+      __trap(); /* counts left over: the workspace was not zeroed once */
+    tk = t;
+  }
+  __syncthreads();
+  const unsigned t = tk;
+  if (t + K < total)
+    return; /* not among the last K */
+  const unsigned s = t + K - total;
+  if (tid == 0) {
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (ld_acquire_u32(cnt) < total) {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - t0 > 20000000000ull)
+        __trap(); /* a block that never counted in: not a hang */
+      __nanosleep(256);
+    }
+    __threadfence();
+  }
+  __syncthreads();
+  const int64_t cols = p.cols;
+  const int64_t lo = (int64_t)s * cols / K, hi = (int64_t)(s + 1) * cols / K;
+  const int tx = tid % NC, ty = tid / NC;
+  T *dw = static_cast<T *>(p.dw);
+  for (int64_t cb = lo; cb < hi; cb += NC) {
+    const int64_t c = cb + tx;
+    csum a;
+    if (c < hi)
+      dw_strand<NSTR, U, true>(p.dwpart, cols, c, ty, ng, a);
+    sm[tid] = a.s;
+    sm[NT + tid] = a.c;
+    __syncthreads();
+    if (ty == 0 && c < hi) {
+#pragma unroll
+      for (int k = 1; k < NSTR; ++k)
+        a.merge(sm[k * NC + tx], sm[NT + k * NC + tx]);
+      st1(dw + c, a.value());
+    }
+    __syncthreads();
+  }
+  if (tid == 0) {
+    __threadfence();
+    if (atomicAdd(cnt + 1, 1u) == K - 1u) { /* the last out */
+      atomicExch(cnt, 0u);
+      atomicExch(cnt + 1, 0u);
+    }
+  }
+}
+#endif
+
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr int VEC = ty<T>::vec;
@@ -1427,6 +1581,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     cg::this_cluster().sync(); /* no block leaves while others read it */
 #endif
   }
+#if CPK_DW_TAIL
+  if constexpr (OP == F_RMSBWD)
+    dw_tail<T, NT>(p, gridDim.x / CL, reinterpret_cast<float *>(dsm));
+#endif
 }
 
 /* ---- WIDE (v9): rows re-read from the L2 ----
@@ -1729,6 +1887,10 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
   if (ncl > 1)
     cg::this_cluster().sync(); /* no block leaves while others read it */
 #endif
+#if CPK_DW_TAIL
+  if constexpr (OP == F_RMSBWD) /* dsm: the dw accumulators, done with */
+    dw_tail<T, NT>(p, ngrp, reinterpret_cast<float *>(dsm));
+#endif
 }
 
 /* dw[c] = sum over g of part[g][c]: DW_STRANDS strands per column each add
@@ -1740,30 +1902,8 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
  * 1024 columns, 18-34 us, 12-22 % of rmsnorm_backward) is in
  * docs/PERFORMANCE.md. */
 #define DW_STRANDS (CPK_DW_PDL ? 32 : 16)
-#if CPK_DW_PDL || CPK_DW_V2
-/* Strand ty of column c (NS strands) adds the partial rows g = ty, ty + NS,
- * ... to a in order, U loads in flight at a time (through the L2 only with
- * CG): the experiment dw kernels' loop (v13c, v13d). */
-template <int NS, int U, bool CG>
-__device__ __forceinline__ void dw_strand(const float *__restrict__ part,
-                                          int64_t cols, int64_t c, int ty,
-                                          int64_t groups, csum &a) {
-  for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * NS) {
-    float v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int64_t g = g0 + (int64_t)u * NS;
-      v[u] = g < groups
-                 ? (CG ? __ldcg(part + g * cols + c) : part[g * cols + c])
-                 : 0.f;
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (g0 + (int64_t)u * NS < groups)
-        a.add(v[u]);
-  }
-}
-#endif
+static_assert(!CPK_DW_TAIL || DW_STRANDS == 16,
+              "dw_tail adds in fused_dw_k's order of 16 strands");
 template <typename T>
 __global__ void __launch_bounds__(32 * DW_STRANDS)
     fused_dw_k(const float *__restrict__ part, T *__restrict__ dw, int64_t cols,
@@ -2726,6 +2866,9 @@ size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
     b += (size_t)cols * sizeof(float);
   if (rms_wsm(fop, c.nt, c.ns)) /* w's raw slots */
     b += (size_t)(c.nr + c.ns) * c.nt * 16u;
+  /* dw_tail's strands: 2 x NT floats */
+  if (fop == F_RMSBWD && CPK_DW_TAIL && b < (size_t)c.nt * 8u)
+    b = (size_t)c.nt * 8u;
   return b;
 }
 
@@ -2759,6 +2902,21 @@ cudaLaunchConfig_t cluster_launch(unsigned blocks, int nt, int cl, size_t smem,
   }
   return lc;
 }
+
+#if CPK_DW_TAIL
+/* dw_tail's adding blocks (K): one 16-strand tile of columns each at the
+ * least, no more than the grid's blocks, and at most room (the blocks
+ * resident at once less one cluster), so that waiting blocks never take
+ * the room of the blocks they wait for. */
+int dw_tail_k(int64_t blocks, int64_t room, int64_t cols, int nt) {
+  int64_t k = (cols + nt / 16 - 1) / (nt / 16);
+  if (k > blocks)
+    k = blocks;
+  if (k > room)
+    k = room;
+  return (int)(k < 1 ? 1 : k);
+}
+#endif
 
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
@@ -2822,6 +2980,10 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
       q.stag_cyc = cyc;
     }
   }
+#endif
+#if CPK_DW_TAIL
+  if constexpr (OP == F_RMSBWD)
+    q.dwk = dw_tail_k(ngroups * CL, resident * CL - CL, p.cols, NT);
 #endif
   lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
   CPK__TRY(cudaLaunchKernelEx(&lc, k, q));
@@ -2991,7 +3153,30 @@ cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
   cudaLaunchAttribute at;
   const cudaLaunchConfig_t lc =
       cluster_launch((unsigned)(groups * w.cl), NT, w.cl, w.smem, st, &at);
+#if CPK_DW_TAIL
+  fparams q = p;
+  if constexpr (OP == F_RMSBWD) {
+    /* dw_tail's adding blocks, as launch_cfg's: the resident clusters
+     * (asked once per device and shared-memory size) less one */
+    static int tdev = -1;
+    static size_t tsmem = 0;
+    static int64_t room = 0;
+    if (dev != tdev || w.smem != tsmem) {
+      int n = 0;
+      cudaLaunchAttribute a1;
+      cudaLaunchConfig_t l1 =
+          cluster_launch((unsigned)w.cl, NT, w.cl, w.smem, st, &a1);
+      CPK__TRY(cudaOccupancyMaxActiveClusters(&n, k, &l1));
+      room = (int64_t)n * w.cl - w.cl;
+      tdev = dev;
+      tsmem = w.smem;
+    }
+    q.dwk = dw_tail_k(groups * w.cl, room, p.cols, NT);
+  }
+  CPK__TRY(cudaLaunchKernelEx(&lc, k, q));
+#else
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
+#endif
   return cudaGetLastError();
 }
 
@@ -3086,7 +3271,7 @@ cudaError_t run_wide(int fop, cpk_dtype dt, const wcfg &w, fparams p,
   return with_op(fop, [&](auto op) -> cudaError_t {
     constexpr int OP = decltype(op)::value;
     CPK__TRY(launch_wide_dt<OP>(dt, p, w, groups, st));
-    if constexpr (OP == F_RMSBWD)
+    if constexpr (OP == F_RMSBWD && !CPK_DW_TAIL)
       return run_dw(dt, p, groups, st);
     return cudaSuccess;
   });
@@ -3107,7 +3292,7 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
   return with_op(fop, [&](auto op) -> cudaError_t {
     constexpr int OP = decltype(op)::value;
     CPK__TRY(launch_dt<OP>(dt, ci, p, ngroups, smem, st));
-    if constexpr (OP == F_RMSBWD)
+    if constexpr (OP == F_RMSBWD && !CPK_DW_TAIL)
       return run_dw(dt, p, ngroups, st);
     return cudaSuccess;
   });
@@ -3311,6 +3496,8 @@ size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
   else if (ci >= 0)
     b = ws_round((size_t)fused_groups(kCfg[ci], s.rows) * (size_t)s.cols *
                  sizeof(float));
+  if (CPK_DW_TAIL && b > 0) /* dw_tail's header before the partial rows */
+    b += kDwHdr;
   return b > gb ? b : gb;
 }
 
@@ -3338,6 +3525,12 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
   p.mask = mask;
   p.mstride = mstride;
   p.dwpart = (float *)ws;
+#if CPK_DW_TAIL
+  if (fop == F_RMSBWD) {
+    p.dwtail = static_cast<unsigned long long *>(ws);
+    p.dwpart = reinterpret_cast<float *>(static_cast<char *>(ws) + kDwHdr);
+  }
+#endif
   p.eps = eps;
   p.rows = s.rows;
   p.cols = s.cols;

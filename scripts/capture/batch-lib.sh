@@ -76,6 +76,12 @@
 #                      BA_ENV=ENV: $pf under ENV as NAME and each
 #                      $var/cuda_portfolio-VARIANT under ENV as VARIANT,
 #                      between $pf's def1 and def2
+#   bitscmp NAME BIN OP SHAPES
+#                      OP (FUSED, one seed) at each of SHAPES (one word)
+#                      in every dtype through $pf and BIN, every file
+#                      --dump writes compared by cmp: $out/bits.txt, and a
+#                      line bits.txt in COMMANDS.txt whose rc is how many
+#                      differ (a variant that must keep the build's bits)
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
@@ -249,6 +255,29 @@ env_grid() {
       done
     done
   done
+}
+bitscmp() {
+  local name=$1 b=$2 op=$3 sh dt f n same=0 diff=0
+  for sh in $4; do
+    for dt in bf16 fp16 fp32; do
+      rm -rf /tmp/bits && mkdir -p /tmp/bits/def "/tmp/bits/$name"
+      "$pf" --op "$op" --variant fused --dtype $dt --shape $sh --seed 37 --dump /tmp/bits/def >/dev/null 2>&1
+      "$b" --op "$op" --variant fused --dtype $dt --shape $sh --seed 37 --dump "/tmp/bits/$name" >/dev/null 2>&1
+      n=0
+      for f in /tmp/bits/def/*.npy; do
+        n=$((n + 1))
+        if cmp -s "$f" "/tmp/bits/$name/$(basename "$f")"; then
+          same=$((same + 1))
+        else
+          diff=$((diff + 1))
+          echo "DIFFER $dt $sh $(basename "$f")" >>"$out/bits.txt"
+        fi
+      done
+      echo "$dt $sh files $n" >>"$out/bits.txt"
+    done
+  done
+  echo "bits: $same files identical, $diff differ" >>"$out/bits.txt"
+  printf 'bits.txt\trc=%d\t0s\tcmp of --dump outputs, build vs %s\n' "$diff" "$name" >>"$log"
 }
 finish() {
   gpu_csv gpu-after.csv
