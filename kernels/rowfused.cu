@@ -2918,12 +2918,33 @@ int dw_tail_k(int64_t blocks, int64_t room, int64_t cols, int nt) {
 }
 #endif
 
+/* How many groups of kernel k are resident at once on device dev with smem
+ * bytes of dynamic shared memory: clusters of cl blocks of nt threads, or
+ * blocks where cl is 1 (then *sms is the device's SM count). The launch
+ * paths ask once per device and cache the answer. */
+template <typename K>
+cudaError_t resident_groups(K k, int nt, int cl, size_t smem, cudaStream_t st,
+                            int dev, int *n, int *sms) {
+  *n = 0;
+  *sms = 0;
+  if (cl > 1) {
+    cudaLaunchAttribute at;
+    const cudaLaunchConfig_t lc =
+        cluster_launch((unsigned)cl, nt, cl, smem, st, &at);
+    return cudaOccupancyMaxActiveClusters(n, k, &lc);
+  }
+  CPK__TRY(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev));
+  CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, k, nt, smem));
+  *n *= *sms;
+  return cudaSuccess;
+}
+
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
                        cudaStream_t st) {
   auto k = fused_k<T, OP, NT, GT, NR, NS, CL, MB>;
   cudaLaunchAttribute at;
-  /* one cluster's worth for the occupancy query; the grid is set below */
+  /* the launch, its grid set below */
   cudaLaunchConfig_t lc = cluster_launch((unsigned)CL, NT, CL, smem, st, &at);
   /* Per device, once: the function attributes (the largest dynamic shared
    * memory any launch of this configuration asks for) and how many groups
@@ -2942,19 +2963,13 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
     if (CL > 8)
       CPK__TRY(cudaFuncSetAttribute(
           k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    int n = 0;
-    if (CL > 1) {
-      CPK__TRY(cudaOccupancyMaxActiveClusters(&n, k, &lc));
-    } else {
-      int sms = 0;
-      CPK__TRY(
-          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      CPK__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, NT, smem));
-      n *= sms;
+    int n = 0, sms = 0;
+    CPK__TRY(resident_groups(k, NT, CL, smem, st, dev, &n, &sms));
 #if CPK_FUSED_STAGGER
+    if (CL == 1)
       nsm = sms;
 #endif
-    }
+    (void)sms;
     cdev = dev;
     csmem = smem;
     resident = n;
@@ -3162,11 +3177,8 @@ cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
     static size_t tsmem = 0;
     static int64_t room = 0;
     if (dev != tdev || w.smem != tsmem) {
-      int n = 0;
-      cudaLaunchAttribute a1;
-      cudaLaunchConfig_t l1 =
-          cluster_launch((unsigned)w.cl, NT, w.cl, w.smem, st, &a1);
-      CPK__TRY(cudaOccupancyMaxActiveClusters(&n, k, &l1));
+      int n = 0, sms = 0;
+      CPK__TRY(resident_groups(k, NT, w.cl, w.smem, st, dev, &n, &sms));
       room = (int64_t)n * w.cl - w.cl;
       tdev = dev;
       tsmem = w.smem;
