@@ -34,7 +34,8 @@
 #                      under the environment assignments $VT_ENV (none by
 #                      default: e.g. an experiment path forced on every
 #                      case), into $out/test-only-NAME.txt and
-#                      TOOL-smoke-NAME.txt
+#                      TOOL-smoke-NAME.txt; $VT_SEL (none by default, e.g.
+#                      "--op rmsnorm_backward") narrows both to a selection
 #   ncu_one NAME BIN OP DTYPE SHAPE SECTION...
 #                      Nsight Compute (clocks not locked) on the launches
 #                      of the kernels matching $NCU_K (default fused_k)
@@ -164,11 +165,11 @@ vtools() {
   local name=$1 b=$2 tool
   shift 2
   run "test-only-$name.txt" "${VT_TLIM:-60}" env ${VT_ENV:-} "$b" \
-    --test-only --variant fused
+    --test-only --variant fused ${VT_SEL:-}
   for tool in "$@"; do
     run "$tool-smoke-$name.txt" "${VT_LIM:-90}" env ${VT_ENV:-} \
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$b" --alloc exact \
-      --smoke --variant fused
+      --smoke --variant fused ${VT_SEL:-}
   done
 }
 ncu_one() {

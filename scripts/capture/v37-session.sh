@@ -31,11 +31,8 @@ shapes="5x100 300x1024 300x4096 300x8192 3x8192 37x8000 7x20000 150x32768 3x6553
 SAN_TAG=tail sanshapes "$tv" rmsnorm_backward 5x100 300x1024 300x8192 37x8000 7x20000 150x32768
 # bits: the same inputs through both binaries, every output compared
 bitscmp tail "$tv" rmsnorm_backward "$shapes 4000x1024"
-sel="--bench --op rmsnorm_backward"
-run bench-rmsnorm_backward-def-1.txt 60 "$pf" $sel --json "$out/bench-rmsnorm_backward-def-1.json"
-run bench-rmsnorm_backward-tail.txt 60 "$tv" $sel --json "$out/bench-rmsnorm_backward-tail.json"
-run bench-rmsnorm_backward-def-2.txt 60 "$pf" $sel --json "$out/bench-rmsnorm_backward-def-2.json"
-run bench-rmsnorm_backward-tail-2.txt 60 "$tv" $sel --json "$out/bench-rmsnorm_backward-tail-2.json"
+abc 60 def tail "$tv" rmsnorm_backward
+run bench-rmsnorm_backward-tail-2.txt 60 "$tv" --bench --op rmsnorm_backward --json "$out/bench-rmsnorm_backward-tail-2.json"
 bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|synccheck|test-only|bits)/ && $2 != "rc=0"' "$log" | wc -l)
 finish
 if [ "$bad" -eq 0 ]; then echo "v37-checks: OK"; else echo "v37-checks: FAIL ($bad)"; fi

@@ -3,10 +3,10 @@
 # kernels) beside the variant tail ($VAR/cuda_portfolio-tail,
 # -DCPK_DW_TAIL=1 with dw_tail counting blocks in by one atomicAdd on a
 # count the workspace keeps at zero between launches; the first form's
-# CAS on an epoch-tagged word cost 0.3-0.6 us a block in v37-session.sh's
+# CAS on an epoch-tagged word cost 0.25-0.6 us a block in v37-session.sh's
 # call). Checks first, only what the variant changes (rmsnorm_backward's
-# fused_k and wide_k): its rmsnorm_backward --test-only, its rmsnorm_backward
-# FUSED smoke set under memcheck, racecheck and synccheck, rmsnorm_backward
+# fused_k and wide_k): its FUSED rmsnorm_backward --test-only and
+# smoke set under memcheck, racecheck and synccheck, rmsnorm_backward
 # at six shapes under memcheck and racecheck, dw and dx bit for bit against
 # the build's (--seed, --dump, cmp); then rmsnorm_backward's benchmark set
 # def / tail / def. The last line says whether every check passed.
@@ -22,17 +22,11 @@ export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 tv=$var/cuda_portfolio-tail
 run cuobjdump-tail.txt 30 cuobjdump --dump-resource-usage "$tv"
-run test-only-tail-rmsnorm_backward.txt 60 "$tv" --test-only --op rmsnorm_backward
-for tool in memcheck racecheck synccheck; do
-  run $tool-smoke-tail-rmsnorm_backward.txt 60 compute-sanitizer --tool $tool \
-    --error-exitcode 9 "$tv" --alloc exact --smoke --variant fused --op rmsnorm_backward
-done
+VT_TLIM=60 VT_LIM=60 VT_SEL="--op rmsnorm_backward" vtools tail "$tv" \
+  memcheck racecheck synccheck
 SAN_TAG=tail sanshapes "$tv" rmsnorm_backward 5x100 300x1024 300x8192 37x8000 7x20000 150x32768
 bitscmp tail "$tv" rmsnorm_backward "5x100 300x1024 300x4096 300x8192 3x8192 37x8000 7x20000 150x32768 3x65536 4000x1024"
-sel="--bench --op rmsnorm_backward"
-run bench-rmsnorm_backward-def-1.txt 60 "$pf" $sel --json "$out/bench-rmsnorm_backward-def-1.json"
-run bench-rmsnorm_backward-tail.txt 60 "$tv" $sel --json "$out/bench-rmsnorm_backward-tail.json"
-run bench-rmsnorm_backward-def-2.txt 60 "$pf" $sel --json "$out/bench-rmsnorm_backward-def-2.json"
+abc 60 def tail "$tv" rmsnorm_backward
 bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|synccheck|test-only|bits)/ && $2 != "rc=0"' "$log" | wc -l)
 finish
 if [ "$bad" -eq 0 ]; then echo "v37b-checks: OK"; else echo "v37b-checks: FAIL ($bad)"; fi
