@@ -11,7 +11,8 @@
 #                      benchmark case of the selection SEL (cuda_portfolio
 #                      words, "--op X --dtype Y"): the sections that say what
 #                      bounds a kernel, the details page as CSV into
-#                      $out/ncu-X-Y-details.csv (the report stays in /tmp:
+#                      $out/ncu-X-Y-details.csv and the profiled run's JSON
+#                      into $out/ncu-X-Y.json (the report stays in /tmp:
 #                      too big to bring back)
 #   ncu_row_ops        ncu_bench on every row op in every dtype and on the
 #                      copy (bf16): the counters table of docs/PERFORMANCE.md
@@ -126,6 +127,10 @@ ncu_bench() {
     ncu -i "/tmp/ncu-$tag.ncu-rep" --csv --page details \
       >"$out/ncu-$tag-details.csv" 2>&1
   fi
+  # the profiled run's own results: which case each launch belongs to
+  # (scripts/capture/ncu-table.py)
+  [ -f "/tmp/ncu-$tag.json" ] && cp "/tmp/ncu-$tag.json" "$out/ncu-$tag.json"
+  return 0
 }
 ncu_row_ops() {
   local op dt
@@ -224,8 +229,8 @@ ncu_as() {
   shift 2
   tag=$(echo "$*" | awk '{print $2"-"$4}')
   ncu_bench 45 "$@"
-  for x in .txt -details.csv; do
-    mv "$out/ncu-$tag$x" "$out/ncu-$name-$tag$x"
+  for x in .txt -details.csv .json; do
+    [ -f "$out/ncu-$tag$x" ] && mv "$out/ncu-$tag$x" "$out/ncu-$name-$tag$x"
   done
   pf=$pfd
 }

@@ -6,17 +6,22 @@
 #   BIN=build/linux/bin bash scripts/capture/counters-session.sh OUTDIR [BUDGET_S]
 # The sections of batch-lib's ncu_bench (speed of light, memory workload,
 # occupancy, launch statistics, warp states, scheduler), the details page
-# as CSV per op and dtype, and each profiled run's JSON; scripts/capture/ncu-table.py turns them and a
-# timed bench JSON into the table. bounds8-session.sh did the same for
-# v8's binary. Packs OUTDIR (without the .ncu-rep files) into
-# OUTDIR.tar.gz.
+# as CSV per op and dtype, and each profiled run's JSON;
+# scripts/capture/ncu-table.py turns them and a timed bench JSON into the
+# table. bounds8-session.sh did the same for v8's binary. With
+# $VAR/cuda_portfolio-tail present (v37b's variant, -DCPK_DW_TAIL=1), its
+# rmsnorm_backward bf16 and fp32 sets too, as ncu-tail-*. Packs OUTDIR
+# (without the .ncu-rep files) into OUTDIR.tar.gz.
 set -u
 out=${1:?usage: counters-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-400}
 . "$(dirname "$0")/batch-lib.sh"
 gpu_csv gpu-before.csv
 ncu_row_ops
-# the profiled runs' own JSON (which cases each launch belongs to)
-cp /tmp/ncu-*.json "$out/" 2>/dev/null
+# v37b's variant beside it, where it was slower (VAR: its binary)
+if [ -x "$var/cuda_portfolio-tail" ]; then
+  ncu_as tail "$var/cuda_portfolio-tail" --op rmsnorm_backward --dtype bf16
+  ncu_as tail "$var/cuda_portfolio-tail" --op rmsnorm_backward --dtype fp32
+fi
 finish
 exit 0
