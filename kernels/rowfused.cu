@@ -132,10 +132,10 @@ __host__ __device__ constexpr int op_inputs(int op) {
  * rows in the dw kernel's order (16 strands a column, each adding every
  * 16th partial row, compensated, then the strands in order: the same bits
  * as fused_dw_k). dw_tail has the protocol. Its first form (a CAS to count
- * in) was 0.25-0.86x on the H200 (docs/PERFORMANCE.md, v37a); this second
- * form has not been measured yet. With it on, the workspace must be zeroed
- * once before its first use at every width (cpk.h asks that for the wide
- * rows only). */
+ * in) was 0.25-0.86x on the H200 (docs/PERFORMANCE.md, v37a), this second
+ * form 0.93-1.00x up to 32768 columns and 0.83x at fp32 8192x8192 (v37b):
+ * neither taken. With it on, the workspace must be zeroed once before its
+ * first use at every width (cpk.h asks that for the wide rows only). */
 #ifndef CPK_DW_TAIL
 #define CPK_DW_TAIL 0
 #endif

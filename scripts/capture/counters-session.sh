@@ -17,11 +17,14 @@ out=${1:?usage: counters-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-400}
 . "$(dirname "$0")/batch-lib.sh"
 gpu_csv gpu-before.csv
-ncu_row_ops
-# v37b's variant beside it, where it was slower (VAR: its binary)
+# v37b's variant, where it was slower (VAR: its binary), first: ncu_as
+# writes the default's file names and then renames them, so after
+# ncu_row_ops it took the default's rmsnorm_backward bf16 and fp32 files
+# with it (bounds/counters-2026-12-03T1144, whose call2/ has them again)
 if [ -x "$var/cuda_portfolio-tail" ]; then
   ncu_as tail "$var/cuda_portfolio-tail" --op rmsnorm_backward --dtype bf16
   ncu_as tail "$var/cuda_portfolio-tail" --op rmsnorm_backward --dtype fp32
 fi
+ncu_row_ops
 finish
 exit 0

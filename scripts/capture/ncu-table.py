@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """The counters table of docs/PERFORMANCE.md from an Nsight Compute batch.
 
-  ncu-table.py DIR TIMED.json [CEILING_GBPS]
+  ncu-table.py [--ceiling GBPS] [--match REGEX] TIMED.json DIR...
 
-DIR holds what counters-session.sh (batch-lib's ncu_row_ops) brought back:
-ncu-OP-DT-details.csv[.gz] (ncu --page details as CSV, one profiled launch
-per case) and ncu-OP-DT.json (the profiled run's own results: the cases
-in the order their launches were profiled). TIMED.json is an
+Each DIR holds what counters-session.sh (batch-lib's ncu_bench) brought
+back: ncu-TAG-details.csv[.gz] (ncu --page details as CSV, one profiled
+launch per case) and ncu-TAG.json[.gz] (the profiled run's own results:
+the cases in the order their launches were profiled); --match keeps the
+TAGs it matches (a Python regular expression, searched). TIMED.json is an
 uninstrumented benchmark run (bench-all.json) for the "timed" column;
-CEILING_GBPS (default: TIMED.json's copy ceiling) turns bytes over time
-into the fraction of the copy ceiling.
+GBPS (default: TIMED.json's copy ceiling) turns bytes over time into the
+fraction of the copy ceiling.
 
 A case's launches are its first kernel and the second kernels that follow
 it (fused_dw_k, fused_dw2_k, rms_dw1_k, rms_dw2_k, *_split2_k); the
@@ -87,32 +88,58 @@ def short(name):
     return m.group(1) + tpl
 
 
+def opener(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def main(argv):
-    if len(argv) < 3:
+    args = argv[1:]
+    ceil = None
+    match = None
+    while args and args[0].startswith("--"):
+        if len(args) < 2:
+            break
+        if args[0] == "--ceiling":
+            ceil = float(args[1])
+        elif args[0] == "--match":
+            match = re.compile(args[1])
+        else:
+            break
+        args = args[2:]
+    if len(args) < 2 or args[0].startswith("--"):
         print(__doc__, file=sys.stderr)
         return 64
-    d, timed = argv[1], json.load(open(argv[2]))
-    ceil = float(argv[3]) if len(argv) > 3 else \
-        timed["ceilings"]["copy_bandwidth_gbps"]
+    with opener(args[0]) as f:
+        timed = json.load(f)
+    if ceil is None:
+        ceil = timed["ceilings"]["copy_bandwidth_gbps"]
     tmed = {(c["op"], c["dtype"], c["shape"]): c["timing"]["median_s"]
             for c in timed.get("cases", []) if c.get("timing")}
-    files = sorted(f for f in os.listdir(d)
-                   if re.match(r"ncu-.*-details\.csv(\.gz)?$", f))
+    files = []
+    for d in args[1:]:
+        for f in sorted(os.listdir(d)):
+            if not re.match(r"ncu-.*-details\.csv(\.gz)?$", f):
+                continue
+            tag = re.sub(r"^ncu-|-details\.csv(\.gz)?$", "", f)
+            if match is None or match.search(tag):
+                files.append((d, f, tag))
     print("| op | dtype | shape | kernels | DRAM % | L2 % | occupancy "
           "achieved / theoretical | regs | issued / scheduler / cycle | "
           "cycles / issued instr. | ncu us | timed us | kernel | timed |")
     print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
           "---: | ---: | ---: | ---: | ---: |")
     bad = 0
-    for f in files:
-        tag = re.sub(r"^ncu-|-details\.csv(\.gz)?$", "", f)
+    for d, f, tag in files:
         jp = os.path.join(d, f"ncu-{tag}.json")
         if not os.path.exists(jp):
-            print(f"{f}: no {os.path.basename(jp)} beside it", file=sys.stderr)
+            jp += ".gz"
+        if not os.path.exists(jp):
+            print(f"{f}: no ncu-{tag}.json beside it", file=sys.stderr)
             bad += 1
             continue
-        cases = [c for c in json.load(open(jp)).get("cases", [])
-                 if c.get("timing")]
+        with opener(jp) as fj:
+            cases = [c for c in json.load(fj).get("cases", [])
+                     if c.get("timing")]
         groups = []
         for k in launches(os.path.join(d, f)):
             if SECOND.search(k["name"]) and groups:

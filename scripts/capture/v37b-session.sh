@@ -11,9 +11,9 @@
 # the build's (--seed, --dump, cmp); then rmsnorm_backward's benchmark set
 # def / tail / def. The last line says whether every check passed.
 #   BIN=DIR VAR=DIR bash scripts/capture/v37b-session.sh OUTDIR [BUDGET_S]
-# (not yet run: 2026-12-03's device time ran out after refused starts;
-# the variant: SOURCES=kernels/rowfused.cu bash
-# scripts/capture/hint-variants.sh DIR tail=-DCPK_DW_TAIL=1)
+# (run on 2026-12-03 11:14 UTC: bounds/v37b-2026-12-03T1114, with
+# OUTDIR /tmp/v37b and BUDGET_S 300; the variant: SOURCES=kernels/rowfused.cu
+# bash scripts/capture/hint-variants.sh DIR tail=-DCPK_DW_TAIL=1)
 set -u
 out=${1:?usage: v37b-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-240}
