@@ -86,6 +86,9 @@
 #                      differ (a variant that must keep the build's bits)
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
+#   finish_checks TAG  finish, then one line "TAG-checks: OK" when every
+#                      check step (memcheck, racecheck, synccheck,
+#                      test-only, bits) exited 0, else "TAG-checks: FAIL (N)"
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
 #                      $out into $out.tar.gz
 #   run NAME LIM CMD   runs CMD with a time limit of LIM seconds, stdout and
@@ -289,4 +292,10 @@ finish() {
   gpu_csv gpu-after.csv
   pack
   cat "$log"
+}
+finish_checks() {
+  local bad
+  bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|synccheck|test-only|bits)/ && $2 != "rc=0"' "$log" | wc -l)
+  finish
+  if [ "$bad" -eq 0 ]; then echo "$1-checks: OK"; else echo "$1-checks: FAIL ($bad)"; fi
 }

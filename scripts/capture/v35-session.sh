@@ -32,7 +32,5 @@ abc 60 def stage16 "$var/cuda_portfolio-stage16" rmsnorm_backward
 export ONE_BUDGET=0.4
 abc_grid row_sum "bf16 fp32" "32x1048576 256x262144" pusha \
   "$var/cuda_portfolio-pusha"
-bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|test-only)/ && $2 != "rc=0"' "$log" | wc -l)
-finish
-if [ "$bad" -eq 0 ]; then echo "v35-checks: OK"; else echo "v35-checks: FAIL ($bad)"; fi
+finish_checks v35
 exit 0

@@ -42,7 +42,5 @@ export ONE_BUDGET=0.5 BA_SUF=-p2
 bench_abc rmsnorm_backward fp32 8192x8192 old "$var/cuda_portfolio-old" g132 "$var/cuda_portfolio-g132"
 bench_abc rmsnorm_backward bf16 2048x32768 old "$var/cuda_portfolio-old" g132 "$var/cuda_portfolio-g132"
 bench_abc rmsnorm_backward fp16 2048x32768 old "$var/cuda_portfolio-old" g132 "$var/cuda_portfolio-g132"
-bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|test-only)/ && $2 != "rc=0"' "$log" | wc -l)
-finish
-if [ "$bad" -eq 0 ]; then echo "v36-checks: OK"; else echo "v36-checks: FAIL ($bad)"; fi
+finish_checks v36
 exit 0

@@ -33,7 +33,5 @@ SAN_TAG=tail sanshapes "$tv" rmsnorm_backward 5x100 300x1024 300x8192 37x8000 7x
 bitscmp tail "$tv" rmsnorm_backward "$shapes 4000x1024"
 abc 60 def tail "$tv" rmsnorm_backward
 run bench-rmsnorm_backward-tail-2.txt 60 "$tv" --bench --op rmsnorm_backward --json "$out/bench-rmsnorm_backward-tail-2.json"
-bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|synccheck|test-only|bits)/ && $2 != "rc=0"' "$log" | wc -l)
-finish
-if [ "$bad" -eq 0 ]; then echo "v37-checks: OK"; else echo "v37-checks: FAIL ($bad)"; fi
+finish_checks v37
 exit 0

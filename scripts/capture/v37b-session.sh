@@ -27,7 +27,5 @@ VT_TLIM=60 VT_LIM=60 VT_SEL="--op rmsnorm_backward" vtools tail "$tv" \
 SAN_TAG=tail sanshapes "$tv" rmsnorm_backward 5x100 300x1024 300x8192 37x8000 7x20000 150x32768
 bitscmp tail "$tv" rmsnorm_backward "5x100 300x1024 300x4096 300x8192 3x8192 37x8000 7x20000 150x32768 3x65536 4000x1024"
 abc 60 def tail "$tv" rmsnorm_backward
-bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|synccheck|test-only|bits)/ && $2 != "rc=0"' "$log" | wc -l)
-finish
-if [ "$bad" -eq 0 ]; then echo "v37b-checks: OK"; else echo "v37b-checks: FAIL ($bad)"; fi
+finish_checks v37b
 exit 0
