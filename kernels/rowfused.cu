@@ -2772,6 +2772,13 @@ int fop_of(cpk_op op) {
   }
 }
 
+/* CPK_FCFG_KNOB (v40, experiment builds; 0 by default): the environment's
+ * CPK_FCFG=N puts every row that configuration N may take (its op bit and
+ * room for the row) on N instead of the plan's pick, for sweeps of the
+ * list on the GPU machine (docs/PERFORMANCE.md). */
+#ifndef CPK_FCFG_KNOB
+#define CPK_FCFG_KNOB 0
+#endif
 /* Index into kCfg of the config for (op, dtype, cols), or -1 when no config
  * holds the row. */
 int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
@@ -2779,6 +2786,14 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
     return -1;
   const int vecw = dt == CPK_F32 ? 4 : 8;
   const int64_t nvec = (cols + vecw - 1) / vecw;
+#if CPK_FCFG_KNOB
+  static const int64_t force = knob_int("CPK_FCFG", -1);
+  if (force >= 0 && force < kNCfg && (kCfg[force].ops >> fop & 1) &&
+      (int64_t)kCfg[force].cl * kCfg[force].gt *
+              (kCfg[force].nr + kCfg[force].ns) >=
+          nvec)
+    return (int)force;
+#endif
   for (int i = 0; i < kNCfg; ++i) {
     const fcfg &c = kCfg[i];
     /* CPK_FUSED_HALF_WIDE=2: 16-bit softmax passes 14 for its twin 15. */
