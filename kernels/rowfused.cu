@@ -2789,9 +2789,7 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
 #if CPK_FCFG_KNOB
   static const int64_t force = knob_int("CPK_FCFG", -1);
   if (force >= 0 && force < kNCfg && (kCfg[force].ops >> fop & 1) &&
-      (int64_t)kCfg[force].cl * kCfg[force].gt *
-              (kCfg[force].nr + kCfg[force].ns) >=
-          nvec)
+      cfg_slots((int)force) >= nvec)
     return (int)force;
 #endif
   for (int i = 0; i < kNCfg; ++i) {
@@ -2806,7 +2804,7 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
                        : (((CPK_FUSED_SHORT16 & 4) && i == 4) ||
                           ((CPK_FUSED_SHORT16 & 16) && i == 8))))
       continue;
-    if ((c.ops >> fop & 1) && (int64_t)c.cl * c.gt * (c.nr + c.ns) >= nvec) {
+    if ((c.ops >> fop & 1) && cfg_slots(i) >= nvec) {
       /* CPK_FUSED_SHORT16: 16-bit rows of 0 on 24 (bits 1, 2); 16-bit
        * rmsnorm_bwd of 3 and 5 on 25 and 26 (bit 128) */
       if (i == 0 && dt != CPK_F32 && (kCfg[24].ops >> fop & 1))

@@ -42,6 +42,13 @@ WANT = {
 }
 
 
+def opener(path):
+    """A text reader of path, gunzipped where it ends in .gz (newline=''
+    as the csv module asks; json reads it as well)."""
+    op = gzip.open if path.endswith(".gz") else open
+    return op(path, "rt", newline="")
+
+
 def num(v):
     try:
         return float(v.replace(",", ""))
@@ -50,10 +57,9 @@ def num(v):
 
 
 def launches(path):
-    op = gzip.open if path.endswith(".gz") else open
     out = {}
     order = []
-    with op(path, "rt", newline="") as f:
+    with opener(path) as f:
         rows = csv.reader(f)
         head = None
         for r in rows:
@@ -88,8 +94,6 @@ def short(name):
     return m.group(1) + tpl
 
 
-def opener(path):
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
 
 
 def main(argv):
