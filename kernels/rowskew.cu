@@ -95,6 +95,18 @@ constexpr int kSkThreads = 256;
 #ifndef CPK_SKEW_MB
 #define CPK_SKEW_MB 2
 #endif
+/* The row stores of skew_k (CPK_SKEW_ST_CS) and ring_k (CPK_RING_ST_CS):
+ * 1, streaming (.cs), the code of the final run; 0 (experiment builds):
+ * plain. H200, v42d (docs/PERFORMANCE.md): plain 1.005-1.045x on all of
+ * the ring's benchmark cases (its default with the next final run),
+ * 0.84-1.00x on the skew path's, whose B reads the rows again from the
+ * L2. */
+#ifndef CPK_SKEW_ST_CS
+#define CPK_SKEW_ST_CS 1
+#endif
+#ifndef CPK_RING_ST_CS
+#define CPK_RING_ST_CS 1
+#endif
 /* The most segments a row the path takes, per op, from the H200 side by
  * side against the grid path (docs/PERFORMANCE.md v21): softmax_bwd up to
  * 256 (fp32 32 x 2^20: 1.11x), rmsnorm_bwd up to 64 (2^18: 1.03-1.05x;
@@ -463,7 +475,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           for (int k = 0; k < VEC; ++k)
             o[k] = o[k] * st.x * ww[k];
         }
-        store_slot<T, true>(orow, e, b1, vec, o);
+        store_slot<T, CPK_SKEW_ST_CS != 0>(orow, e, b1, vec, o);
       }
     }
 
@@ -1208,7 +1220,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           for (int k = 0; k < VEC; ++k)
             o[k] = o[k] * st.x * ww[k];
         }
-        store_slot<T, true>(orow, e, b1, true, o);
+        store_slot<T, CPK_RING_ST_CS != 0>(orow, e, b1, true, o);
       }
       RPROF(5);
       /* the slot's next segment, once every warp of the group has read
