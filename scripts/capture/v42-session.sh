@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # v42 (docs/PERFORMANCE.md): fused_k's block-per-row configurations as a
 # persistent grid whose blocks draw their rows from one counter
-# (CPK_TIX, an experiment macro of kernels/rowfused.cu, 0 by default),
-# against the build's default in one lease. Variants ($VAR), built here
-# with scripts/capture/hint-variants.sh on this tree:
+# (CPK_TIX, an experiment macro of kernels/rowfused.cu in the patch below),
+# against the build's default in one lease. Variants ($VAR), built with
+# scripts/capture/hint-variants.sh after `git apply` of
+# results/h200/bounds/v42-2026-12-03T1515/v42.patch.gz on 255020d (the
+# macro is not in the tree):
 #   tixr  -DCPK_TIX=8   rmsnorm only (its w copied once a block);
 #   tixa  -DCPK_TIX=15  row_sum, softmax, softmax_bwd and rmsnorm.
 # Checks first: tixa's FUSED --test-only and FUSED smoke set under

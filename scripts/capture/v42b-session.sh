@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # v42b and v42c (docs/PERFORMANCE.md), one call, against the build's
-# default. Variants ($VAR), built on this tree with
-# scripts/capture/hint-variants.sh:
+# default. Variants ($VAR), built with scripts/capture/hint-variants.sh
+# (rs1536 and rs2048 after `git apply` of
+# results/h200/bounds/v42b-2026-12-03T1538/v42c.patch.gz on 255020d: the
+# macro is not in the tree):
 #   rmsplain  -DCPK_FUSED_RMS_PLAIN_NS=12  v42b: rmsnorm's row stores
 #             plain in the configurations of up to 12 shared-memory slots
 #             (the fp32 rows of 16385-32768 columns), which stream them
