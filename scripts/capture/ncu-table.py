@@ -94,8 +94,6 @@ def short(name):
     return m.group(1) + tpl
 
 
-
-
 def main(argv):
     args = argv[1:]
     ceil = None

@@ -18,5 +18,5 @@ for b in def:$pf stp:$sp; do
   NCU_K=ring_k ncu_one "ncu-${b%%:*}-rmsnorm-fp32-256x262144" \
     "${b#*:}" rmsnorm fp32 256x262144 SpeedOfLight
 done
-finish v42f
+finish
 exit 0
