@@ -522,11 +522,14 @@ __host__ __device__ constexpr bool rms_wreg(int op, int es, int nt, int gt,
 }
 
 /* rmsnorm's stores are plain in the configurations of at most this many
- * shared-memory slots (v8: 4, the 4 + 4 configuration of 16-bit 32768-wide
- * rows took +3 % with plain stores, the 4 + 12 ones of fp32 lost 17-20 %);
- * 0 (experiment): only the register-only configurations, as v7. */
+ * shared-memory slots. v8: 4 (the 4 + 4 configuration of 16-bit
+ * 32768-wide rows took +3 % with plain stores; the 4 + 12 ones of fp32
+ * lost 17-20 % in v4b's kernels, which read w from the L2 in the write
+ * loop); v42b, with w in shared memory since v8b: 12, fp32 2048x32768
+ * 1.024x (docs/PERFORMANCE.md), the default since v43. 0 (experiment):
+ * only the register-only configurations, as v7. */
 #ifndef CPK_FUSED_RMS_PLAIN_NS
-#define CPK_FUSED_RMS_PLAIN_NS 4
+#define CPK_FUSED_RMS_PLAIN_NS 12
 #endif
 
 /* Whether an op's row loads are evict-first (.cs) rather than read-only. */

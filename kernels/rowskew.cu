@@ -96,16 +96,15 @@ constexpr int kSkThreads = 256;
 #define CPK_SKEW_MB 2
 #endif
 /* The row stores of skew_k (CPK_SKEW_ST_CS) and ring_k (CPK_RING_ST_CS):
- * 1, streaming (.cs), the code of the final run; 0 (experiment builds):
- * plain. H200, v42d (docs/PERFORMANCE.md): plain 1.005-1.045x on all of
- * the ring's benchmark cases (its default with the next final run),
- * 0.84-1.00x on the skew path's, whose B reads the rows again from the
- * L2. */
+ * 1, streaming (.cs); 0, plain. H200, v42d (docs/PERFORMANCE.md): plain
+ * 1.005-1.045x on all of the ring's benchmark cases (so the ring's default
+ * is 0 since v43), 0.84-1.00x on the skew path's, whose B reads the rows
+ * again from the L2 (its default stays 1). */
 #ifndef CPK_SKEW_ST_CS
 #define CPK_SKEW_ST_CS 1
 #endif
 #ifndef CPK_RING_ST_CS
-#define CPK_RING_ST_CS 1
+#define CPK_RING_ST_CS 0
 #endif
 /* The most segments a row the path takes, per op, from the H200 side by
  * side against the grid path (docs/PERFORMANCE.md v21): softmax_bwd up to
