@@ -187,8 +187,9 @@ ncu_one() {
   for sec in "$@"; do secs+=(--section "$sec"); done
   [ -z "${NCU_METRICS:-}" ] || secs+=(--metrics "$NCU_METRICS")
   rm -f /tmp/ncu-instr.ncu-rep # never export an earlier run's report
+  # NCU_XARGS: more ncu options (e.g. --cache-control none), split on blanks
   run "$name.txt" 60 env ${NCU_ENV:-} ncu --profile-from-start off \
-    --clock-control none -k "regex:${NCU_K:-fused_k}" "${secs[@]}" \
+    --clock-control none ${NCU_XARGS:-} -k "regex:${NCU_K:-fused_k}" "${secs[@]}" \
     -o /tmp/ncu-instr -f "$b" \
     --profile-range --bench --op "$op" --dtype "$dt" --shape "$sh" \
     --budget 0.3 --min-samples 3 --max-samples 30 --json /tmp/ncu-instr.json
