@@ -348,21 +348,18 @@ __host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
   return CPK_FUSED_DW_SMEM && nr == 4 && (nt == 128 || nt == 256);
 }
 
-/* CPK_RB_BLK (v44, experiment builds; 0 by default): 16-bit rmsnorm_bwd's
- * rows of 513-8192 columns on one 512-thread block an SM holding several
- * row groups (configurations 28-30 below: 16 groups of a warp for 513-1024
- * columns, bit 1; 4 groups of 128 threads for 2049-4096, bit 2; 2 groups of
- * 256 for 4097-8192, bit 4) instead of 2 or 4 blocks an SM of one group or
- * 8 warp groups (configurations 1, 3 and 5): the same warps an SM, the same
- * register slots, but a block's groups add their dw accumulators in shared
- * memory before its one partial row goes out, so 132 partial rows instead
- * of 264, 528 and 264, and a dw kernel over a quarter or half of them. A
- * group of more than a warp waits for its own warps only (a named barrier
- * a group, group_reduce), so its rows keep their own pace as separate
- * blocks did. The dw bits change with the groups (a constant per
- * configuration). docs/PERFORMANCE.md has the call that measured it. */
-#ifndef CPK_RB_BLK
-#define CPK_RB_BLK 0
+/* CPK_RB_W128 (v44b, the default since v45): rmsnorm_bwd's 16-bit rows of
+ * 513-1024 columns on configuration 28, four 128-thread blocks an SM of 4
+ * warp groups each (528 blocks, 2112 groups), instead of configuration 1's
+ * two 256-thread blocks of 8 (264 blocks, the same groups and warps an
+ * SM): the same code a warp, registers and instructions, but 9.2 cycles
+ * between a warp's instructions against 9.9 (and 11.0 with one 512-thread
+ * block of 16), so 16-bit 65536x1024 1.035-1.040x (0.80 -> 0.83 of the
+ * copy ceiling) side by side on the H200, with twice the dw partial rows
+ * (bounds/v44b-2026-12-03T1834, docs/PERFORMANCE.md). 0 (experiment):
+ * back on 1, and no kernel of 28. */
+#ifndef CPK_RB_W128
+#define CPK_RB_W128 1
 #endif
 
 /* Blocks per SM an rmsnorm_bwd configuration (mb in the table) is built
@@ -827,9 +824,7 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
   const int buf = rb & 1;
   ++rb;
   if constexpr (GT > 32) {
-    /* the group's warps: the block's, or (CPK_RB_BLK's configurations)
-     * NW of NT / 32, from warp wb, with a named barrier of their own */
-    constexpr int NW = GT / 32;
+    constexpr int NW = NT / 32;
     static_assert((NW & (NW - 1)) == 0, "a power of two of warps");
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     if (lane == 0) {
@@ -837,17 +832,11 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
       for (int q = 0; q < NQ; ++q)
         rs.blk[buf][q][w] = v[q];
     }
-    int wb = 0;
-    if constexpr (GT == NT) {
-      __syncthreads();
-    } else {
-      wb = w & ~(NW - 1);
-      asm volatile("bar.sync %0, %1;" ::"r"(1 + w / NW), "r"(GT) : "memory");
-    }
+    __syncthreads();
     /* NWL (CPK_RED_NW): every NW lanes hold the NW warps' partials and
      * the butterfly runs over log2(NW) levels; else lanes NW .. 31 hold
      * the identity (0 or -inf) and it runs over 5 */
-    const int src = wb + (NWL ? (lane & (NW - 1)) : lane);
+    const int src = NWL ? (lane & (NW - 1)) : lane;
 #pragma unroll
     for (int q = 0; q < 4; ++q)
       v[q] = (q < NQ && (NWL || lane < NW)) ? rs.blk[buf][q][src]
@@ -2685,9 +2674,8 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 /* ---- plans ---- */
 
 /* The fixed list, smallest capacity first (24-26: CPK_FUSED_SHORT16's, 27:
- * CPK_RB128's and CPK_RS128's, 28-30: CPK_RB_BLK's, taken only where
- * fused_plan moves a row to them; with their bit off a configuration has
- * no op and no kernel). Every config
+ * CPK_RB128's and CPK_RS128's, 28: CPK_RB_W128's, taken only where
+ * fused_plan moves a row to them). Every config
  * holds cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use
  * it (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
  * registers, so it takes register-only configs; configs with many
@@ -2755,9 +2743,7 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   X(25, 256, 256, 2, 0, 1, 4, FCFG_R2)                                         \
   X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)                                         \
   X(27, 128, 128, 2, 0, 1, 8, FCFG_RB128)                                      \
-  X(28, 512, 32, 4, 0, 1, 1, (CPK_RB_BLK & 1) ? 0x10 : 0)                      \
-  X(29, 512, 128, 4, 0, 1, 1, (CPK_RB_BLK & 2) ? 0x10 : 0)                     \
-  X(30, 512, 256, 4, 0, 1, 1, (CPK_RB_BLK & 4) ? 0x10 : 0)
+  X(28, 128, 32, 4, 0, 1, 4, CPK_RB_W128 ? 0x10 : 0)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;
@@ -2843,12 +2829,9 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
         return 24;
       if ((i == 3 || i == 5) && dt != CPK_F32 && (kCfg[25].ops >> fop & 1))
         return i == 3 ? 25 : 26;
-      /* CPK_RB_BLK (v44): 16-bit rmsnorm_bwd of 1, 3 and 5 on 28-30 */
-      if (dt != CPK_F32 && (i == 1 || i == 3 || i == 5)) {
-        const int b = i == 1 ? 28 : i == 3 ? 29 : 30;
-        if (kCfg[b].ops >> fop & 1)
-          return b;
-      }
+      /* CPK_RB_W128 (v44b): 16-bit rmsnorm_bwd of 1 on 28 */
+      if (i == 1 && dt != CPK_F32 && (kCfg[28].ops >> fop & 1))
+        return 28;
       /* CPK_RB128 (v29b), CPK_RS128 (v30c): rmsnorm_bwd's and row_sum's
        * fp32 rows of 2 (513-1024 columns: 1 holds 128 vectors) on 27 */
       if (i == 2 && dt == CPK_F32 && (kCfg[27].ops >> fop & 1))

@@ -17,6 +17,15 @@
                                      Markdown: our TB/s (logical bytes over the
                                      median) beside PyTorch's from the output
                                      of ../shared/tools/torch_baseline.py
+  bench-table.py --compare OLD.json NEW.json
+                                     Markdown: the cases of both runs side
+                                     by side (median, speed as OLD's median
+                                     over NEW's, fraction of each run's own
+                                     copy ceiling, the lines 0.90 / 0.85 /
+                                     0.80 crossed), then the row ops' counts
+                                     at each line and the speed's range per
+                                     op; how docs/PERFORMANCE.md compares a
+                                     final run with the previous one
 """
 import re
 import json
@@ -129,7 +138,118 @@ def torch_table(tpath, runs):
             print(f"| {key[0]} | {key[1]} | {key[2]} | {ours:.2f} | {tb[key]:.2f} | {ours / tb[key]:.2f} |")
 
 
+ROW_OPS = ("row_sum", "softmax", "softmax_backward", "rmsnorm",
+           "rmsnorm_backward")
+LINES = (0.90, 0.85, 0.80)
+
+
+def case_key(c):
+    return (c["op"], c["dtype"], c["shape"])
+
+
+def median_s(c):
+    return (c.get("timing") or {}).get("median_s") or 0
+
+
+def frac(c):
+    return (c.get("throughput") or {}).get("fraction_of_copy_bw")
+
+
+def crossed(fo, fn):
+    """The lines a fraction crossed from fo to fn: "up 0.90", "down 0.85"."""
+    if fo is None or fn is None:
+        return []
+    out = []
+    for ln in LINES:
+        if fo < ln <= fn:
+            out.append(f"up {ln:.2f}")
+        elif fn < ln <= fo:
+            out.append(f"down {ln:.2f}")
+    return out
+
+
+def compare(old, new):
+    """Markdown side by side of two runs; returns 0, or 2 when a file holds
+    no cases or the two share none."""
+    (opath, od), (npath, nd) = old, new
+    ocases = {case_key(c): c for c in od.get("cases", [])}
+    ncases = nd.get("cases", [])
+    both = [c for c in ncases if case_key(c) in ocases]
+    if not ocases or not ncases or not both:
+        print(f"bench-table: {opath} and {npath} share no timed case",
+              file=sys.stderr)
+        return 2
+    oc = (od.get("ceilings") or {}).get("copy_bandwidth_gbps") or 0
+    nc = (nd.get("ceilings") or {}).get("copy_bandwidth_gbps") or 0
+    def who(d):
+        e = d.get("environment") or {}
+        g = e.get("git") or {}
+        return (f"git {(g.get('commit') or '?')[:7]}"
+                f"{' dirty' if g.get('dirty') else ''}, "
+                f"{(e.get('gpu') or {}).get('uuid', '?')[:12]}")
+    print(f"OLD {opath} ({who(od)}, copy ceiling {oc:.0f} GB/s); "
+          f"NEW {npath} ({who(nd)}, copy ceiling {nc:.0f} GB/s)")
+    print()
+    print("| op | dtype | shape | variant | median us (old -> new) "
+          "| speed (old / new median) | fraction of copy ceiling (matmul: "
+          "TFLOP/s, ratio to peer), old -> new "
+          "| crossed |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | --- |")
+    speeds = {}
+    for c in both:
+        o = ocases[case_key(c)]
+        mo, mn = median_s(o), median_s(c)
+        sp = mo / mn if mo > 0 and mn > 0 else None
+        fo, fn = frac(o), frac(c)
+        var = c["variant"] if c["variant"] == o["variant"] else \
+            f"{o['variant']} -> {c['variant']}"
+        if c["op"] == "matmul":
+            fo = fn = None  # compute-bound: TFLOP/s and the peer instead
+            to, tn = ((x.get("throughput") or {}).get("tflops") or 0
+                      for x in (o, c))
+            po, pn = ((x.get("peer") or {}).get("ratio") for x in (o, c))
+            ftxt = f"{to:.0f} -> {tn:.0f} TFLOP/s" + (
+                f", {po:.2f}x -> {pn:.2f}x peer" if po and pn else "")
+        elif fo is not None and fn is not None:
+            ftxt = f"{fo:.3f} -> {fn:.3f}"
+        else:
+            ftxt = ""
+        print(f"| {c['op']} | {c['dtype']} | {c['shape']} | {var} "
+              f"| {mo * 1e6:.1f} -> {mn * 1e6:.1f} "
+              f"| {'' if sp is None else f'{sp:.3f}x'} | {ftxt} "
+              f"| {', '.join(crossed(fo, fn))} |")
+        if sp is not None:
+            speeds.setdefault(c["op"], []).append((sp, c))
+    print()
+    for name, d in (("OLD", od), ("NEW", nd)):
+        rows = [c for c in d.get("cases", []) if c["op"] in ROW_OPS
+                and frac(c) is not None]
+        counts = " / ".join(str(sum(1 for c in rows if frac(c) >= ln))
+                            for ln in LINES)
+        print(f"{name}: row ops at >= 0.90 / 0.85 / 0.80: {counts} "
+              f"(of {len(rows)})")
+    for op in sorted(speeds):
+        lo = min(speeds[op], key=lambda t: t[0])
+        hi = max(speeds[op], key=lambda t: t[0])
+        print(f"speed {op}: {lo[0]:.3f}x ({lo[1]['dtype']} {lo[1]['shape']})"
+              f" - {hi[0]:.3f}x ({hi[1]['dtype']} {hi[1]['shape']}), "
+              f"{len(speeds[op])} cases")
+    only = sorted(set(ocases) ^ {case_key(c) for c in ncases})
+    for k in only:
+        print(f"in one run only: {' '.join(k)}")
+    return 0
+
+
 def main(argv):
+    if argv and argv[0] == "--compare":
+        if len(argv) != 3:
+            print("usage: bench-table.py --compare OLD.json NEW.json",
+                  file=sys.stderr)
+            return 2
+        runs = load(argv[1:])
+        if len(runs) != 2:
+            return 2
+        return compare(runs[0], runs[1])
     if len(argv) > 1 and argv[0] == "--torch":
         torch_table(argv[1], load(argv[2:]))
     elif argv and argv[0] == "--full":
@@ -138,7 +258,8 @@ def main(argv):
         markdown(load(argv[1:]))
     else:
         lines(load(argv))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

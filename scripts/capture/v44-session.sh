@@ -2,9 +2,11 @@
 # v44 (docs/PERFORMANCE.md): 16-bit rmsnorm_backward's rows of 513-8192
 # columns on one 512-thread block an SM of several row groups, their dw
 # accumulators added in the block before its one partial row (`blk`,
-# -DCPK_RB_BLK=7, kernels/rowfused.cu), against the default in one call:
+# -DCPK_RB_BLK=7, kernels/rowfused.cu of 081e72d; v45 took the macro out
+# of the tree again: results/h200/bounds/v44-*/v44.patch.gz is its diff
+# against 9bb676c), against the default in one call:
 #   SOURCES=kernels/rowfused.cu bash scripts/capture/hint-variants.sh \
-#     /tmp/var "blk=-DCPK_RB_BLK=7 -Xptxas=-v"     (here, on the build)
+#     /tmp/var "blk=-DCPK_RB_BLK=7 -Xptxas=-v"     (here, on that tree)
 #   BIN=DIR VAR=DIR bash scripts/capture/v44-session.sh OUTDIR [BUDGET_S]
 # (on the GPU machine, from the repository root). Checks first: the
 # variant's FUSED rmsnorm_backward --test-only and smoke set under

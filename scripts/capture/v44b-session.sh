@@ -9,7 +9,10 @@
 # without a block whose groups take unequal rows, and with and without a
 # row shorter than the slots, where v44's smoke set reported hazards in
 # the block's dw merge (`rcdiag-*`, diagnostics: not counted in the
-# checks line, which is b128's). Built here as in v44-session.sh:
+# checks line, which is b128's). Built here as in v44-session.sh, on
+# 9bb676c's tree with results/h200/bounds/v44b-*/v44b.patch.gz applied
+# (v44's macro and configuration 31 beside it; since v45 the tree has
+# only configuration 31, as configuration 28 under CPK_RB_W128):
 #   SOURCES=kernels/rowfused.cu bash scripts/capture/hint-variants.sh \
 #     /tmp/var2 "b128=-DCPK_RB_BLK=8 -Xptxas=-v"
 #   BIN=DIR VAR=DIR bash scripts/capture/v44b-session.sh OUTDIR [BUDGET_S]

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""bench-table.py --compare on two small results files written here: the
+speed ratio (old median over new), each run's fraction, the lines crossed,
+the row-op counts per line, the per-op speed range, cases in one run only,
+matmul's TFLOP/s and peer ratio, and the refusals (exit 2).
+
+  test_bench_table.py BENCH_TABLE_PY TMPDIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def case(op, dt, shape, med_us, frac=None, tflops=None, peer=None,
+         variant="fused"):
+    c = {"op": op, "dtype": dt, "shape": shape, "variant": variant,
+         "timing": {"median_s": med_us * 1e-6},
+         "throughput": {"fraction_of_copy_bw": frac, "tflops": tflops}}
+    if peer is not None:
+        c["peer"] = {"ratio": peer, "name": "cublas"}
+    return c
+
+
+def run_doc(commit, ceiling, cases):
+    return {"environment": {"git": {"commit": commit, "dirty": False},
+                            "gpu": {"uuid": "GPU-0123456789ab"}},
+            "ceilings": {"copy_bandwidth_gbps": ceiling}, "cases": cases}
+
+
+def main(argv):
+    script, tmp = argv[1], argv[2]
+    os.makedirs(tmp, exist_ok=True)
+    old = run_doc("aaaaaaa1111", 4200, [
+        case("softmax", "bf16", "8192x8192", 100.0, 0.880),
+        case("rmsnorm", "fp32", "2048x32768", 50.0, 0.905),
+        case("row_sum", "fp16", "32x1048576", 30.0, 0.790),
+        case("matmul", "bf16", "4096x4096x4096", 200.0, 0.1, 690.0, 0.98,
+             "hopper"),
+        case("softmax", "fp32", "256x262144", 10.0, 0.5),
+        case("softmax_backward", "fp16", "16384x4096", 90.0, 0.85),
+    ])
+    new = run_doc("bbbbbbb2222", 4210, [
+        case("softmax", "bf16", "8192x8192", 80.0, 0.910),
+        case("rmsnorm", "fp32", "2048x32768", 62.5, 0.845),
+        case("row_sum", "fp16", "32x1048576", 30.0, 0.790),
+        case("matmul", "bf16", "4096x4096x4096", 190.0, 0.1, 726.0, 1.01,
+             "hopper"),
+        case("rmsnorm", "bf16", "65536x1024", 20.0, 0.95),
+        case("softmax_backward", "fp16", "16384x4096", 85.0, 0.90),
+    ])
+    po, pn = os.path.join(tmp, "old.json"), os.path.join(tmp, "new.json")
+    json.dump(old, open(po, "w"))
+    json.dump(new, open(pn, "w"))
+    r = subprocess.run([sys.executable, script, "--compare", po, pn],
+                       capture_output=True, text=True)
+    out = r.stdout
+    fails = []
+
+    def want(cond, what):
+        if not cond:
+            fails.append(what)
+
+    want(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+    lines = out.splitlines()
+
+    def row(op, dt):
+        for ln in lines:
+            if ln.startswith(f"| {op} | {dt} |"):
+                return ln
+        return ""
+
+    sm = row("softmax", "bf16")
+    want("100.0 -> 80.0" in sm and "1.250x" in sm, f"softmax speed: {sm}")
+    want("0.880 -> 0.910" in sm and "up 0.90" in sm and "up 0.85" not in sm,
+         f"softmax crossed: {sm}")
+    rn = row("rmsnorm", "fp32")
+    want("0.800x" in rn and "down 0.90" in rn and "down 0.85" in rn,
+         f"rmsnorm down two lines: {rn}")
+    rs = row("row_sum", "fp16")
+    want("1.000x" in rs and rs.rstrip().endswith("|  |"),
+         f"row_sum level, nothing crossed: {rs}")
+    mm = row("matmul", "bf16")
+    want("690 -> 726 TFLOP/s" in mm and "0.98x -> 1.01x peer" in mm
+         and "up" not in mm, f"matmul: {mm}")
+    sb = row("softmax_backward", "fp16")
+    want("0.850 -> 0.900" in sb and sb.rstrip().endswith("| up 0.90 |"),
+         f"a line reached exactly is crossed, one already met is not: {sb}")
+    want("OLD: row ops at >= 0.90 / 0.85 / 0.80: 1 / 3 / 3 (of 5)" in out,
+         "old counts")
+    want("NEW: row ops at >= 0.90 / 0.85 / 0.80: 3 / 3 / 4 (of 5)" in out,
+         "new counts")
+    want("speed softmax: 1.250x (bf16 8192x8192) - 1.250x (bf16 8192x8192)"
+         ", 1 cases" in out, "softmax range")
+    want("in one run only: rmsnorm bf16 65536x1024" in out
+         and "in one run only: softmax fp32 256x262144" in out,
+         "cases in one run only")
+    want("git aaaaaaa" in out and "git bbbbbbb" in out
+         and "copy ceiling 4200 GB/s" in out, "the runs named")
+
+    # refusals: a missing file, a wrong argument count, no shared case
+    r2 = subprocess.run([sys.executable, script, "--compare", po],
+                        capture_output=True, text=True)
+    want(r2.returncode == 2 and "usage" in r2.stderr, "one file: usage, 2")
+    r3 = subprocess.run([sys.executable, script, "--compare", po,
+                         os.path.join(tmp, "missing.json")],
+                        capture_output=True, text=True)
+    want(r3.returncode == 2 and "unreadable" in r3.stderr,
+         "missing file: 2, named")
+    other = run_doc("c", 1, [case("copy", "fp32", "268435456", 5.0, 1.0)])
+    pc = os.path.join(tmp, "other.json")
+    json.dump(other, open(pc, "w"))
+    r4 = subprocess.run([sys.executable, script, "--compare", po, pc],
+                        capture_output=True, text=True)
+    want(r4.returncode == 2 and "share no timed case" in r4.stderr,
+         "no shared case: 2")
+
+    for f in fails:
+        print(f"FAIL: {f}")
+    if fails:
+        print(out)
+        return 1
+    print("test_bench_table: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
