@@ -25,7 +25,11 @@
                                      0.80 crossed), then the row ops' counts
                                      at each line and the speed's range per
                                      op; how docs/PERFORMANCE.md compares a
-                                     final run with the previous one
+                                     final run with the previous one (the
+                                     per-case verdict with a bootstrap
+                                     interval is `repro compare`,
+                                     docs/REPORT.md; this is the docs'
+                                     fractions, lines and counts)
 """
 import re
 import json

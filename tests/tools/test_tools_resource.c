@@ -218,7 +218,7 @@ static void normalise(const char *in, char *out, size_t size) {
  * registers and shared memory of every kernel both list must agree. */
 TEST_IMPL(res_ptxas_matches_cuobjdump) {
   char *pt, *cu;
-  size_t plen, clen, i, j, common = 0;
+  size_t plen, clen, i, j, common = 0, cu90 = 0;
   rp_res_table a, b;
   FX_LOAD("cuobjdump_resource_usage.txt", &cu, &clen);
   FX_LOAD("ptxas_kernels_sm90.txt", &pt, &plen);
@@ -250,6 +250,15 @@ TEST_IMPL(res_ptxas_matches_cuobjdump) {
     }
   }
   ASSERT_GT(common, 0);
+  /* The same kernels on both sides, not only the same registers where both
+   * have a kernel: every ptxas kernel is in the cuobjdump table once, and
+   * the table's sm_90 kernels are all in the ptxas file (a fixture captured
+   * from another build, with a kernel added or taken away, fails here). */
+  for (j = 0; j < b.count; j++)
+    if (strcmp(b.rows[j].arch, "sm_90") == 0)
+      cu90++;
+  ASSERT_EQ(common, a.count);
+  ASSERT_EQ(common, cu90);
   rp_res_table_free(&a);
   rp_res_table_free(&b);
   free(pt);
