@@ -214,8 +214,9 @@ static void normalise(const char *in, char *out, size_t size) {
   out[o] = '\0';
 }
 
-/* ptxas (here) and cuobjdump (on the H200) see the same sm_90 code: the
- * registers and shared memory of every kernel both list must agree. */
+/* ptxas (here) and cuobjdump (on the H200) see the same sm_90 code: both
+ * list the same sm_90 kernels, and the registers and shared memory of each
+ * must agree. */
 TEST_IMPL(res_ptxas_matches_cuobjdump) {
   char *pt, *cu;
   size_t plen, clen, i, j, common = 0, cu90 = 0;
