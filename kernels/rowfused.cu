@@ -2790,6 +2790,31 @@ int fop_of(cpk_op op) {
   }
 }
 
+/* The rows fused_plan moves from the list's pick to a twin of the same
+ * capacity built another way, where the twin has the op's bit (each
+ * twin's bits come from its macro, so with the macro off it takes
+ * nothing): the configuration the capacity order picks, whether the rows
+ * are fp32 (1) or 16-bit (0), and the twin. */
+struct fmove {
+  int from, f32, to;
+};
+constexpr fmove kMoves[] = {
+    {0, 0, 24}, /* CPK_FUSED_SHORT16 bits 1, 2: 16-bit rows of 0 */
+    {3, 0, 25}, /* CPK_FUSED_SHORT16 bit 128: 16-bit rmsnorm_bwd of 3, */
+    {5, 0, 26}, /* and of 5 */
+    {1, 0, 28}, /* CPK_RB_W128 (v44b): 16-bit rmsnorm_bwd of 1 */
+    {2, 1, 27}, /* CPK_RB128 (v29b), CPK_RS128 (v30c): rmsnorm_bwd's and
+                 * row_sum's fp32 rows of 2 (513-1024 columns) */
+};
+constexpr bool moves_ok() {
+  for (const fmove &m : kMoves)
+    if (m.from < 0 || m.from >= kNCfg || m.to < 0 || m.to >= kNCfg ||
+        cfg_slots(m.to) < cfg_slots(m.from))
+      return false;
+  return true;
+}
+static_assert(moves_ok(), "a moved row must fit its twin as it fit the pick");
+
 /* CPK_FCFG_KNOB (v40, experiment builds; 0 by default): the environment's
  * CPK_FCFG=N puts every row that configuration N may take (its op bit and
  * room for the row) on N instead of the plan's pick, for sweeps of the
@@ -2823,19 +2848,10 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
                           ((CPK_FUSED_SHORT16 & 16) && i == 8))))
       continue;
     if ((c.ops >> fop & 1) && cfg_slots(i) >= nvec) {
-      /* CPK_FUSED_SHORT16: 16-bit rows of 0 on 24 (bits 1, 2); 16-bit
-       * rmsnorm_bwd of 3 and 5 on 25 and 26 (bit 128) */
-      if (i == 0 && dt != CPK_F32 && (kCfg[24].ops >> fop & 1))
-        return 24;
-      if ((i == 3 || i == 5) && dt != CPK_F32 && (kCfg[25].ops >> fop & 1))
-        return i == 3 ? 25 : 26;
-      /* CPK_RB_W128 (v44b): 16-bit rmsnorm_bwd of 1 on 28 */
-      if (i == 1 && dt != CPK_F32 && (kCfg[28].ops >> fop & 1))
-        return 28;
-      /* CPK_RB128 (v29b), CPK_RS128 (v30c): rmsnorm_bwd's and row_sum's
-       * fp32 rows of 2 (513-1024 columns: 1 holds 128 vectors) on 27 */
-      if (i == 2 && dt == CPK_F32 && (kCfg[27].ops >> fop & 1))
-        return 27;
+      for (const fmove &m : kMoves)
+        if (m.from == i && m.f32 == (dt == CPK_F32) &&
+            (kCfg[m.to].ops >> fop & 1))
+          return m.to;
       return i;
     }
   }
