@@ -48,19 +48,30 @@ def load(paths):
     return out
 
 
+def case_key(c):
+    return (c["op"], c["dtype"], c["shape"])
+
+
+def median_s(c):
+    return (c.get("timing") or {}).get("median_s") or 0
+
+
+def frac(c):
+    return (c.get("throughput") or {}).get("fraction_of_copy_bw")
+
+
 def lines(runs):
     for path, d in runs:
         ceil = (d.get("ceilings") or {}).get("copy_bandwidth_gbps")
         print(f"# {path}: copy ceiling {ceil or 0:.0f} GB/s, clean={d.get('clean')}")
         for c in d.get("cases", []):
             t = c.get("throughput") or {}
-            tm = c.get("timing") or {}
             peer = (c.get("peer") or {}).get("ratio")
             ok = (c.get("correctness") or {}).get("passed")
             print(f"{c['op']:17s} {c['variant']:10s} {c['dtype']:5s} "
-                  f"{c['shape']:18s} {(tm.get('median_s') or 0) * 1e6:10.1f}us "
+                  f"{c['shape']:18s} {median_s(c) * 1e6:10.1f}us "
                   f"{t.get('gbps') or 0:7.0f}GB/s "
-                  f"frac={t.get('fraction_of_copy_bw') or 0:.3f} "
+                  f"frac={frac(c) or 0:.3f} "
                   f"tf={t.get('tflops') or 0:6.1f} "
                   f"peer={peer if peer is None else round(peer, 3)} ok={ok}")
 
@@ -86,14 +97,13 @@ def markdown(runs):
                 cells.append("")
                 continue
             t = c.get("throughput") or {}
-            tm = c.get("timing") or {}
-            us = (tm.get("median_s") or 0) * 1e6
+            us = median_s(c) * 1e6
             if c["op"] == "matmul":
                 peer = (c.get("peer") or {}).get("ratio")
                 ptxt = f", {peer:.2f}x peer" if peer else ""
                 cells.append(f"{c['variant']} {t.get('tflops') or 0:.0f} TFLOP/s{ptxt}")
             else:
-                cells.append(f"{c['variant']} {t.get('fraction_of_copy_bw') or 0:.2f} ({us:.1f} us)")
+                cells.append(f"{c['variant']} {frac(c) or 0:.2f} ({us:.1f} us)")
         print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
 
 
@@ -106,15 +116,15 @@ def full(runs):
             t = c.get("throughput") or {}
             tm = c.get("timing") or {}
             peer = c.get("peer") or {}
-            us = (tm.get("median_s") or 0) * 1e6
+            us = median_s(c) * 1e6
             cv = (tm.get("cv") or 0) * 100
             if c["op"] == "matmul":
                 rate = f"{t.get('tflops') or 0:.1f} TFLOP/s"
-                frac = t.get("fraction_of_peer") or 0
+                fr = t.get("fraction_of_peer") or 0
             else:
                 rate = f"{t.get('gbps') or 0:.0f} GB/s"
-                frac = t.get("fraction_of_copy_bw") or 0
-            ftxt = f"{frac:.3f}" + (" (throttled)" if tm.get("throttled") else "")
+                fr = frac(c) or 0
+            ftxt = f"{fr:.3f}" + (" (throttled)" if tm.get("throttled") else "")
             r = peer.get("ratio")
             ptxt = f"{r:.2f} ({peer.get('name')})" if r else "none"
             print(f"| {c['op']} | {c['variant']} | {c['dtype']} | {c['shape']} "
@@ -135,7 +145,7 @@ def torch_table(tpath, runs):
     print("| --- | --- | --- | ---: | ---: | ---: |")
     for _, d in runs:
         for c in d.get("cases", []):
-            key = (c["op"], c["dtype"], c["shape"])
+            key = case_key(c)
             if key not in tb:
                 continue
             ours = ((c.get("throughput") or {}).get("gbps") or 0) / 1000
@@ -145,18 +155,6 @@ def torch_table(tpath, runs):
 ROW_OPS = ("row_sum", "softmax", "softmax_backward", "rmsnorm",
            "rmsnorm_backward")
 LINES = (0.90, 0.85, 0.80)
-
-
-def case_key(c):
-    return (c["op"], c["dtype"], c["shape"])
-
-
-def median_s(c):
-    return (c.get("timing") or {}).get("median_s") or 0
-
-
-def frac(c):
-    return (c.get("throughput") or {}).get("fraction_of_copy_bw")
 
 
 def crossed(fo, fn):
