@@ -362,23 +362,6 @@ __host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
 #define CPK_RB_W128 1
 #endif
 
-/* CPK_SMALL_BLK (v46, experiment builds; 0 by default): v44b's lesson (the
- * same warps ran 16-bit rmsnorm_bwd's 1024-wide rows faster on smaller
- * blocks) tried on the other register-only rows, as configurations that
- * only CPK_FCFG_KNOB's CPK_FCFG=N takes (every pick before them holds the
- * same rows): 29, the other ops' 513-1024 16-bit columns on configuration
- * 28's 128-thread blocks of 4 warp groups (softmax is there already: 24);
- * 30, those rows on 64-thread blocks of 2 warp groups, 8 an SM (every op
- * but softmax); 31, row_sum's 16-lane groups of 8 slots (configuration 0)
- * in 128-thread blocks; 32 and 33, 16-bit rmsnorm_bwd's and row_sum's rows
- * of 4097-8192 and 2049-4096 columns on clusters of two 128- or 64-thread
- * blocks (the groups of configurations 5 and 3 cut in half, the same
- * groups a GPU). With it off those configurations have no op and no
- * kernel. docs/PERFORMANCE.md has the call that measured them. */
-#ifndef CPK_SMALL_BLK
-#define CPK_SMALL_BLK 0
-#endif
-
 /* Blocks per SM an rmsnorm_bwd configuration (mb in the table) is built
  * for. Its 256-thread 4-slot configurations run two blocks per SM (the
  * grid of fused_groups): the warp one, built for one, took 149 registers
@@ -2760,12 +2743,7 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   X(25, 256, 256, 2, 0, 1, 4, FCFG_R2)                                         \
   X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)                                         \
   X(27, 128, 128, 2, 0, 1, 8, FCFG_RB128)                                      \
-  X(28, 128, 32, 4, 0, 1, 4, CPK_RB_W128 ? 0x10 : 0)                          \
-  X(29, 128, 32, 4, 0, 1, 4, CPK_SMALL_BLK ? 0x0d : 0)                         \
-  X(30, 64, 32, 4, 0, 1, 8, CPK_SMALL_BLK ? 0x1d : 0)                          \
-  X(31, 128, 16, 8, 0, 1, 4, CPK_SMALL_BLK ? 0x01 : 0)                         \
-  X(32, 128, 128, 4, 0, 2, 4, CPK_SMALL_BLK ? 0x11 : 0)                        \
-  X(33, 64, 64, 4, 0, 2, 8, CPK_SMALL_BLK ? 0x11 : 0)
+  X(28, 128, 32, 4, 0, 1, 4, CPK_RB_W128 ? 0x10 : 0)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;

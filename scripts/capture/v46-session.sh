@@ -22,7 +22,8 @@
 # raw per-reason counters) on rmsnorm_backward bf16 65536x1024 at 256 /
 # 128 / 64-thread blocks (N = 1, 28, 30); then bf16 again (pass 2), as
 # far as the budget goes.
-# Built here (b20ce6a's tree with CPK_SMALL_BLK added):
+# Built here from 7e8f01c's tree (b20ce6a with CPK_SMALL_BLK added;
+# since taken out again: bounds/v46-*/v46.patch.gz puts it back):
 #   SOURCES=kernels/rowfused.cu bash scripts/capture/hint-variants.sh \
 #     /tmp/var "sb=-DCPK_SMALL_BLK=1 -DCPK_FCFG_KNOB=1 -Xptxas=-v"
 #   BIN=DIR VAR=DIR bash scripts/capture/v46-session.sh OUTDIR [BUDGET_S]
