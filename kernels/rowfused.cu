@@ -362,19 +362,6 @@ __host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
 #define CPK_RB_W128 1
 #endif
 
-/* CPK_SM_ROLL (v47, experiment builds; 0 by default): softmax's
- * configurations with shared-memory slots and no prefetch run the loops
- * over those slots (the loads, the max, the exps and the write) rolled,
- * CPK_SM_ROLL slots a trip, the register slots unrolled as before: the
- * same operations in the same order (the same bits), a body that is
- * NS / CPK_SM_ROLL times shorter in those loops. Nsight Compute on 16-bit
- * softmax at 2048x32768 (configuration 8: 8 register + 8 shared-memory
- * slots) had its warps wait 1.60 cycles an instruction for an instruction
- * (0.20-0.35 in the other row kernels): docs/PERFORMANCE.md, v46b-v47. */
-#ifndef CPK_SM_ROLL
-#define CPK_SM_ROLL 0
-#endif
-
 /* Blocks per SM an rmsnorm_bwd configuration (mb in the table) is built
  * for. Its 256-thread 4-slot configurations run two blocks per SM (the
  * grid of fused_groups): the warp one, built for one, took 149 registers
@@ -1231,10 +1218,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
    * r + G overlap the write (row_sum: the reduction) of row r. The host makes
    * such grids persistent (as many clusters as are resident). */
   constexpr bool PF = fused_pf(OP, NT, GT, CL);
-  /* CPK_SM_ROLL (v47): softmax's shared-memory slots in rolled loops */
-  constexpr bool ROLL =
-      CPK_SM_ROLL > 0 && OP == F_SOFTMAX && NS > 0 && !PF;
-  constexpr int ROLL_U = CPK_SM_ROLL > 0 ? CPK_SM_ROLL : 1;
 #define PREFETCH(i, j)                                                         \
   do {                                                                         \
     if constexpr (PF) {                                                        \
@@ -1322,18 +1305,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         if (!PF || first) {
 #pragma unroll
       for (int i = 0; i < NI; ++i) {
-        if constexpr (ROLL) {
-          const T *src_ = (i == 0 ? in0 : in1) + ro;
-#pragma unroll(ROLL_U)
-          for (int j = NR; j < S; ++j)
-            fill_cell<T, LDCS, LDCS && CPK_FUSED_CP_EF>(
-                &dsm[(i * NS + (j - NR)) * NT + tid], src_, SLOT_E(j), ce, vec,
-                i == 0 ? mrow : nullptr, fill);
-        } else {
 #pragma unroll
-          for (int j = NR; j < S; ++j)
-            ISSUE(i, j, ro, ce, mrow);
-        }
+        for (int j = NR; j < S; ++j)
+          ISSUE(i, j, ro, ce, mrow);
 #pragma unroll
         for (int j = 0; j < NR; ++j)
           ISSUE(i, j, ro, ce, mrow);
@@ -1369,18 +1343,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       /* Max with NaN propagation (max.NaN): one instruction per element
        * (per pair in 16-bit), and a NaN or +inf anywhere poisons the row. */
       uint32_t macc = max_acc_init<T>();
-      if constexpr (ROLL) {
 #pragma unroll
-        for (int j = 0; j < NR; ++j)
-          macc = max_acc_add<T>(macc, q[0][j]);
-#pragma unroll(ROLL_U)
-        for (int j = 0; j < NS; ++j)
-          macc = max_acc_add<T>(macc, dsm[j * NT + tid]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < S; ++j)
-          macc = max_acc_add<T>(macc, SLOT(0, j));
-      }
+      for (int j = 0; j < S; ++j)
+        macc = max_acc_add<T>(macc, SLOT(0, j));
       const float m = max_acc_get<T>(macc);
       const float bad0 = (m != m || m == CUDART_INF_F) ? 1.f : 0.f;
       float red[4] = {bad0 != 0.f ? -CUDART_INF_F : m, bad0, 0.f, 0.f};
@@ -1398,35 +1363,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       float inv = 0.f;
       {
         csum a;
-        if (mode == 0 && ROLL) {
-#pragma unroll
-          for (int j = 0; j < NR; ++j) {
-            float v[VEC];
-            unpack<T>(q[0][j], v);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] = fexp(v[k] - M);
-            a.add(pair_sum(v));
-            if constexpr (VEC == 4) {
-              q[0][j] = pack(v);
-            } else if (j < KE) {
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                ek[(j < KE ? j : 0) * VEC + k] = v[k];
-            }
-          }
-#pragma unroll(ROLL_U)
-          for (int j = 0; j < NS; ++j) {
-            float v[VEC];
-            unpack<T>(dsm[j * NT + tid], v);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] = fexp(v[k] - M);
-            a.add(pair_sum(v));
-            if constexpr (VEC == 4)
-              dsm[j * NT + tid] = pack(v);
-          }
-        } else if (mode == 0) {
+        if (mode == 0) {
 #pragma unroll
           for (int j = 0; j < S; ++j) {
             float v[VEC];
@@ -1449,11 +1386,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         group_reduce<false, 2, NT, GT, CL, RNW>(sred, rs, rb);
         inv = 1.f / csv(sred, 0);
       }
-      /* the slots' write: j in [0, JE) (ROLL: the register slots; the
-       * shared-memory slots after, in a rolled loop) */
-      constexpr int JE = ROLL ? NR : S;
 #pragma unroll
-      for (int j = 0; j < JE; ++j) {
+      for (int j = 0; j < S; ++j) {
         float v[VEC];
         if (VEC == 8 && j < KE) {
 #pragma unroll
@@ -1472,22 +1406,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
           v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
         store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
         PREFETCH(0, j);
-      }
-      if constexpr (ROLL) {
-#pragma unroll(ROLL_U)
-        for (int j = NR; j < S; ++j) {
-          float v[VEC];
-          unpack<T>(dsm[(j - NR) * NT + tid], v);
-          if constexpr (VEC == 8) {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] = fexp(v[k] - M);
-          }
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] = mode == 0 ? v[k] * inv : (mode == 1 ? 0.f : CUDART_NAN_F);
-          store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
-        }
       }
     } else if constexpr (OP == F_SMBWD) {
       csum a;

@@ -12,7 +12,8 @@
 # roll / def2 on softmax at 2048x32768 in every dtype, twice; Nsight
 # Compute with the raw per-reason stall counters on bf16 2048x32768,
 # the build and roll.
-# Built here from the tree of the commit that adds CPK_SM_ROLL:
+# Built here from 3bfc753's tree (b20ce6a with CPK_SM_ROLL added; since
+# taken out again: bounds/v47-*/v47.patch.gz puts it back):
 #   SOURCES=kernels/rowfused.cu bash scripts/capture/hint-variants.sh \
 #     /tmp/var "roll=-DCPK_SM_ROLL=1 -Xptxas=-v"
 #   BIN=DIR VAR=DIR bash scripts/capture/v47-session.sh OUTDIR [BUDGET_S]

@@ -12,7 +12,8 @@
 # Nsight Compute leaves it) once, so that the protocol's part in v47's
 # two answers shows; checks as v47's; the stall counters of roll2 and
 # roll4 on bf16 2048x32768.
-# Built here from 3bfc753's tree (CPK_SM_ROLL in rowfused.cu):
+# Built here from 3bfc753's tree (CPK_SM_ROLL in rowfused.cu; out of the
+# tree since: bounds/v47-*/v47.patch.gz):
 #   SOURCES=kernels/rowfused.cu bash scripts/capture/hint-variants.sh \
 #     /tmp/var "roll2=-DCPK_SM_ROLL=2 -Xptxas=-v" \
 #     "roll4=-DCPK_SM_ROLL=4 -Xptxas=-v"   (and v47's roll)
