@@ -2,8 +2,8 @@
 # v47c (docs/PERFORMANCE.md), after v47b: the rolled loops were faster in
 # Nsight Compute's launch (roll 74.2, roll2 71.2, roll4 72.0 us against
 # the default's 78.7) and slower in every timed case (0.96-0.99x, either
-# flush). Nsight Compute flushes every cache before a profiled launch by
-# default (--cache-control all), the instruction caches among them; the
+# flush). Nsight Compute flushes the caches before a profiled launch by
+# default (--cache-control all; perhaps the instruction caches too); the
 # benchmark's samples follow hundreds of launches of the same kernel with
 # only a memset between. Here the same stall counters on softmax bf16
 # 2048x32768 with --cache-control none (the caches as the previous
