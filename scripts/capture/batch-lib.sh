@@ -45,6 +45,14 @@
 #                      and, the details page as CSV, $out/NAME-details.csv;
 #                      with $NCU_METRICS set, those metrics too (ncu's
 #                      --metrics) and the raw page as $out/NAME-raw.csv
+#   ncu_stalls NAME BIN OP DTYPE SHAPE
+#                      ncu_one with the sections that say where a warp's
+#                      cycles go (SpeedOfLight, SchedulerStats,
+#                      WarpStateStats, InstructionStats, LaunchStats,
+#                      Occupancy) and the raw per-reason stall counters
+#                      (smsp__average_warps_issue_stalled_*_per_issue_active,
+#                      in $out/NAME-raw.csv); $NCU_K, $NCU_ENV and
+#                      $NCU_XARGS as for ncu_one
 #   gridall BIN TOOL...
 #                      BIN's FUSED --test-only and its FUSED smoke set
 #                      under each TOOL, every FUSED case through the grid
@@ -83,7 +91,9 @@
 #                      in every dtype through $pf and BIN, every file
 #                      --dump writes compared by cmp: $out/bits.txt, and a
 #                      line bits.txt in COMMANDS.txt whose rc is how many
-#                      differ (a variant that must keep the build's bits)
+#                      differ (a variant that must keep the build's bits);
+#                      $BITS_FILE instead of bits.txt where it is set (one
+#                      batch's several variants)
 #   finish             the GPU state after (gpu-after.csv), pack, and the
 #                      command log on stdout (the batch's last step)
 #   finish_checks TAG  finish, then one line "TAG-checks: OK" when every
@@ -200,6 +210,11 @@ ncu_one() {
       ncu -i /tmp/ncu-instr.ncu-rep --csv --page raw >"$out/$name-raw.csv" 2>&1
   fi
 }
+ncu_stalls() {
+  NCU_METRICS='regex:smsp__average_warps_issue_stalled_.*_per_issue_active' \
+    ncu_one "$@" SpeedOfLight SchedulerStats WarpStateStats InstructionStats \
+    LaunchStats Occupancy
+}
 vcheck() {
   VT_LIM=60 vtools "$1" "$2" memcheck
 }
@@ -267,7 +282,7 @@ env_grid() {
   done
 }
 bitscmp() {
-  local name=$1 b=$2 op=$3 sh dt f n same=0 diff=0
+  local name=$1 b=$2 op=$3 sh dt f n same=0 diff=0 bf=${BITS_FILE:-bits.txt}
   for sh in $4; do
     for dt in bf16 fp16 fp32; do
       rm -rf /tmp/bits && mkdir -p /tmp/bits/def "/tmp/bits/$name"
@@ -280,14 +295,14 @@ bitscmp() {
           same=$((same + 1))
         else
           diff=$((diff + 1))
-          echo "DIFFER $dt $sh $(basename "$f")" >>"$out/bits.txt"
+          echo "DIFFER $dt $sh $(basename "$f")" >>"$out/$bf"
         fi
       done
-      echo "$dt $sh files $n" >>"$out/bits.txt"
+      echo "$dt $sh files $n" >>"$out/$bf"
     done
   done
-  echo "bits: $same files identical, $diff differ" >>"$out/bits.txt"
-  printf 'bits.txt\trc=%d\t0s\tcmp of --dump outputs, build vs %s\n' "$diff" "$name" >>"$log"
+  echo "bits: $same files identical, $diff differ" >>"$out/$bf"
+  printf '%s\trc=%d\t0s\tcmp of --dump outputs, build vs %s\n' "$bf" "$diff" "$name" >>"$log"
 }
 finish() {
   gpu_csv gpu-after.csv

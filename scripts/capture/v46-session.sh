@@ -72,11 +72,8 @@ ONE_BUDGET=${ONE_BUDGET:-0.4}
 pass -p1 bf16 fp16
 for n in 1 28 30; do
   [ "$(left)" -gt 40 ] || continue
-  NCU_K='fused_k' NCU_ENV=CPK_FCFG=$n \
-    NCU_METRICS='regex:smsp__average_warps_issue_stalled_.*_per_issue_active' \
-    ncu_one "ncu-c$n-bf16-65536x1024" "$sb" rmsnorm_backward bf16 \
-    65536x1024 SpeedOfLight SchedulerStats WarpStateStats InstructionStats \
-    LaunchStats Occupancy
+  NCU_ENV=CPK_FCFG=$n ncu_stalls "ncu-c$n-bf16-65536x1024" "$sb" \
+    rmsnorm_backward bf16 65536x1024
 done
 pass -p2 bf16
 finish_checks v46

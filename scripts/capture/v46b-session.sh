@@ -23,10 +23,7 @@ for c in rmsnorm_backward:16384x4096 rmsnorm_backward:8192x8192 \
   row_sum:8192x8192 softmax:2048x32768 rmsnorm:2048x32768; do
   [ "$(left)" -gt 25 ] || continue
   op=${c%%:*} sh=${c#*:}
-  NCU_K='fused_k' \
-    NCU_METRICS='regex:smsp__average_warps_issue_stalled_.*_per_issue_active' \
-    ncu_one "ncu-$op-bf16-$sh" "$pf" "$op" bf16 "$sh" SpeedOfLight \
-    SchedulerStats WarpStateStats InstructionStats LaunchStats Occupancy
+  ncu_stalls "ncu-$op-bf16-$sh" "$pf" "$op" bf16 "$sh"
 done
 finish
 exit 0

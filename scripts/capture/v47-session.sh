@@ -32,11 +32,8 @@ for p in 1 2; do
 done
 for b in def:$pf roll:$roll; do
   [ "$(left)" -gt 30 ] || continue
-  NCU_K='fused_k' \
-    NCU_METRICS='regex:smsp__average_warps_issue_stalled_.*_per_issue_active' \
-    ncu_one "ncu-${b%%:*}-softmax-bf16-2048x32768" "${b#*:}" softmax bf16 \
-    2048x32768 SpeedOfLight SchedulerStats WarpStateStats InstructionStats \
-    LaunchStats Occupancy
+  ncu_stalls "ncu-${b%%:*}-softmax-bf16-2048x32768" "${b#*:}" softmax bf16 \
+    2048x32768
 done
 finish_checks v47
 exit 0

@@ -29,9 +29,8 @@ gpu_csv gpu-before.csv
 for v in roll2 roll4; do
   VT_SEL="--op softmax" VT_LIM=75 vtools $v "$var/cuda_portfolio-$v" \
     memcheck racecheck
-  bitscmp $v "$var/cuda_portfolio-$v" softmax "300x20000 7x32768 64x16385 64x32768"
-  mv "$out/bits.txt" "$out/bits-$v.txt"
-  sed -i "s/^bits.txt\t/bits-$v.txt\t/" "$log"
+  BITS_FILE=bits-$v.txt bitscmp $v "$var/cuda_portfolio-$v" softmax \
+    "300x20000 7x32768 64x16385 64x32768"
 done
 ONE_BUDGET=${ONE_BUDGET:-0.5}
 for p in 1 2; do
@@ -54,11 +53,8 @@ for dt in bf16 fp32; do
 done
 for b in roll2:$roll2 roll4:$roll4; do
   [ "$(left)" -gt 30 ] || continue
-  NCU_K='fused_k' \
-    NCU_METRICS='regex:smsp__average_warps_issue_stalled_.*_per_issue_active' \
-    ncu_one "ncu-${b%%:*}-softmax-bf16-2048x32768" "${b#*:}" softmax bf16 \
-    2048x32768 SpeedOfLight SchedulerStats WarpStateStats InstructionStats \
-    LaunchStats Occupancy
+  ncu_stalls "ncu-${b%%:*}-softmax-bf16-2048x32768" "${b#*:}" softmax bf16 \
+    2048x32768
 done
 finish_checks v47b
 exit 0

@@ -16,11 +16,9 @@ budget=${2:-120}
 gpu_csv gpu-before.csv
 for b in def:$pf roll:$var/cuda_portfolio-roll roll2:$var/cuda_portfolio-roll2; do
   [ "$(left)" -gt 20 ] || continue
-  NCU_K='fused_k' NCU_XARGS='--cache-control none' \
-    NCU_METRICS='regex:smsp__average_warps_issue_stalled_.*_per_issue_active' \
-    ncu_one "ncu-nocc-${b%%:*}-softmax-bf16-2048x32768" "${b#*:}" softmax \
-    bf16 2048x32768 SpeedOfLight SchedulerStats WarpStateStats \
-    InstructionStats LaunchStats Occupancy
+  NCU_XARGS='--cache-control none' ncu_stalls \
+    "ncu-nocc-${b%%:*}-softmax-bf16-2048x32768" "${b#*:}" softmax bf16 \
+    2048x32768
 done
 finish
 exit 0
