@@ -824,6 +824,10 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
   const int buf = rb & 1;
   ++rb;
   if constexpr (GT > 32) {
+    /* a group wider than a warp is the whole block: its warps meet at the
+     * block's barrier (v44's groups of part of a block, with named
+     * barriers, were not kept) */
+    static_assert(GT == NT, "a group of several warps is its block");
     constexpr int NW = NT / 32;
     static_assert((NW & (NW - 1)) == 0, "a power of two of warps");
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
