@@ -792,7 +792,9 @@ constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 #ifndef CPK_RING_NULL
 #define CPK_RING_NULL 0
 #endif
-static_assert(!(CPK_RING_SW && (CPK_RING_TL || CPK_RING_PROF || CPK_RING_NULL)),
+/* (CPK_RING_TL, a consumer group's own timeline, runs with the stats
+ * warp too since v48c: its readings are the groups' only) */
+static_assert(!(CPK_RING_SW && (CPK_RING_PROF || CPK_RING_NULL)),
               "the probes are v23's ring's: build them with CPK_RING_SW=0");
 constexpr int kRgNS = 8; /* v26c's statistics cells */
 #define RPROF(i) CPK__PROF(CPK_RING_PROF, true, rp, rlast, i)
@@ -1239,7 +1241,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 #endif
   }
 #if CPK_RING_TL
-  if (gt == 0) {
+  if (gt == 0 && tid < kRgNT) { /* not the stats warp's first thread */
     const unsigned long long te = gtimer();
     for (int i = ntl; i < 19; ++i)
       tl[i] = tl[0];
