@@ -22,8 +22,11 @@
 #   bench_one NAME BIN OP DTYPE SHAPE [ENV...]
 #                      one benchmark case of BIN under ENV into
 #                      $out/NAME-OP-DTYPE-SHAPE.{txt,json} (--budget
-#                      $ONE_BUDGET, default 0.5; 20 s at most), skipped when
-#                      $ONE_RESERVE seconds (default 8) or fewer are left
+#                      $ONE_BUDGET, default 0.5; $ONE_LIM s at most, default
+#                      20), skipped when $ONE_RESERVE seconds (default 8) or
+#                      fewer are left; with ONE_BENCH=0, timed without
+#                      --bench as --variant $ONE_VARIANT (default fused):
+#                      the way to time a shape --bench does not take
 #   vcheck NAME BIN    BIN's FUSED --test-only and its FUSED smoke set
 #                      under memcheck into $out/test-only-NAME.txt and
 #                      memcheck-smoke-NAME.txt (a variant's check before
@@ -174,9 +177,11 @@ flat_one() {
 bench_one() {
   local name=$1 b=$2 op=$3 dt=$4 sh=$5
   shift 5
+  local sel=(--bench)
+  [ "${ONE_BENCH:-1}" = 1 ] || sel=(--variant "${ONE_VARIANT:-fused}")
   [ "$(left)" -gt "${ONE_RESERVE:-8}" ] || return 0
-  run "$name-$op-$dt-$sh.txt" 20 env "$@" "$b" --bench --op "$op" \
-    --dtype "$dt" --shape "$sh" --budget "${ONE_BUDGET:-0.5}" \
+  run "$name-$op-$dt-$sh.txt" "${ONE_LIM:-20}" env "$@" "$b" "${sel[@]}" \
+    --op "$op" --dtype "$dt" --shape "$sh" --budget "${ONE_BUDGET:-0.5}" \
     --json "$out/$name-$op-$dt-$sh.json"
 }
 vtools() {

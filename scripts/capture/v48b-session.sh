@@ -27,10 +27,9 @@ budget=${2:-420}
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 nc=$var/cuda_portfolio-nocoop
-one() { # NAME BIN OP SHAPE: one case without --bench, bf16
-  [ "$(left)" -gt "${ONE_RESERVE:-8}" ] || return 0
-  run "$1-$3-bf16-$4.txt" 40 "$2" --op "$3" --variant fused --dtype bf16 \
-    --shape "$4" --budget 0.5 --json "$out/$1-$3-bf16-$4.json"
+one() { # NAME BIN OP SHAPE: one case without --bench, bf16 (batch-lib's
+  # bench_one; until 2026-12-04 this script ran the same command itself)
+  ONE_BENCH=0 ONE_LIM=40 ONE_BUDGET=0.5 bench_one "$1" "$2" "$3" bf16 "$4"
 }
 ONE_RESERVE=200
 for b in def:$pf nocoop:$nc; do

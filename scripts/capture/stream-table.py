@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Each row-op case beside a stream of its own bytes (docs/PERFORMANCE.md, v49).
+
+  stream-table.py DIR
+
+DIR holds what scripts/capture/v49-session.sh wrote: bench-FLUSH-OP.json
+(the row ops' benchmark set under each flush) and s-FLUSH-OP-DTYPE-N.json
+(the copy and add of N elements as one 1xN row). A row op of R x W
+elements moves them once in and once out (softmax, rmsnorm: the bytes of
+a copy of R x W elements, w's one row aside) or twice in and once out
+(softmax_backward, rmsnorm_backward: an add's), so that copy or add, timed
+under the same flush in the same lease, is what a stream of the case's
+bytes reaches without the rows' dependencies. row_sum only reads: its
+stream is the run's own read ceiling (evict-first loads of 8 x L2) plus
+the run's launch floor, as a fraction of the copy ceiling:
+(bytes / copy_bw) / (bytes / read_bw + floor).
+
+Prints, per flush, a Markdown table: the case's fraction of its run's copy
+ceiling, the stream's (its own run's), their ratio, and for the copy
+streams cudaMemcpyAsync's fraction (the copy's peer, sampled in
+alternation); then the counts at 0.90 and the ratios' range per op.
+"""
+import glob
+import json
+import os
+import sys
+
+ROW_OPS = ["row_sum", "softmax", "softmax_backward", "rmsnorm", "rmsnorm_backward"]
+STREAM_OF = {"softmax": "copy", "rmsnorm": "copy",
+             "softmax_backward": "add", "rmsnorm_backward": "add"}
+DTYPES = ["fp32", "fp16", "bf16"]
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"{path}: unreadable: {e}", file=sys.stderr)
+        return None
+
+
+def elements(c):
+    n = 1
+    for d in c.get("dims") or []:
+        n *= d
+    return n
+
+
+def frac(c):
+    return (c.get("throughput") or {}).get("fraction_of_copy_bw")
+
+
+def peer_frac(c, doc):
+    """cudaMemcpyAsync's fraction of the run's copy ceiling (copy cases)."""
+    p = c.get("peer") or {}
+    ceil = (doc.get("ceilings") or {}).get("copy_bandwidth_gbps")
+    if not p.get("present") or not p.get("median_s") or not ceil:
+        return None
+    return c["logical_bytes"] / p["median_s"] / 1e9 / ceil
+
+
+def streams(d, flush):
+    """{(op, dtype, n): (fraction, memcpy fraction or None)}"""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(d, f"s-{flush}-*.json"))):
+        doc = load(path)
+        if not doc:
+            continue
+        for c in doc.get("cases", []):
+            if c.get("timing") and frac(c) is not None:
+                out[(c["op"], c["dtype"], elements(c))] = (frac(c), peer_frac(c, doc))
+    return out
+
+
+def row_sum_bound(c, doc):
+    ce = doc.get("ceilings") or {}
+    cb, rb, fl = ce.get("copy_bandwidth_gbps"), ce.get("read_bandwidth_gbps"), ce.get("launch_floor_s")
+    if not (cb and rb and fl):
+        return None
+    b = c["logical_bytes"]
+    return (b / (cb * 1e9)) / (b / (rb * 1e9) + fl)
+
+
+def table(d, flush):
+    st = streams(d, flush)
+    rows, ratios, counts = [], {}, {"case": 0, "stream": 0, "ratio": 0, "n": 0}
+    for op in ROW_OPS:
+        doc = load(os.path.join(d, f"bench-{flush}-{op}.json"))
+        if not doc:
+            continue
+        for c in doc.get("cases", []):
+            f = frac(c)
+            if c.get("op") != op or f is None or not c.get("timing"):
+                continue
+            n = elements(c)
+            if op == "row_sum":
+                s, mp, sname = row_sum_bound(c, doc), None, "read + floor"
+            else:
+                sname = STREAM_OF[op]
+                s, mp = st.get((sname, c["dtype"], n), (None, None))
+                sname = f"{sname} 2^{n.bit_length() - 1}"
+            r = f / s if s else None
+            counts["n"] += 1
+            counts["case"] += f >= 0.90
+            counts["stream"] += bool(s and s >= 0.90)
+            counts["ratio"] += bool(r and r >= 0.90)
+            if r:
+                ratios.setdefault(op, []).append(r)
+            rows.append((op, c["dtype"], c["shape"], c["variant"], f, sname, s, mp, r))
+    print(f"### {flush} flush ({d})\n")
+    print("| op | dtype | shape | case | stream | stream's fraction | cudaMemcpyAsync | case / stream |")
+    print("| --- | --- | --- | ---: | --- | ---: | ---: | ---: |")
+    key = {o: i for i, o in enumerate(ROW_OPS)}
+    for op, dt, sh, var, f, sname, s, mp, r in sorted(
+            rows, key=lambda x: (key[x[0]], DTYPES.index(x[1]) if x[1] in DTYPES else 9)):
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"
+        print(f"| {op} | {dt} | {sh} | {f:.3f} | {sname} | {fmt(s)} | {fmt(mp)} | {fmt(r)} |")
+    print(f"\n{counts['n']} cases: {counts['case']} at >= 0.90 of the copy ceiling; "
+          f"{counts['stream']} whose stream reaches 0.90; "
+          f"{counts['ratio']} at >= 0.90 of their stream")
+    for op in ROW_OPS:
+        if op in ratios:
+            print(f"- {op}: case / stream {min(ratios[op]):.3f}-{max(ratios[op]):.3f}")
+    print()
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    for flush in ("write", "read"):
+        if glob.glob(os.path.join(sys.argv[1], f"bench-{flush}-*.json")):
+            table(sys.argv[1], flush)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
