@@ -3,7 +3,8 @@
 
   stream-table.py DIR
 
-DIR holds what scripts/capture/v49-session.sh wrote: bench-FLUSH-OP.json
+DIR holds what scripts/capture/v49-session.sh wrote (as written, or each
+JSON gzipped as in results/h200/bounds/): bench-FLUSH-OP.json
 (the row ops' benchmark set under each flush) and s-FLUSH-OP-DTYPE-N.json
 (the copy and add of N elements as one 1xN row). A row op of R x W
 elements moves them once in and once out (softmax, rmsnorm: the bytes of
@@ -11,9 +12,11 @@ a copy of R x W elements, w's one row aside) or twice in and once out
 (softmax_backward, rmsnorm_backward: an add's), so that copy or add, timed
 under the same flush in the same lease, is what a stream of the case's
 bytes reaches without the rows' dependencies. row_sum only reads: its
-stream is the run's own read ceiling (evict-first loads of 8 x L2) plus
-the run's launch floor, as a fraction of the copy ceiling:
-(bytes / copy_bw) / (bytes / read_bw + floor).
+reference is the run's own read ceiling (evict-first loads of 8 x L2,
+under the same flush) scaled to the case's bytes, as a fraction of the
+copy ceiling: (bytes / copy_bw) / (bytes x (t_read - floor) / read_bytes
++ floor), t_read the read ceiling's median and floor the run's launch
+floor (a reference, computed, not a timed stream of the case's size).
 
 Prints, per flush, a Markdown table: the case's fraction of its run's copy
 ceiling, the stream's (its own run's), their ratio, and for the copy
@@ -21,6 +24,7 @@ streams cudaMemcpyAsync's fraction (the copy's peer, sampled in
 alternation); then the counts at 0.90 and the ratios' range per op.
 """
 import glob
+import gzip
 import json
 import os
 import sys
@@ -32,8 +36,11 @@ DTYPES = ["fp32", "fp16", "bf16"]
 
 
 def load(path):
+    """PATH, or PATH.gz where only that is there (the committed evidence)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             return json.load(f)
     except (OSError, ValueError) as e:
         print(f"{path}: unreadable: {e}", file=sys.stderr)
@@ -63,7 +70,8 @@ def peer_frac(c, doc):
 def streams(d, flush):
     """{(op, dtype, n): (fraction, memcpy fraction or None)}"""
     out = {}
-    for path in sorted(glob.glob(os.path.join(d, f"s-{flush}-*.json"))):
+    for path in sorted(glob.glob(os.path.join(d, f"s-{flush}-*.json"))
+                       + glob.glob(os.path.join(d, f"s-{flush}-*.json.gz"))):
         doc = load(path)
         if not doc:
             continue
@@ -74,19 +82,28 @@ def streams(d, flush):
 
 
 def row_sum_bound(c, doc):
+    """The read ceiling's stream scaled to the case's bytes: its median
+    less one launch floor is the streaming, the case's floor is added."""
     ce = doc.get("ceilings") or {}
-    cb, rb, fl = ce.get("copy_bandwidth_gbps"), ce.get("read_bandwidth_gbps"), ce.get("launch_floor_s")
-    if not (cb and rb and fl):
+    cb, rb, rbytes, fl = (ce.get("copy_bandwidth_gbps"), ce.get("read_bandwidth_gbps"),
+                          ce.get("read_bytes"), ce.get("launch_floor_s"))
+    if not (cb and rb and rbytes and fl):
         return None
+    stream_s = rbytes / (rb * 1e9) - fl
     b = c["logical_bytes"]
-    return (b / (cb * 1e9)) / (b / (rb * 1e9) + fl)
+    return (b / (cb * 1e9)) / (b / rbytes * stream_s + fl)
 
 
 def table(d, flush):
     st = streams(d, flush)
-    rows, ratios, counts = [], {}, {"case": 0, "stream": 0, "ratio": 0, "n": 0}
+    rows, ratios = [], {}
+    counts = {"case": 0, "stream": 0, "ratio": 0, "n": 0, "miss": 0, "miss_near": 0,
+              "miss_stream_under": 0, "miss_far": 0, "miss_none": 0}
     for op in ROW_OPS:
-        doc = load(os.path.join(d, f"bench-{flush}-{op}.json"))
+        path = os.path.join(d, f"bench-{flush}-{op}.json")
+        if not (os.path.exists(path) or os.path.exists(path + ".gz")):
+            continue  # an op the session did not run
+        doc = load(path)
         if not doc:
             continue
         for c in doc.get("cases", []):
@@ -105,6 +122,16 @@ def table(d, flush):
             counts["case"] += f >= 0.90
             counts["stream"] += bool(s and s >= 0.90)
             counts["ratio"] += bool(r and r >= 0.90)
+            if f < 0.90:  # each miss in one group
+                counts["miss"] += 1
+                if not s:
+                    counts["miss_none"] += 1
+                elif s < 0.90:
+                    counts["miss_stream_under"] += 1
+                elif r >= 0.90:
+                    counts["miss_near"] += 1
+                else:
+                    counts["miss_far"] += 1
             if r:
                 ratios.setdefault(op, []).append(r)
             rows.append((op, c["dtype"], c["shape"], c["variant"], f, sname, s, mp, r))
@@ -118,7 +145,11 @@ def table(d, flush):
         print(f"| {op} | {dt} | {sh} | {f:.3f} | {sname} | {fmt(s)} | {fmt(mp)} | {fmt(r)} |")
     print(f"\n{counts['n']} cases: {counts['case']} at >= 0.90 of the copy ceiling; "
           f"{counts['stream']} whose stream reaches 0.90; "
-          f"{counts['ratio']} at >= 0.90 of their stream")
+          f"{counts['ratio']} at >= 0.90 of their stream; of the {counts['miss']} "
+          f"under 0.90, {counts['miss_stream_under']} whose stream is under 0.90 too, "
+          f"{counts['miss_near']} more at >= 0.90 of their stream, and "
+          f"{counts['miss_far']} under 0.90 of a stream that reaches 0.90"
+          + (f"; {counts['miss_none']} without a stream in DIR" if counts["miss_none"] else ""))
     for op in ROW_OPS:
         if op in ratios:
             print(f"- {op}: case / stream {min(ratios[op]):.3f}-{max(ratios[op]):.3f}")
@@ -130,7 +161,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     for flush in ("write", "read"):
-        if glob.glob(os.path.join(sys.argv[1], f"bench-{flush}-*.json")):
+        if glob.glob(os.path.join(sys.argv[1], f"bench-{flush}-*.json*")):
             table(sys.argv[1], flush)
     return 0
 

@@ -8,8 +8,11 @@ matmul's TFLOP/s and peer ratio, and the refusals (exit 2).
 """
 import json
 import os
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import Checks, tool  # noqa: E402
 
 
 def case(op, dt, shape, med_us, frac=None, tflops=None, peer=None,
@@ -52,14 +55,10 @@ def main(argv):
     po, pn = os.path.join(tmp, "old.json"), os.path.join(tmp, "new.json")
     json.dump(old, open(po, "w"))
     json.dump(new, open(pn, "w"))
-    r = subprocess.run([sys.executable, script, "--compare", po, pn],
-                       capture_output=True, text=True)
+    r = tool(script, "--compare", po, pn)
     out = r.stdout
-    fails = []
-
-    def want(cond, what):
-        if not cond:
-            fails.append(what)
+    checks = Checks("test_bench_table")
+    want = checks.want
 
     want(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
     lines = out.splitlines()
@@ -99,29 +98,19 @@ def main(argv):
          and "copy ceiling 4200 GB/s" in out, "the runs named")
 
     # refusals: a missing file, a wrong argument count, no shared case
-    r2 = subprocess.run([sys.executable, script, "--compare", po],
-                        capture_output=True, text=True)
+    r2 = tool(script, "--compare", po)
     want(r2.returncode == 2 and "usage" in r2.stderr, "one file: usage, 2")
-    r3 = subprocess.run([sys.executable, script, "--compare", po,
-                         os.path.join(tmp, "missing.json")],
-                        capture_output=True, text=True)
+    r3 = tool(script, "--compare", po, os.path.join(tmp, "missing.json"))
     want(r3.returncode == 2 and "unreadable" in r3.stderr,
          "missing file: 2, named")
     other = run_doc("c", 1, [case("copy", "fp32", "268435456", 5.0, 1.0)])
     pc = os.path.join(tmp, "other.json")
     json.dump(other, open(pc, "w"))
-    r4 = subprocess.run([sys.executable, script, "--compare", po, pc],
-                        capture_output=True, text=True)
+    r4 = tool(script, "--compare", po, pc)
     want(r4.returncode == 2 and "share no timed case" in r4.stderr,
          "no shared case: 2")
 
-    for f in fails:
-        print(f"FAIL: {f}")
-    if fails:
-        print(out)
-        return 1
-    print("test_bench_table: all checks passed")
-    return 0
+    return checks.finish(out)
 
 
 if __name__ == "__main__":
