@@ -21,7 +21,10 @@ floor (a reference, computed, not a timed stream of the case's size).
 Prints, per flush, a Markdown table: the case's fraction of its run's copy
 ceiling, the stream's (its own run's), their ratio, and for the copy
 streams cudaMemcpyAsync's fraction (the copy's peer, sampled in
-alternation); then the counts at 0.90 and the ratios' range per op.
+alternation); then the counts at 0.90, each case under 0.90 in one
+group (its stream under 0.90 too; at >= 0.90 of its stream; under 0.90
+of a stream that reaches 0.90; no stream in DIR), and the ratios' range
+per op. Exit 2 (the usage) where DIR is not a folder.
 """
 import glob
 import gzip
