@@ -70,7 +70,10 @@
 #                      BIN's OP of N elements as one 1xN row (a copy or
 #                      add at any size: not a --bench shape), verified and
 #                      timed with its peer, under ENV (CPK_NONE=1 without),
-#                      into $out/NAME-OP-DTYPE-N.{txt,json}
+#                      into $out/NAME-OP-DTYPE-N.{txt,json}; --budget
+#                      $FLAT_BUDGET (default 0.3), and the cuda_portfolio
+#                      words in $FLAT_ARGS (none by default, e.g.
+#                      "--flush read") after the others
 #   bench_abc OP DTYPE SHAPE [NAME BIN]...
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
@@ -172,7 +175,8 @@ flat_one() {
   local name=$1 b=$2 op=$3 dt=$4 n=$5
   shift 5
   run "$name-$op-$dt-$n.txt" 30 env CPK_NONE=1 "$@" "$b" --op $op \
-    --dtype $dt --shape 1x$n --budget 0.3 --json "$out/$name-$op-$dt-$n.json"
+    --dtype $dt --shape 1x$n --budget "${FLAT_BUDGET:-0.3}" ${FLAT_ARGS:-} \
+    --json "$out/$name-$op-$dt-$n.json"
 }
 bench_one() {
   local name=$1 b=$2 op=$3 dt=$4 sh=$5

@@ -38,10 +38,17 @@ STREAM_OF = {"softmax": "copy", "rmsnorm": "copy",
 DTYPES = ["fp32", "fp16", "bf16"]
 
 
+def present(path):
+    """PATH, or PATH.gz where only that is there (the committed evidence);
+    None where neither is."""
+    for p in (path, path + ".gz"):
+        if os.path.exists(p):
+            return p
+    return None
+
+
 def load(path):
-    """PATH, or PATH.gz where only that is there (the committed evidence)."""
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        path += ".gz"
+    path = present(path) or path
     try:
         with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             return json.load(f)
@@ -103,8 +110,8 @@ def table(d, flush):
     counts = {"case": 0, "stream": 0, "ratio": 0, "n": 0, "miss": 0, "miss_near": 0,
               "miss_stream_under": 0, "miss_far": 0, "miss_none": 0}
     for op in ROW_OPS:
-        path = os.path.join(d, f"bench-{flush}-{op}.json")
-        if not (os.path.exists(path) or os.path.exists(path + ".gz")):
+        path = present(os.path.join(d, f"bench-{flush}-{op}.json"))
+        if not path:
             continue  # an op the session did not run
         doc = load(path)
         if not doc:
@@ -137,12 +144,12 @@ def table(d, flush):
                     counts["miss_far"] += 1
             if r:
                 ratios.setdefault(op, []).append(r)
-            rows.append((op, c["dtype"], c["shape"], c["variant"], f, sname, s, mp, r))
+            rows.append((op, c["dtype"], c["shape"], f, sname, s, mp, r))
     print(f"### {flush} flush ({d})\n")
     print("| op | dtype | shape | case | stream | stream's fraction | cudaMemcpyAsync | case / stream |")
     print("| --- | --- | --- | ---: | --- | ---: | ---: | ---: |")
     key = {o: i for i, o in enumerate(ROW_OPS)}
-    for op, dt, sh, var, f, sname, s, mp, r in sorted(
+    for op, dt, sh, f, sname, s, mp, r in sorted(
             rows, key=lambda x: (key[x[0]], DTYPES.index(x[1]) if x[1] in DTYPES else 9)):
         fmt = lambda v: "-" if v is None else f"{v:.3f}"
         print(f"| {op} | {dt} | {sh} | {f:.3f} | {sname} | {fmt(s)} | {fmt(mp)} | {fmt(r)} |")

@@ -22,10 +22,11 @@ budget=${2:-330}
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
-stream() { # FLUSH OP DTYPE N
+stream() { # FLUSH OP DTYPE N: batch-lib's flat_one under FLUSH, as
+  # s-FLUSH-OP-DTYPE-N (until 2026-12-04 this ran the command itself,
+  # without flat_one's CPK_NONE=1; the v49 folder's runs are that form)
   [ "$(left)" -gt 10 ] || return 0
-  run "s-$1-$2-$3-$4.txt" 30 "$pf" --op "$2" --dtype "$3" --shape "1x$4" \
-    --flush "$1" --budget 0.5 --json "$out/s-$1-$2-$3-$4.json"
+  FLAT_BUDGET=0.5 FLAT_ARGS="--flush $1" flat_one "s-$1" "$pf" "$2" "$3" "$4"
 }
 for fl in write read; do
   for op in row_sum softmax softmax_backward rmsnorm rmsnorm_backward; do
