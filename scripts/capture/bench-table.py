@@ -23,8 +23,9 @@
                                      over NEW's, fraction of each run's own
                                      copy ceiling, the lines 0.90 / 0.85 /
                                      0.80 crossed), then the row ops' counts
-                                     at each line and the speed's range per
-                                     op; how docs/PERFORMANCE.md compares a
+                                     at each line, copy's and add's count at
+                                     0.90 with those under it, and the
+                                     speed's range per op; how docs/PERFORMANCE.md compares a
                                      final run with the previous one (the
                                      per-case verdict with a bootstrap
                                      interval is `repro compare`,
@@ -154,6 +155,7 @@ def torch_table(tpath, runs):
 
 ROW_OPS = ("row_sum", "softmax", "softmax_backward", "rmsnorm",
            "rmsnorm_backward")
+ELEM_OPS = ("copy", "add")
 LINES = (0.90, 0.85, 0.80)
 
 
@@ -230,6 +232,14 @@ def compare(old, new):
                             for ln in LINES)
         print(f"{name}: row ops at >= 0.90 / 0.85 / 0.80: {counts} "
               f"(of {len(rows)})")
+        el = [c for c in d.get("cases", []) if c["op"] in ELEM_OPS
+              and frac(c) is not None]
+        if el:  # since v50 at the row shapes' element counts too
+            miss = ", ".join(f"{c['op']} {c['dtype']} {c['shape']} "
+                             f"{frac(c):.3f}" for c in el if frac(c) < 0.90)
+            print(f"{name}: copy and add at >= 0.90: "
+                  f"{sum(1 for c in el if frac(c) >= 0.90)} (of {len(el)})"
+                  + (f"; under: {miss}" if miss else ""))
     for op in sorted(speeds):
         lo = min(speeds[op], key=lambda t: t[0])
         hi = max(speeds[op], key=lambda t: t[0])

@@ -2,8 +2,12 @@
 """Each row-op case beside a stream of its own bytes (docs/PERFORMANCE.md, v49).
 
   stream-table.py DIR
+  stream-table.py FILE.json[.gz]
 
-DIR holds what scripts/capture/v49-session.sh wrote (as written, or each
+A results FILE of `cuda_portfolio --bench` (since v50 its set has the copy
+and add of 2^26 and 2^25 elements, the row shapes' counts) is its own
+source: its row-op cases beside its own copy and add cases, one table under
+the file's flush. DIR holds what scripts/capture/v49-session.sh wrote (as written, or each
 JSON gzipped as in results/h200/bounds/): bench-FLUSH-OP.json
 (the row ops' benchmark set under each flush) and s-FLUSH-OP-DTYPE-N.json
 (the copy and add of N elements as one 1xN row). A row op of R x W
@@ -24,7 +28,8 @@ streams cudaMemcpyAsync's fraction (the copy's peer, sampled in
 alternation); then the counts at 0.90, each case under 0.90 in one
 group (its stream under 0.90 too; at >= 0.90 of its stream; under 0.90
 of a stream that reaches 0.90; no stream in DIR), and the ratios' range
-per op. Exit 2 (the usage) where DIR is not a folder.
+per op. Exit 2 (the usage) where the argument is neither a folder nor a
+readable results file.
 """
 import glob
 import gzip
@@ -77,17 +82,23 @@ def peer_frac(c, doc):
     return c["logical_bytes"] / p["median_s"] / 1e9 / ceil
 
 
+def doc_streams(doc, out):
+    """Adds the copy and add cases of a results document to out:
+    {(op, dtype, n): (fraction, memcpy fraction or None)}."""
+    for c in doc.get("cases", []):
+        if c.get("op") in ("copy", "add") and c.get("timing") and frac(c) is not None:
+            out[(c["op"], c["dtype"], elements(c))] = (frac(c), peer_frac(c, doc))
+    return out
+
+
 def streams(d, flush):
-    """{(op, dtype, n): (fraction, memcpy fraction or None)}"""
+    """The streams of the folder's s-FLUSH-*.json files."""
     out = {}
     for path in sorted(glob.glob(os.path.join(d, f"s-{flush}-*.json"))
                        + glob.glob(os.path.join(d, f"s-{flush}-*.json.gz"))):
         doc = load(path)
-        if not doc:
-            continue
-        for c in doc.get("cases", []):
-            if c.get("timing") and frac(c) is not None:
-                out[(c["op"], c["dtype"], elements(c))] = (frac(c), peer_frac(c, doc))
+        if doc:
+            doc_streams(doc, out)
     return out
 
 
@@ -104,21 +115,30 @@ def row_sum_bound(c, doc):
     return (b / (cb * 1e9)) / (b / rbytes * stream_s + fl)
 
 
-def table(d, flush):
-    st = streams(d, flush)
-    rows, ratios = [], {}
-    counts = {"case": 0, "stream": 0, "ratio": 0, "n": 0, "miss": 0, "miss_near": 0,
-              "miss_stream_under": 0, "miss_far": 0, "miss_none": 0}
+def folder_docs(d, flush):
+    """The folder's benchmark files under one flush, in ROW_OPS's order."""
+    docs = []
     for op in ROW_OPS:
         path = present(os.path.join(d, f"bench-{flush}-{op}.json"))
         if not path:
             continue  # an op the session did not run
         doc = load(path)
-        if not doc:
-            continue
+        if doc:
+            docs.append(doc)
+    return docs
+
+
+def table(title, docs, st, where):
+    """One table: the row-op cases of docs, each beside its stream in st
+    (row_sum beside its own document's read ceiling); where names the
+    streams' source in the count of cases without one."""
+    rows, ratios = [], {}
+    counts = {"case": 0, "stream": 0, "ratio": 0, "n": 0, "miss": 0, "miss_near": 0,
+              "miss_stream_under": 0, "miss_far": 0, "miss_none": 0}
+    for doc in docs:
         for c in doc.get("cases", []):
-            f = frac(c)
-            if c.get("op") != op or f is None or not c.get("timing"):
+            f, op = frac(c), c.get("op")
+            if op not in ROW_OPS or f is None or not c.get("timing"):
                 continue
             n = elements(c)
             if op == "row_sum":
@@ -145,7 +165,7 @@ def table(d, flush):
             if r:
                 ratios.setdefault(op, []).append(r)
             rows.append((op, c["dtype"], c["shape"], f, sname, s, mp, r))
-    print(f"### {flush} flush ({d})\n")
+    print(f"### {title}\n")
     print("| op | dtype | shape | case | stream | stream's fraction | cudaMemcpyAsync | case / stream |")
     print("| --- | --- | --- | ---: | --- | ---: | ---: | ---: |")
     key = {o: i for i, o in enumerate(ROW_OPS)}
@@ -159,7 +179,8 @@ def table(d, flush):
           f"under 0.90, {counts['miss_stream_under']} whose stream is under 0.90 too, "
           f"{counts['miss_near']} more at >= 0.90 of their stream, and "
           f"{counts['miss_far']} under 0.90 of a stream that reaches 0.90"
-          + (f"; {counts['miss_none']} without a stream in DIR" if counts["miss_none"] else ""))
+          + (f"; {counts['miss_none']} without a stream in {where}"
+             if counts["miss_none"] else ""))
     for op in ROW_OPS:
         if op in ratios:
             print(f"- {op}: case / stream {min(ratios[op]):.3f}-{max(ratios[op]):.3f}")
@@ -167,12 +188,20 @@ def table(d, flush):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+    arg = sys.argv[1] if len(sys.argv) == 2 else None
+    if arg and os.path.isdir(arg):
+        for flush in ("write", "read"):
+            if glob.glob(os.path.join(arg, f"bench-{flush}-*.json*")):
+                table(f"{flush} flush ({arg})", folder_docs(arg, flush),
+                      streams(arg, flush), "DIR")
+        return 0
+    doc = load(arg) if arg and os.path.isfile(arg) else None
+    if doc is None or not isinstance(doc.get("cases"), list):
         print(__doc__, file=sys.stderr)
         return 2
-    for flush in ("write", "read"):
-        if glob.glob(os.path.join(sys.argv[1], f"bench-{flush}-*.json*")):
-            table(sys.argv[1], flush)
+    flush = (doc.get("settings") or {}).get("flush") or "hot"
+    table(f"{flush} flush ({arg}, its own copy and add)", [doc],
+          doc_streams(doc, {}), "FILE")
     return 0
 
 

@@ -88,6 +88,13 @@ static const mm_shape smoke_mm[] = {{33, 65, 17, 0, 0, 0},
 static const int64_t bench_rows[][2] = {{65536, 1024}, {16384, 4096},
                                         {8192, 8192},  {2048, 32768},
                                         {256, 262144}, {32, 1048576}};
+/* Elementwise ops have no rows: their standard shapes are element counts,
+ * 2^28 (the scale of the copy ceiling, 8 x L2 and more), then the counts
+ * of the row shapes above: 2^26 (every one but the last) and 2^25
+ * (32x1048576), so that copy and add are timed at the bytes of the row
+ * ops they are compared with (docs/BENCHMARKING.md). */
+static const int64_t bench_elem[] = {(int64_t)1 << 28, (int64_t)1 << 26,
+                                     (int64_t)1 << 25};
 static const mm_shape bench_mm[] = {{4096, 4096, 4096, 0, 0, 0},
                                     {8192, 8192, 8192, 0, 0, 0},
                                     {4095, 4097, 4093, 0, 0, 0}};
@@ -218,8 +225,9 @@ static int build_select(const pf_opts *o, pf_set *s) {
 }
 
 /* One op of the benchmark set: the plan chooser's pick (or --variant) on
- * every standard shape; elementwise on 2^28 elements; matmul on 4096^3,
- * 8192^3 and 4095x4097x4093, fp32 only at 4096^3 (as the baselines). */
+ * every standard shape; elementwise on 2^28, 2^26 and 2^25 elements;
+ * matmul on 4096^3, 8192^3 and 4095x4097x4093, fp32 only at 4096^3 (as
+ * the baselines). */
 static int build_bench_op(const pf_opts *o, pf_set *s, int opi) {
   int n, i, err = CM_OK;
   const pf_op *op = &pf_ops(&n)[opi];
@@ -229,8 +237,12 @@ static int build_bench_op(const pf_opts *o, pf_set *s, int opi) {
   if (op->kind == PF_KIND_ELEM) {
     sp.ndims = 2;
     sp.dims[0] = 1;
-    sp.dims[1] = (int64_t)1 << 28;
-    return add_variants(o, s, sp, 0);
+    for (i = 0; i < (int)(sizeof bench_elem / sizeof bench_elem[0]) && !err;
+         i++) {
+      sp.dims[1] = bench_elem[i];
+      err = add_variants(o, s, sp, 0);
+    }
+    return err;
   }
   if (op->kind == PF_KIND_MATMUL) {
     sp.ndims = 3;
@@ -270,8 +282,27 @@ static void keep_cases(pf_set *s, const pf_opts *o,
   s->n = k;
 }
 
-/* --bench --shape: the standard shape the option names. */
+/* Elements of a shape of positive dims, -1 where the product does not fit
+ * in 64 bits (a --shape can name such a one; it matches nothing). */
+static int64_t elements(const int64_t *dims, int ndims) {
+  int64_t n = 1;
+  int i;
+  for (i = 0; i < ndims; i++) {
+    if (dims[i] <= 0 || n > INT64_MAX / dims[i])
+      return -1;
+    n *= dims[i];
+  }
+  return n;
+}
+
+/* --bench --shape: the standard shape the option names; an elementwise
+ * case by its element count, so 1xN and a row shape of N elements
+ * (65536x1024 for 2^26) both name it. */
 static int same_shape(const pf_spec *sp, const pf_opts *o) {
+  int n;
+  if (pf_ops(&n)[sp->op].kind == PF_KIND_ELEM)
+    return o->ndims == 2 && elements(o->dims, o->ndims) > 0 &&
+           elements(sp->dims, sp->ndims) == elements(o->dims, o->ndims);
   return sp->ndims == o->ndims &&
          memcmp(sp->dims, o->dims, (size_t)o->ndims * sizeof o->dims[0]) == 0;
 }

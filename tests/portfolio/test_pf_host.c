@@ -450,6 +450,58 @@ TEST_IMPL(sets_cover) {
   ASSERT_OK(pf_sets_build(&o, &s));
   ASSERT_EQ(s.n, 0);
   pf_set_free(&s);
+  /* copy and add: 2^28 elements, then the row shapes' counts, 2^26 and
+   * 2^25, each dtype, as one 1xN row */
+  ASSERT_OK(parse(&o, err, "--bench", "--op", "copy", NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_EQ(s.n, 9);
+  for (i = 0; i < s.n; i++) {
+    static const int64_t want[3] = {(int64_t)1 << 28, (int64_t)1 << 26,
+                                    (int64_t)1 << 25};
+    ASSERT_TRUE(s.v[i].ndims == 2 && s.v[i].dims[0] == 1);
+    ASSERT_EQ(s.v[i].dims[1], want[i / 3]);
+    ASSERT_EQ((int)s.v[i].dt, i % 3);
+  }
+  pf_set_free(&s);
+  /* a row shape names the elementwise cases of its element count, and
+   * the row ops' cases of that shape: 65536x1024 = 2^26 */
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "65536x1024", NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  for (i = 0, j = 0, v = 0; i < s.n; i++) {
+    if (ops[s.v[i].op].kind == PF_KIND_ELEM) {
+      ASSERT_EQ(s.v[i].dims[1], (int64_t)1 << 26);
+      j++;
+    } else {
+      ASSERT_EQ(ops[s.v[i].op].kind, PF_KIND_ROWS);
+      ASSERT_TRUE(s.v[i].dims[0] == 65536 && s.v[i].dims[1] == 1024);
+      v++;
+    }
+  }
+  ASSERT_EQ(j, 6); /* copy and add, three dtypes each */
+  ASSERT_EQ(v, 15); /* five row ops, three dtypes each */
+  pf_set_free(&s);
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "1x33554432", NULL));
+  o.op = pf_op_find("add");
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_EQ(s.n, 3);
+  for (i = 0; i < s.n; i++)
+    ASSERT_EQ(s.v[i].dims[1], (int64_t)1 << 25);
+  pf_set_free(&s);
+  /* 2^25 as rows, but not a count no standard shape has, nor one whose
+   * product does not fit in 64 bits */
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "32x1048576", NULL));
+  o.op = pf_op_find("copy");
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_EQ(s.n, 3);
+  pf_set_free(&s);
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "1x33554433", NULL));
+  o.op = pf_op_find("copy");
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_EQ(s.n, 0);
+  pf_set_free(&s);
+  ASSERT_TRUE(
+      parse(&o, err, "--bench", "--shape", "4611686018427387904x4", NULL) !=
+      CM_OK); /* the parser names the overflow */
   ASSERT_EQ(pf_op_find("copy_unmasked"), -1);
   return 0;
 }

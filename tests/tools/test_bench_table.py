@@ -51,6 +51,9 @@ def main(argv):
              "hopper"),
         case("rmsnorm", "bf16", "65536x1024", 20.0, 0.95),
         case("softmax_backward", "fp16", "16384x4096", 85.0, 0.90),
+        case("copy", "bf16", "67108864", 66.0, 0.94, variant="vector"),
+        case("copy", "bf16", "33554432", 36.0, 0.871, variant="vector"),
+        case("add", "bf16", "33554432", 50.0, 0.91, variant="vector"),
     ])
     po, pn = os.path.join(tmp, "old.json"), os.path.join(tmp, "new.json")
     json.dump(old, open(po, "w"))
@@ -89,6 +92,9 @@ def main(argv):
          "old counts")
     want("NEW: row ops at >= 0.90 / 0.85 / 0.80: 3 / 3 / 4 (of 5)" in out,
          "new counts")
+    want("NEW: copy and add at >= 0.90: 2 (of 3); under: copy bf16 "
+         "33554432 0.871" in out, "copy and add counted, the miss named")
+    want("OLD: copy and add" not in out, "no line for a run without them")
     want("speed softmax: 1.250x (bf16 8192x8192) - 1.250x (bf16 8192x8192)"
          ", 1 cases" in out, "softmax range")
     want("in one run only: rmsnorm bf16 65536x1024" in out

@@ -89,8 +89,8 @@ def main(argv):
 
     want(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
 
-    def row(op, shape):
-        for ln in out.splitlines():
+    def row(op, shape, text=None):
+        for ln in (out if text is None else text).splitlines():
             if ln.startswith(f"| {op} |") and f"| {shape} |" in ln:
                 return [x.strip() for x in ln.strip().strip("|").split("|")]
         return []
@@ -119,6 +119,50 @@ def main(argv):
     r2 = tool(script, os.path.join(tmp, "none"))
     want(r2.returncode == 2 and "stream-table.py DIR" in r2.stderr,
          "a missing folder: the usage, exit 2")
+
+    # One results file, its own streams (v50's benchmark set): the add of
+    # 2^26 fp32 elements at 1.0, of 2^25 at 0.95; the 2^28 add and a copy
+    # of 2^26 are not softmax_backward's stream
+    run = doc([
+        case("add", "fp32", [1, 1 << 28], 0.5),
+        case("add", "fp32", [1, n26], 1.0),
+        case("add", "fp32", [1, n25], 0.95),
+        case("copy", "fp32", [1, n26], 0.2),
+        case("softmax_backward", "fp32", [256, 262144], 0.891),
+        case("softmax_backward", "fp32", [32, 1048576], 0.86),
+        case("rmsnorm", "fp32", [32, 1048576], 0.85),  # no copy of 2^25
+    ])
+    run["settings"] = {"flush": "read"}
+    fpath = os.path.join(tmp, "bench-all.json")
+    with open(fpath, "w") as f:
+        json.dump(run, f)
+    r3 = tool(script, fpath)
+    out3 = r3.stdout
+    want(r3.returncode == 0, f"a results file: exit {r3.returncode}: {r3.stderr}")
+
+    def row3(op, shape):
+        return row(op, shape, out3)
+
+    want(row3("softmax_backward", "256x262144")[4:] ==
+         ["add 2^26", "1.000", "-", "0.891"],
+         f"the file's own add of 2^26: {row3('softmax_backward', '256x262144')}")
+    want(row3("softmax_backward", "32x1048576")[4:] ==
+         ["add 2^25", "0.950", "-", "0.905"],
+         f"the file's own add of 2^25: {row3('softmax_backward', '32x1048576')}")
+    want(row3("rmsnorm", "32x1048576")[4:] == ["copy 2^25", "-", "-", "-"],
+         f"no copy of 2^25 in the file: {row3('rmsnorm', '32x1048576')}")
+    want(f"### read flush ({fpath}, its own copy and add)" in out3,
+         "the file's flush names its table")
+    want("3 cases: 0 at >= 0.90 of the copy ceiling; 2 whose stream reaches "
+         "0.90; 1 at >= 0.90 of their stream; of the 3 under 0.90, 0 whose "
+         "stream is under 0.90 too, 1 more at >= 0.90 of their stream, and 1 "
+         "under 0.90 of a stream that reaches 0.90; 1 without a stream in FILE"
+         in out3, f"the file's counts: {out3[-600:]}")
+    with open(os.path.join(tmp, "not-results.json"), "w") as f:
+        json.dump({"cases": {}}, f)
+    r4 = tool(script, os.path.join(tmp, "not-results.json"))
+    want(r4.returncode == 2 and "FILE.json" in r4.stderr,
+         "a file that is not a results document: the usage, exit 2")
 
     return checks.finish(out)
 
