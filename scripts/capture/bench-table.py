@@ -25,7 +25,8 @@
                                      0.80 crossed), then the row ops' counts
                                      at each line, copy's and add's count at
                                      0.90 with those under it, and the
-                                     speed's range per op; how docs/PERFORMANCE.md compares a
+                                     speed's range per op; how
+                                     docs/PERFORMANCE.md compares a
                                      final run with the previous one (the
                                      per-case verdict with a bootstrap
                                      interval is `repro compare`,

@@ -27,6 +27,10 @@
 # Everything lands in OUTDIR; COMMANDS.txt records every command, its exit
 # code and duration. repro's run folder is removed once its bundle passes
 # `repro verify` (KEEP_RUN_DIRS=1 keeps it), so OUTDIR fits the transfer.
+# OUTDIR is then packed whole as OUTDIR.tar.gz beside it: the device tool
+# brings back at most eight files a call, so put OUTDIR outside $OUT and
+# copy that one archive there (v50's first two calls, with OUTDIR in
+# $OUT, lost their bundle and logs: results/h200/bounds/v50-*).
 set -u
 out=${1:?usage: h200-evidence.sh OUTDIR [SECONDS] [SELECT]}
 budget=${2:-560}
@@ -81,4 +85,5 @@ if want tail; then
   fi
 fi
 run gpu-after.csv 10 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv
+tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
 exit 0

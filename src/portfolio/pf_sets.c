@@ -282,8 +282,9 @@ static void keep_cases(pf_set *s, const pf_opts *o,
   s->n = k;
 }
 
-/* Elements of a shape of positive dims, -1 where the product does not fit
- * in 64 bits (a --shape can name such a one; it matches nothing). */
+/* Elements of a shape, -1 where a dim is not positive or the product does
+ * not fit in 64 bits (pf_cli refuses such a --shape; this keeps the
+ * product defined for any caller). */
 static int64_t elements(const int64_t *dims, int ndims) {
   int64_t n = 1;
   int i;
