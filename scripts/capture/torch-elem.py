@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""PyTorch's copy and add at the benchmark set's element counts (v50).
+"""PyTorch's copy and add at the benchmark set's element counts (v50b).
 
   python3 scripts/capture/torch-elem.py      (on the GPU machine: torch, triton)
+  python3 scripts/capture/torch-elem.py --table DIR
+                                             (anywhere: DIR's torch-elem.txt
+                                             beside ours1-OP.json[.gz] and
+                                             ours2-OP.json[.gz], OP copy and
+                                             add: a Markdown table)
 
 ../shared/tools/torch_baseline.py times PyTorch's copy and add at 2^28 fp32
 elements only; the benchmark set (since v50) times ours at 2^28, 2^26 and
@@ -10,21 +15,71 @@ elements only; the benchmark set (since v50) times ours at 2^28, 2^26 and
 150 ms of repetitions; do_bench zeroes a 256 MB buffer before each
 repetition, a write flush as the benchmark's default): `c.copy_(a)` and
 `torch.add(a, b, out=c)`, logical bytes (copy 2 n es, add 3 n es) over the
-median, TB/s. One line a case: `OP DTYPE N: X.XX TB/s`.
+median, TB/s. One line a case: `OP DTYPE N: X.XX TB/s`. --table puts
+each beside our two runs of the same case (`cuda_portfolio --bench --op OP
+--json ours1-OP.json`, before, and ours2-OP.json, after): our fractions of
+each run's copy ceiling, PyTorch's TB/s as a fraction of each, and our
+speed over PyTorch's.
 """
-import torch
-from triton.testing import do_bench
+import gzip
+import json
+import os
+import re
+import sys
 
-DTYPES = (("fp32", torch.float32), ("fp16", torch.float16),
-          ("bf16", torch.bfloat16))
 COUNTS = (1 << 28, 1 << 26, 1 << 25)
 
 
 def median_s(fn):
+    from triton.testing import do_bench
     return do_bench(fn, warmup=25, rep=150, return_mode="median") * 1e-3
 
 
+def load(path):
+    for p in (path, path + ".gz"):
+        if os.path.exists(p):
+            with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
+                return json.load(f)
+    raise FileNotFoundError(path)
+
+
+def table(d):
+    tor = {}
+    with open(os.path.join(d, "torch-elem.txt")) as f:
+        for ln in f:
+            m = re.match(r"(\w+) (\w+) (\d+): ([\d.]+) TB/s", ln)
+            if m:
+                tor[m.group(1, 2, 3)] = float(m.group(4))
+    print("| op | dtype | elements | ours (run 1 / run 2) | PyTorch TB/s "
+          "| PyTorch / run 1 ceiling | PyTorch / run 2 ceiling "
+          "| ours / PyTorch (run 1 / run 2) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for op in ("copy", "add"):
+        d1 = load(os.path.join(d, f"ours1-{op}.json"))
+        d2 = load(os.path.join(d, f"ours2-{op}.json"))
+        k1 = d1["ceilings"]["copy_bandwidth_gbps"]
+        k2 = d2["ceilings"]["copy_bandwidth_gbps"]
+        first = {(c["dtype"], c["shape"]): c for c in d1["cases"]}
+        for c2 in d2["cases"]:
+            c1 = first[(c2["dtype"], c2["shape"])]
+            t = tor[(op, c2["dtype"], c2["shape"])]
+            f1, f2 = (c["throughput"]["fraction_of_copy_bw"] for c in (c1, c2))
+            g1, g2 = (c["throughput"]["gbps"] / 1000 for c in (c1, c2))
+            print(f"| {op} | {c2['dtype']} | {c2['shape']} | {f1:.3f} / {f2:.3f} "
+                  f"| {t:.2f} | {t * 1000 / k1:.3f} | {t * 1000 / k2:.3f} "
+                  f"| {g1 / t:.3f} / {g2 / t:.3f} |")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        return table(sys.argv[2])
+    if len(sys.argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    import torch
+    DTYPES = (("fp32", torch.float32), ("fp16", torch.float16),
+              ("bf16", torch.bfloat16))
     for name, dt in DTYPES:
         es = torch.tensor([], dtype=dt).element_size()
         for n in COUNTS:
