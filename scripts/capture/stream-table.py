@@ -32,10 +32,11 @@ per op. Exit 2 (the usage) where the argument is neither a folder nor a
 readable results file.
 """
 import glob
-import gzip
-import json
 import os
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from results_json import present, read_json  # noqa: E402
 
 ROW_OPS = ["row_sum", "softmax", "softmax_backward", "rmsnorm", "rmsnorm_backward"]
 STREAM_OF = {"softmax": "copy", "rmsnorm": "copy",
@@ -43,20 +44,10 @@ STREAM_OF = {"softmax": "copy", "rmsnorm": "copy",
 DTYPES = ["fp32", "fp16", "bf16"]
 
 
-def present(path):
-    """PATH, or PATH.gz where only that is there (the committed evidence);
-    None where neither is."""
-    for p in (path, path + ".gz"):
-        if os.path.exists(p):
-            return p
-    return None
-
-
 def load(path):
     path = present(path) or path
     try:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-            return json.load(f)
+        return read_json(path)
     except (OSError, ValueError) as e:
         print(f"{path}: unreadable: {e}", file=sys.stderr)
         return None

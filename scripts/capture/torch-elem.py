@@ -21,11 +21,12 @@ each beside our two runs of the same case (`cuda_portfolio --bench --op OP
 each run's copy ceiling, PyTorch's TB/s as a fraction of each, and our
 speed over PyTorch's.
 """
-import gzip
-import json
 import os
 import re
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from results_json import present, read_json  # noqa: E402
 
 COUNTS = (1 << 28, 1 << 26, 1 << 25)
 
@@ -36,11 +37,10 @@ def median_s(fn):
 
 
 def load(path):
-    for p in (path, path + ".gz"):
-        if os.path.exists(p):
-            with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
-                return json.load(f)
-    raise FileNotFoundError(path)
+    p = present(path)
+    if p is None:
+        raise FileNotFoundError(path)
+    return read_json(p)
 
 
 def table(d):

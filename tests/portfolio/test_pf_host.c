@@ -193,6 +193,18 @@ static int parse(pf_opts *o, char *err, const char *a1, const char *a2,
   return pf_cli_parse(argc, argv, o, err, 256);
 }
 
+/* The --bench set narrowed to SHAPE, and to OP where it is not NULL. */
+static int bench_shape(pf_opts *o, pf_set *s, const char *shape,
+                       const char *op) {
+  char err[256];
+  int r = parse(o, err, "--bench", "--shape", shape, NULL);
+  if (r != CM_OK)
+    return r;
+  if (op != NULL)
+    o->op = pf_op_find(op);
+  return pf_sets_build(o, s);
+}
+
 TEST_IMPL(cli_parse) {
   pf_opts o;
   char err[256];
@@ -438,16 +450,13 @@ TEST_IMPL(sets_cover) {
   ASSERT_TRUE(i < s.n); /* a masked 1,048,577-wide case is in the set */
   pf_set_free(&s);
   /* --bench --shape keeps only that standard shape (three dtypes) */
-  ASSERT_OK(parse(&o, err, "--bench", "--shape", "256x262144", NULL));
-  o.op = pf_op_find("rmsnorm");
-  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(bench_shape(&o, &s, "256x262144", "rmsnorm"));
   ASSERT_EQ(s.n, 3);
   for (i = 0; i < s.n; i++)
     ASSERT_TRUE(s.v[i].dims[0] == 256 && s.v[i].dims[1] == 262144);
   pf_set_free(&s);
   /* a shape that is not standard matches nothing (pf_main says so) */
-  ASSERT_OK(parse(&o, err, "--bench", "--shape", "256x262145", NULL));
-  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(bench_shape(&o, &s, "256x262145", NULL));
   ASSERT_EQ(s.n, 0);
   pf_set_free(&s);
   /* copy and add: 2^28 elements, then the row shapes' counts, 2^26 and
@@ -465,8 +474,7 @@ TEST_IMPL(sets_cover) {
   pf_set_free(&s);
   /* a row shape names the elementwise cases of its element count, and
    * the row ops' cases of that shape: 65536x1024 = 2^26 */
-  ASSERT_OK(parse(&o, err, "--bench", "--shape", "65536x1024", NULL));
-  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(bench_shape(&o, &s, "65536x1024", NULL));
   for (i = 0, j = 0, v = 0; i < s.n; i++) {
     if (ops[s.v[i].op].kind == PF_KIND_ELEM) {
       ASSERT_EQ(s.v[i].dims[1], (int64_t)1 << 26);
@@ -480,23 +488,17 @@ TEST_IMPL(sets_cover) {
   ASSERT_EQ(j, 6); /* copy and add, three dtypes each */
   ASSERT_EQ(v, 15); /* five row ops, three dtypes each */
   pf_set_free(&s);
-  ASSERT_OK(parse(&o, err, "--bench", "--shape", "1x33554432", NULL));
-  o.op = pf_op_find("add");
-  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(bench_shape(&o, &s, "1x33554432", "add"));
   ASSERT_EQ(s.n, 3);
   for (i = 0; i < s.n; i++)
     ASSERT_EQ(s.v[i].dims[1], (int64_t)1 << 25);
   pf_set_free(&s);
   /* 2^25 as rows, but not a count no standard shape has, nor one whose
    * product does not fit in 64 bits */
-  ASSERT_OK(parse(&o, err, "--bench", "--shape", "32x1048576", NULL));
-  o.op = pf_op_find("copy");
-  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(bench_shape(&o, &s, "32x1048576", "copy"));
   ASSERT_EQ(s.n, 3);
   pf_set_free(&s);
-  ASSERT_OK(parse(&o, err, "--bench", "--shape", "1x33554433", NULL));
-  o.op = pf_op_find("copy");
-  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(bench_shape(&o, &s, "1x33554433", "copy"));
   ASSERT_EQ(s.n, 0);
   pf_set_free(&s);
   ASSERT_TRUE(
