@@ -21,10 +21,12 @@ every kernel of the case.
 """
 import csv
 import gzip
-import json
 import os
 import re
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from results_json import present, read_json  # noqa: E402
 
 SECOND = re.compile(r"::(fused_dw2?_k|rms_dw[12]_k|[a-z_]*split2_k)\b")
 SCALE = {"ns": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3,
@@ -44,7 +46,7 @@ WANT = {
 
 def opener(path):
     """A text reader of path, gunzipped where it ends in .gz (newline=''
-    as the csv module asks; json reads it as well)."""
+    as the csv module asks)."""
     op = gzip.open if path.endswith(".gz") else open
     return op(path, "rt", newline="")
 
@@ -111,8 +113,7 @@ def main(argv):
     if len(args) < 2 or args[0].startswith("--"):
         print(__doc__, file=sys.stderr)
         return 64
-    with opener(args[0]) as f:
-        timed = json.load(f)
+    timed = read_json(args[0])
     if ceil is None:
         ceil = timed["ceilings"]["copy_bandwidth_gbps"]
     tmed = {(c["op"], c["dtype"], c["shape"]): c["timing"]["median_s"]
@@ -132,16 +133,13 @@ def main(argv):
           "---: | ---: | ---: | ---: | ---: |")
     bad = 0
     for d, f, tag in files:
-        jp = os.path.join(d, f"ncu-{tag}.json")
-        if not os.path.exists(jp):
-            jp += ".gz"
-        if not os.path.exists(jp):
+        jp = present(os.path.join(d, f"ncu-{tag}.json"))
+        if jp is None:
             print(f"{f}: no ncu-{tag}.json beside it", file=sys.stderr)
             bad += 1
             continue
-        with opener(jp) as fj:
-            cases = [c for c in json.load(fj).get("cases", [])
-                     if c.get("timing")]
+        cases = [c for c in read_json(jp).get("cases", [])
+                 if c.get("timing")]
         groups = []
         for k in launches(os.path.join(d, f)):
             if SECOND.search(k["name"]) and groups:

@@ -1,6 +1,6 @@
 """The JSON files scripts/capture's tables read, as written or gzipped (the
 committed evidence under results/h200/ keeps most of them as NAME.json.gz):
-shared by stream-table.py and torch-elem.py."""
+shared by stream-table.py, torch-elem.py and ncu-table.py."""
 import gzip
 import json
 import os
