@@ -647,7 +647,10 @@ stage_row(uint4 *stg, const T *in0, const T *in1, int64_t roff, int c0, int gt,
  * larger) before the compensated addition; symmetric, so every lane of a
  * butterfly ends with the same bits); a thread's kept exps are scaled by
  * exp(its max - the row's) / sum at the write. 1: the groups of a block or
- * a cluster only (one barrier a row fewer); 2: every group. The bits
+ * a cluster only (one barrier a row fewer); 2: every group; 3 (v51b): the
+ * groups of a block only, the warps' maxima and sums by two butterflies
+ * (no exps in them), then one barrier and every thread merging the warps'
+ * pairs in warp order. The bits
  * differ from the default's (the sum's terms are exp(x - m_t) exp(m_t -
  * M), not exp(x - M)), within the tolerances. */
 #ifndef CPK_SM_ONLINE
@@ -1374,7 +1377,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         st1(out + r, csv(red, 0));
     } else if constexpr (OP == F_SOFTMAX &&
                          (CPK_SM_ONLINE == 2 ||
-                          (CPK_SM_ONLINE == 1 && (GT > 32 || CL > 1)))) {
+                          (CPK_SM_ONLINE == 1 && (GT > 32 || CL > 1)) ||
+                          (CPK_SM_ONLINE == 3 && GT > 32 && CL == 1))) {
       /* v51 (CPK_SM_ONLINE): this thread's max mt and its sum of
        * exp(x - mt), one reduction of the (max, sum) pairs; a NaN or +inf
        * anywhere poisons the row (its max sent as +inf). */
@@ -1408,7 +1412,52 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         }
       }
       float red[4] = {badt ? CUDART_INF_F : mt, a.s, a.c, 0.f};
-      group_reduce<2, 3, NT, GT, CL, RNW>(red, rs, rb);
+      if constexpr (CPK_SM_ONLINE == 3) {
+        /* v51b: the warp's max by one butterfly, each lane's sum scaled
+         * to it, the sums by a second (no exps in the merges); then one
+         * block barrier, every thread merging the NW warps' (max, sum)
+         * pairs in warp order (the same bits in every thread) */
+        const float ms = red[0];
+        float mw = ms;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)
+          mw = fmaxf(mw, __shfl_xor_sync(0xffffffffu, mw, o));
+        const float f = ms == mw ? 1.f : fexp(ms - mw);
+        float sw[4] = {a.s * f, a.c * f, 0.f, 0.f};
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+          const float b[4] = {__shfl_xor_sync(0xffffffffu, sw[0], o),
+                              __shfl_xor_sync(0xffffffffu, sw[1], o), 0.f,
+                              0.f};
+          merge<0>(sw, b);
+        }
+        constexpr int NW = NT / 32;
+        const int buf = rb & 1;
+        ++rb;
+        if ((threadIdx.x & 31) == 0) {
+          const int w = threadIdx.x >> 5;
+          rs.blk[buf][0][w] = mw;
+          rs.blk[buf][1][w] = sw[0];
+          rs.blk[buf][2][w] = sw[1];
+        }
+        __syncthreads();
+        float M = rs.blk[buf][0][0];
+#pragma unroll
+        for (int k = 1; k < NW; ++k)
+          M = fmaxf(M, rs.blk[buf][0][k]);
+        csum t;
+#pragma unroll
+        for (int k = 0; k < NW; ++k) {
+          const float mk = rs.blk[buf][0][k];
+          const float fk = mk == M ? 1.f : fexp(mk - M);
+          t.merge(rs.blk[buf][1][k] * fk, rs.blk[buf][2][k] * fk);
+        }
+        red[0] = M;
+        red[1] = t.s;
+        red[2] = t.c;
+      } else {
+        group_reduce<2, 3, NT, GT, CL, RNW>(red, rs, rb);
+      }
       const float M = red[0];
       /* mode: 0 normal, 1 all -inf (zeros), 2 poisoned (NaN) */
       const int mode =
