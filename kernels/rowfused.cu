@@ -640,22 +640,6 @@ stage_row(uint4 *stg, const T *in0, const T *in1, int64_t roff, int c0, int gt,
 #endif
 #define CPK_PUSH_FUSED (CPK_CLU_PUSH >= 1)
 #define CPK_PUSH_WIDE (CPK_CLU_PUSH >= 2)
-/* CPK_SM_ONLINE (v51, an experiment; 0 by default): fused_k's softmax in
- * one group reduction a row instead of two. Each thread takes the max of
- * its own elements, sums exp(x - its max), and the group merges the
- * (max, sum) pairs (merge mode 2: each sum scaled by exp(its max - the
- * larger) before the compensated addition; symmetric, so every lane of a
- * butterfly ends with the same bits); a thread's kept exps are scaled by
- * exp(its max - the row's) / sum at the write. 1: the groups of a block or
- * a cluster only (one barrier a row fewer); 2: every group; 3 (v51b): the
- * groups of a block only, the warps' maxima and sums by two butterflies
- * (no exps in them), then one barrier and every thread merging the warps'
- * pairs in warp order. The bits
- * differ from the default's (the sum's terms are exp(x - m_t) exp(m_t -
- * M), not exp(x - M)), within the tolerances. */
-#ifndef CPK_SM_ONLINE
-#define CPK_SM_ONLINE 0
-#endif
 
 struct redscratch {
   float blk[2][4][32];
@@ -687,24 +671,9 @@ __device__ __forceinline__ void push_init() {
 }
 #endif
 
-/* MAX: 0 compensated sums (a[0..1], a[2..3]), 1 maxima, 2 softmax's
- * (max, compensated sum) pair in a[0..2] (CPK_SM_ONLINE). */
-template <int MAX>
+template <bool MAX>
 __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
-  if constexpr (MAX == 2) {
-    /* a max of -inf has a sum of 0 (factor 0 or 1: still 0); +inf is a
-     * poisoned row's (its sums are not used) */
-    const float m = fmaxf(a[0], b[0]);
-    const float fa = a[0] == m ? 1.f : fexp(a[0] - m);
-    const float fb = b[0] == m ? 1.f : fexp(b[0] - m);
-    csum t;
-    t.s = a[1] * fa;
-    t.c = a[2] * fa;
-    t.merge(b[1] * fb, b[2] * fb);
-    a[0] = m;
-    a[1] = t.s;
-    a[2] = t.c;
-  } else if constexpr (MAX) {
+  if constexpr (MAX) {
 #pragma unroll
     for (int q = 0; q < 4; ++q)
       a[q] = fmaxf(a[q], b[q]);
@@ -724,7 +693,7 @@ __device__ __forceinline__ void merge(float (&a)[4], const float (&b)[4]) {
 /* The cluster stage's merge: lane k of every warp holds rank k's partial
  * in mine (ncl <= 16 < 32 lanes); the warp merges them in rank order
  * through shuffles, from rank 0 up, into v (every lane the same). */
-template <int MAX, int NQ>
+template <bool MAX, int NQ>
 __device__ __forceinline__ void merge_ranks(float (&v)[4],
                                             const float (&mine)[4], int ncl) {
   float a[4];
@@ -749,7 +718,7 @@ __device__ __forceinline__ void merge_ranks(float (&v)[4],
  * lane k of every warp reads rank k's partial with one distributed-shared-
  * memory load (ncl <= 16 < 32 lanes), then merge_ranks. ncl: the cluster size,
  * a template constant in fused_k, known at run time in wide_k. */
-template <int MAX, int NQ>
+template <bool MAX, int NQ>
 __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
                                               int buf, int ncl) {
 #if CPK_CLUSTERS
@@ -789,7 +758,7 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
  * this rank's push for kred + 1, made after this rank's wait for kred and
  * after the block barrier of reduction kred + 1 (every reader of the inbox
  * past it): so the buffer and its phase are free when the bytes land. */
-template <int MAX, int NQ>
+template <bool MAX, int NQ>
 __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
                                                    int ncl) {
 #if CPK_CLUSTERS
@@ -839,7 +808,7 @@ __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
 }
 #endif
 
-template <int MAX, int NQ, int NT, int GT, int CL, bool NWL = false,
+template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false,
           bool PUSH = false>
 __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
                                              int &rb) {
@@ -874,9 +843,8 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
     const int src = NWL ? (lane & (NW - 1)) : lane;
 #pragma unroll
     for (int q = 0; q < 4; ++q)
-      v[q] = (q < NQ && (NWL || lane < NW))
-                 ? rs.blk[buf][q][src]
-                 : ((MAX == 1 || (MAX == 2 && q == 0)) ? -CUDART_INF_F : 0.f);
+      v[q] = (q < NQ && (NWL || lane < NW)) ? rs.blk[buf][q][src]
+                                            : (MAX ? -CUDART_INF_F : 0.f);
 #pragma unroll
     for (int o = NWL ? NW / 2 : 16; o > 0; o >>= 1) {
       float b[4];
@@ -1375,118 +1343,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       group_reduce<false, 2, NT, GT, CL, RNW>(red, rs, rb);
       if (gt == 0 && rank == 0 && r < p.rows)
         st1(out + r, csv(red, 0));
-    } else if constexpr (OP == F_SOFTMAX &&
-                         (CPK_SM_ONLINE == 2 ||
-                          (CPK_SM_ONLINE == 1 && (GT > 32 || CL > 1)) ||
-                          (CPK_SM_ONLINE == 3 && GT > 32 && CL == 1))) {
-      /* v51 (CPK_SM_ONLINE): this thread's max mt and its sum of
-       * exp(x - mt), one reduction of the (max, sum) pairs; a NaN or +inf
-       * anywhere poisons the row (its max sent as +inf). */
-      uint32_t macc = max_acc_init<T>();
-#pragma unroll
-      for (int j = 0; j < S; ++j)
-        macc = max_acc_add<T>(macc, SLOT(0, j));
-      const float mt = max_acc_get<T>(macc);
-      const bool badt = mt != mt || mt == CUDART_INF_F;
-      /* all -inf: exp(-inf - 0) = 0, a sum of 0 */
-      const float mu = (badt || mt == -CUDART_INF_F) ? 0.f : mt;
-      constexpr int KE = VEC == 8 ? (NR < 4 ? NR : 4) : 0;
-      float ek[KE > 0 ? KE * VEC : 1];
-      csum a;
-      if (!badt) {
-#pragma unroll
-        for (int j = 0; j < S; ++j) {
-          float v[VEC];
-          unpack<T>(SLOT(0, j), v);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] = fexp(v[k] - mu);
-          a.add(pair_sum(v));
-          if constexpr (VEC == 4) {
-            SLOT(0, j) = pack(v);
-          } else if (j < KE) {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              ek[(j < KE ? j : 0) * VEC + k] = v[k];
-          }
-        }
-      }
-      float red[4] = {badt ? CUDART_INF_F : mt, a.s, a.c, 0.f};
-      if constexpr (CPK_SM_ONLINE == 3) {
-        /* v51b: the warp's max by one butterfly, each lane's sum scaled
-         * to it, the sums by a second (no exps in the merges); then one
-         * block barrier, every thread merging the NW warps' (max, sum)
-         * pairs in warp order (the same bits in every thread) */
-        const float ms = red[0];
-        float mw = ms;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1)
-          mw = fmaxf(mw, __shfl_xor_sync(0xffffffffu, mw, o));
-        const float f = ms == mw ? 1.f : fexp(ms - mw);
-        float sw[4] = {a.s * f, a.c * f, 0.f, 0.f};
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-          const float b[4] = {__shfl_xor_sync(0xffffffffu, sw[0], o),
-                              __shfl_xor_sync(0xffffffffu, sw[1], o), 0.f,
-                              0.f};
-          merge<0>(sw, b);
-        }
-        constexpr int NW = NT / 32;
-        const int buf = rb & 1;
-        ++rb;
-        if ((threadIdx.x & 31) == 0) {
-          const int w = threadIdx.x >> 5;
-          rs.blk[buf][0][w] = mw;
-          rs.blk[buf][1][w] = sw[0];
-          rs.blk[buf][2][w] = sw[1];
-        }
-        __syncthreads();
-        float M = rs.blk[buf][0][0];
-#pragma unroll
-        for (int k = 1; k < NW; ++k)
-          M = fmaxf(M, rs.blk[buf][0][k]);
-        csum t;
-#pragma unroll
-        for (int k = 0; k < NW; ++k) {
-          const float mk = rs.blk[buf][0][k];
-          const float fk = mk == M ? 1.f : fexp(mk - M);
-          t.merge(rs.blk[buf][1][k] * fk, rs.blk[buf][2][k] * fk);
-        }
-        red[0] = M;
-        red[1] = t.s;
-        red[2] = t.c;
-      } else {
-        group_reduce<2, 3, NT, GT, CL, RNW>(red, rs, rb);
-      }
-      const float M = red[0];
-      /* mode: 0 normal, 1 all -inf (zeros), 2 poisoned (NaN) */
-      const int mode =
-          M == CUDART_INF_F ? 2 : (M == -CUDART_INF_F ? 1 : 0);
-      const float inv = mode == 0 ? 1.f / csv(red, 1) : 0.f;
-      /* the kept exps' factor: exp(mt - M) / sum */
-      const float sc =
-          mode != 0 || mt == -CUDART_INF_F
-              ? 0.f
-              : (mt == M ? inv : fexp(mt - M) * inv);
-#pragma unroll
-      for (int j = 0; j < S; ++j) {
-        float v[VEC];
-        if (VEC == 8 && j < KE) {
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] = ek[(j < KE ? j : 0) * VEC + k] * sc;
-        } else {
-          unpack<T>(SLOT(0, j), v);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] = VEC == 4 ? v[k] * sc : fexp(v[k] - M) * inv;
-        }
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          v[k] = mode == 0 ? v[k] : (mode == 1 ? 0.f : CUDART_NAN_F);
-        store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, v);
-        PREFETCH(0, j);
-      }
     } else if constexpr (OP == F_SOFTMAX) {
       /* Max with NaN propagation (max.NaN): one instruction per element
        * (per pair in 16-bit), and a NaN or +inf anywhere poisons the row. */
@@ -1772,7 +1628,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
  * order: per-thread compensated sums in the thread's column order, the
  * block's warps, the cluster's ranks (group_reduce): a pure function of
  * (NT, cluster size, cols). */
-template <int MAX, int NQ, int NT>
+template <bool MAX, int NQ, int NT>
 __device__ __forceinline__ void wide_reduce(float (&v)[4], redscratch &rs,
                                             int &rb, int ncl) {
   const int buf = rb & 1; /* the buffer group_reduce takes next */

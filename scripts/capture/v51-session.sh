@@ -10,9 +10,11 @@
 # racecheck; then def / each variant / def on softmax at the four
 # standard shapes that fused_k takes (1024-32768 columns) in every dtype,
 # PASSES times (default 3: -p1, -p2, -p3). The last line says whether
-# every check passed. Build the variants here first:
+# every check passed. The experiment is out of the tree (not taken):
+# apply it, then build the variants here first:
+#   zcat results/h200/bounds/v51b-2026-12-04T1853/v51b.patch.gz | git apply
 #   bash scripts/capture/hint-variants.sh .carry/var \
-#     on1=-DCPK_SM_ONLINE=1 on2=-DCPK_SM_ONLINE=2
+#     on1=-DCPK_SM_ONLINE=1 on2=-DCPK_SM_ONLINE=2 on3=-DCPK_SM_ONLINE=3
 #   BIN=DIR VAR=DIR [VARIANTS="on1 on2"] [SAN=on2] [PASSES=N] \
 #     bash scripts/capture/v51-session.sh OUTDIR [BUDGET_S]
 # (v51's call: the defaults; v51b's: VARIANTS="on1 on3" SAN=on3.)
