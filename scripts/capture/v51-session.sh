@@ -26,12 +26,9 @@ export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 vs=()
 for v in ${VARIANTS:-on1 on2}; do
-  if [ "$v" = "${SAN:-on2}" ]; then
-    VT_SEL="--op softmax" VT_LIM=60 vtools "$v" "$var/cuda_portfolio-$v" \
-      memcheck racecheck
-  else
-    VT_SEL="--op softmax" vtools "$v" "$var/cuda_portfolio-$v"
-  fi
+  tools=
+  [ "$v" != "${SAN:-on2}" ] || tools="memcheck racecheck"
+  VT_SEL="--op softmax" VT_LIM=60 vtools "$v" "$var/cuda_portfolio-$v" $tools
   vs+=("$v" "$var/cuda_portfolio-$v")
 done
 ONE_RESERVE=20

@@ -301,9 +301,10 @@ static int64_t elements(const int64_t *dims, int ndims) {
  * (65536x1024 for 2^26) both name it. */
 static int same_shape(const pf_spec *sp, const pf_opts *o) {
   int n;
-  if (pf_ops(&n)[sp->op].kind == PF_KIND_ELEM)
-    return o->ndims == 2 && elements(o->dims, o->ndims) > 0 &&
-           elements(sp->dims, sp->ndims) == elements(o->dims, o->ndims);
+  if (pf_ops(&n)[sp->op].kind == PF_KIND_ELEM) {
+    const int64_t want = o->ndims == 2 ? elements(o->dims, o->ndims) : -1;
+    return want > 0 && elements(sp->dims, sp->ndims) == want;
+  }
   return sp->ndims == o->ndims &&
          memcmp(sp->dims, o->dims, (size_t)o->ndims * sizeof o->dims[0]) == 0;
 }
