@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tables of cuda_portfolio --json results.
+"""Tables of cuda_portfolio --json results (each FILE.json as written, or
+gzipped, FILE.json.gz, as results/h200/bounds/ keeps them).
 
   bench-table.py FILE.json...        one line per timed case: op, variant,
                                      dtype, shape, median, GB/s, fraction of
@@ -33,16 +34,23 @@
                                      docs/REPORT.md; this is the docs'
                                      fractions, lines and counts)
 """
+import os
 import re
-import json
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_json import read_json  # noqa: E402
 
 
 def load(paths):
+    """Each results file (plain, or gzipped as NAME.json.gz under
+    results/h200/) with its path; one that cannot be read is named on
+    stderr and left out."""
     out = []
     for path in paths:
         try:
-            d = json.load(open(path))
+            d = read_json(path)
         except (OSError, ValueError) as e:
             print(f"{path}: unreadable: {e}", file=sys.stderr)
             continue

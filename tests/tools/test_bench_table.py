@@ -2,10 +2,12 @@
 """bench-table.py --compare on two small results files written here: the
 speed ratio (old median over new), each run's fraction, the lines crossed,
 the row-op counts per line, the per-op speed range, cases in one run only,
-matmul's TFLOP/s and peer ratio, and the refusals (exit 2).
+matmul's TFLOP/s and peer ratio, the same table from the files gzipped (as
+results/h200/bounds/ keeps them), and the refusals (exit 2).
 
   test_bench_table.py BENCH_TABLE_PY TMPDIR
 """
+import gzip
 import json
 import os
 import sys
@@ -102,6 +104,29 @@ def main(argv):
          "cases in one run only")
     want("git aaaaaaa" in out and "git bbbbbbb" in out
          and "copy ceiling 4200 GB/s" in out, "the runs named")
+
+    # the same files gzipped, as the evidence folders keep them: the same table
+    gz = []
+    for p in (po, pn):
+        with open(p, "rb") as f, gzip.open(p + ".gz", "wb") as g:
+            g.write(f.read())
+        gz.append(p + ".gz")
+    rg = tool(script, "--compare", *gz)
+    want(rg.returncode == 0 and rg.stdout.replace(".json.gz", ".json") == out,
+         f"gzipped files: exit {rg.returncode}, the same table: {rg.stderr}")
+    bad = os.path.join(tmp, "bad.json.gz")
+    with open(bad, "wb") as f:
+        f.write(b"not gzip")
+    rb = tool(script, "--compare", po, bad)
+    want(rb.returncode == 2 and "bad.json.gz: unreadable" in rb.stderr,
+         f"not gzip: 2, named: {rb.stderr}")
+    cut = os.path.join(tmp, "cut.json.gz")
+    with open(gz[1], "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[:-12])
+    rc = tool(script, "--compare", po, cut)
+    want(rc.returncode == 2 and "cut.json.gz: unreadable" in rc.stderr
+         and "Traceback" not in rc.stderr,
+         f"a .gz cut short: 2, named, no traceback: {rc.stderr}")
 
     # refusals: a missing file, a wrong argument count, no shared case
     r2 = tool(script, "--compare", po)
