@@ -34,12 +34,10 @@ gzipped, FILE.json.gz, as results/h200/bounds/ keeps them).
                                      docs/REPORT.md; this is the docs'
                                      fractions, lines and counts)
 """
-import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results_json import read_json  # noqa: E402
 
 
