@@ -5,6 +5,7 @@
 #include "cm_error.h"
 #include "cm_str.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
@@ -32,4 +33,24 @@ int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
   if (r != CM_OK)
     remove(tmp);
   return r;
+}
+
+int plat_probe_write_atomic(const char *path) {
+  char tmp[4096];
+  FILE *f;
+  int r;
+  if (path == NULL || path[0] == '\0')
+    return CM_EINVAL;
+  if (plat_path_is_dir(path))
+    return CM_EEXIST;
+  r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (r != CM_OK)
+    return r;
+  errno = 0;
+  f = fopen(tmp, "wb");
+  if (f == NULL)
+    return errno != 0 ? cm_error_from_errno(errno) : CM_EIO;
+  fclose(f);
+  remove(tmp);
+  return CM_OK;
 }

@@ -73,11 +73,19 @@ int plat_mkdir_p(const char *path);
 int plat_rename(const char *from, const char *to);
 /* 1 if path names an existing regular file or directory, else 0. */
 int plat_path_exists(const char *path);
+/* 1 if path names an existing directory, else 0. */
+int plat_path_is_dir(const char *path);
 /* Writes len bytes of buf to path through "path.tmp" and plat_rename, so a
  * reader never sees half a file; the temporary is removed on failure.
  * Returns CM_OK, CM_EINVAL, CM_EIO, or plat_rename's error. No fsync: for
  * files that must survive a crash, repro's archive has its own writer. */
 int plat_write_file_atomic(const char *path, const void *buf, size_t len);
+/* Checks, before the work that produces it, that plat_write_file_atomic
+ * could write path: path is not a directory (CM_EEXIST) and "path.tmp" can
+ * be created (it is created empty and removed again; otherwise the fopen
+ * failure as a cm_error: CM_ENOENT for a missing folder, CM_EACCES, ...).
+ * An existing file at path is left as it is. */
+int plat_probe_write_atomic(const char *path);
 
 /* The suffix executables carry on this OS: "" on POSIX, ".exe" on Windows.
  * Static string, never NULL. */

@@ -152,6 +152,11 @@ int plat_path_exists(const char *path) {
   return stat(path, &st) == 0 ? 1 : 0;
 }
 
+int plat_path_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 1 : 0;
+}
+
 const char *plat_exe_suffix(void) {
   return "";
 }

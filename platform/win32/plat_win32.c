@@ -417,14 +417,24 @@ int plat_rename(const char *from, const char *to) {
   return rc;
 }
 
-int plat_path_exists(const char *path) {
+unsigned long plat__attributes(const char *path) {
   wchar_t *w = plat__utf8_to_wide(path, NULL);
   DWORD a;
   if (w == NULL)
-    return 0;
+    return INVALID_FILE_ATTRIBUTES;
   a = GetFileAttributesW(w);
   free(w);
-  return a != INVALID_FILE_ATTRIBUTES ? 1 : 0;
+  return a;
+}
+
+int plat_path_exists(const char *path) {
+  return plat__attributes(path) != INVALID_FILE_ATTRIBUTES ? 1 : 0;
+}
+
+int plat_path_is_dir(const char *path) {
+  const DWORD a = plat__attributes(path);
+  return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) ? 1
+                                                                         : 0;
 }
 
 /* ---- Dynamic libraries ---- */

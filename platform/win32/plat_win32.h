@@ -22,6 +22,10 @@ int plat__win_error(unsigned long win_err);
  * CM_ENOMEM when err is not NULL). */
 wchar_t *plat__utf8_to_wide(const char *s, int *err);
 
+/* GetFileAttributesW of a UTF-8 path: INVALID_FILE_ATTRIBUTES (as an
+ * unsigned long) when the path does not exist or is not valid UTF-8. */
+unsigned long plat__attributes(const char *path);
+
 /* UTF-16 -> UTF-8 into buf[size]. Returns CM_OK, CM_ERANGE when buf is too
  * small (buf then holds ""), or CM_EINVAL for unpaired surrogates. */
 int plat__wide_to_utf8(const wchar_t *w, char *buf, size_t size);

@@ -319,12 +319,7 @@ char plat_path_list_sep(void) {
 }
 
 static int plat__is_file(const char *path) {
-  wchar_t *w = plat__utf8_to_wide(path, NULL);
-  DWORD a;
-  if (w == NULL)
-    return 0;
-  a = GetFileAttributesW(w);
-  free(w);
+  const DWORD a = plat__attributes(path);
   return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
 }
 

@@ -362,7 +362,9 @@ void pf_cli_usage(void *stream) {
       "    [--lock-clocks SM_MHZ[:MEM_MHZ]]   lock the clocks for the run\n"
       "    (root; reset at the end, and on SIGINT/SIGTERM; recorded)\n"
       "exit codes: 0 passed, 1 verification failed, 2 usage error (and\n"
-      "  --lock-clocks refused), 3 CUDA error, 77 no CUDA device (3 when\n"
-      "  KERNEL_REQUIRE_GPU=1), 128+N ended by signal N\n",
+      "  --lock-clocks refused, a --json PATH or --dump DIR that cannot be\n"
+      "  written), 3 CUDA error, 4 --json's file or a --dump file not\n"
+      "  written, 77 no CUDA device (3 when KERNEL_REQUIRE_GPU=1), 128+N\n"
+      "  ended by signal N\n",
       (FILE *)stream);
 }

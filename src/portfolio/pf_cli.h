@@ -19,6 +19,7 @@ enum {
   PF_EXIT_FAIL = 1,
   PF_EXIT_USAGE = 2,
   PF_EXIT_CUDA = 3,
+  PF_EXIT_OUTPUT = 4, /* --json's file or a --dump file was not written */
   PF_EXIT_NODEV = 77
 };
 

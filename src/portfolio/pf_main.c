@@ -179,6 +179,29 @@ int main(int argc, char **argv, char **envp) {
     list_text();
     return PF_EXIT_OK;
   }
+  /* --json's file is written at the end, after every case was verified and
+   * timed: check now that it can be, so a bad path costs no run */
+  if (o.json_path && (rc = plat_probe_write_atomic(o.json_path)) != CM_OK) {
+    if (rc == CM_EEXIST)
+      fprintf(stderr,
+              "cuda_portfolio: --json %s: is a folder; name the results "
+              "file, e.g. --json %s/bench.json\n",
+              o.json_path, o.json_path);
+    else
+      fprintf(stderr,
+              "cuda_portfolio: --json %s: cannot create %s.tmp, through "
+              "which the file is written (%s); name a file in a folder that "
+              "exists and is writable\n",
+              o.json_path, o.json_path, cm_strerror(rc));
+    return PF_EXIT_USAGE;
+  }
+  if (o.dump_dir && (rc = plat_mkdir_p(o.dump_dir)) != CM_OK) {
+    fprintf(stderr,
+            "cuda_portfolio: --dump %s: cannot create the folder (%s); name "
+            "a folder that exists or can be made, and is writable\n",
+            o.dump_dir, cm_strerror(rc));
+    return PF_EXIT_USAGE;
+  }
   if (pf_alloc_resolve(o.alloc, getenv("CUDA_PORTFOLIO_ALLOC"), &alloc, err,
                        sizeof err) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: %s\n", err);
@@ -209,8 +232,17 @@ int main(int argc, char **argv, char **envp) {
   rc = run_set(&r, &o);
   if (o.json_path) {
     int trc = pf_timing_finish(&r, o.json_path);
-    if (rc == PF_EXIT_OK)
+    /* a failed verification outranks the lost file (both are printed) */
+    if (rc == PF_EXIT_OK && r.failed == 0)
       rc = trc;
+  }
+  if (r.dump_failed > 0) {
+    fprintf(stderr,
+            "cuda_portfolio: --dump %s: %" PRId64 " case(s) not written (see "
+            "above)\n",
+            o.dump_dir, r.dump_failed);
+    if (rc == PF_EXIT_OK && r.failed == 0)
+      rc = PF_EXIT_OUTPUT;
   }
   printf("%d passed, %d failed\n", r.passed, r.failed);
   if (r.skipped)

@@ -537,9 +537,11 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
     cm_snprintf(prefix, sizeof prefix, "case%04" PRId64 "_%s_%s_%s",
                 r->dumped++, c.op->name, pf_variant_name((int)c.variant),
                 pf_dtype_name(c.dt));
-    if (pf_dump_case(&c, r->dump_dir, prefix) != CM_OK)
+    if (pf_dump_case(&c, r->dump_dir, prefix) != CM_OK) {
       fprintf(stderr, "cuda_portfolio: --dump %s: could not write %s\n",
               r->dump_dir, prefix);
+      r->dump_failed++;
+    }
   }
   if (!v.reason && r->bench_case) {
     err = time_case(r, &c, &v);

@@ -41,6 +41,7 @@ typedef struct {
                   cudaStream_t stream);
   int passed, failed, skipped;
   int64_t dumped; /* case counter for dump file names */
+  int64_t dump_failed; /* cases whose dump could not be written */
 } pf_runner;
 
 /* Runs one case. A verification failure is counted in r->failed and is not

@@ -99,8 +99,11 @@ int pf_timing_finish(pf_runner *r, const char *path) {
   r->peer = NULL;
   r->bench = NULL;
   if (err != CM_OK) {
-    fprintf(stderr, "cuda_portfolio: --json %s: %s\n", path, cm_strerror(err));
-    return PF_EXIT_CUDA;
+    fprintf(stderr,
+            "cuda_portfolio: --json %s: the results could not be written "
+            "(%s); the cases above ran, their timings are lost\n",
+            path, cm_strerror(err));
+    return PF_EXIT_OUTPUT;
   }
   return PF_EXIT_OK;
 }

@@ -22,7 +22,15 @@ static int rp__verify(const char *path) {
   memset(&vr, 0, sizeof vr);
   r = rp_verify(path, &vr);
   if (r != CM_OK) {
-    fprintf(stderr, "repro verify: %s: %s\n", path, cm_strerror(r));
+    /* vr.problem names what could not be read: a folder without
+     * manifest.json exists, so "no such file" alone would mislead */
+    if (vr.problem[0] != '\0')
+      fprintf(stderr,
+              "repro verify: %s: %s\n  (give a run folder, logs/RUN_ID, or "
+              "its bundle, logs/RUN_ID.tar.gz)\n",
+              path, vr.problem);
+    else
+      fprintf(stderr, "repro verify: %s: %s\n", path, cm_strerror(r));
     return RP_EXIT_VERIFY;
   }
   if (!vr.ok) {

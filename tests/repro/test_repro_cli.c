@@ -185,6 +185,15 @@ TEST_IMPL(cli_no_device_archive) {
     ASSERT_OK(rp_step_run(&sp, &res));
     ASSERT_EQ(res.exit_code, 0);
     rp_step_result_free(&res);
+    /* a folder that exists but is no run folder (the root: no
+     * manifest.json): exit 4, naming the missing manifest, not "no such
+     * file or directory" for a folder that is there */
+    argv[2] = root;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 4);
+    ASSERT_CONTAINS(res.err_tail, "manifest.json: cannot be read");
+    ASSERT_CONTAINS(res.err_tail, "give a run folder");
+    rp_step_result_free(&res);
   }
   return 0;
 }

@@ -148,3 +148,33 @@ TEST_IMPL(write_file_atomic) {
   ASSERT_EQ(plat_write_file_atomic(NULL, "x", 1), CM_EINVAL);
   return 0;
 }
+
+/* plat_probe_write_atomic: a folder is refused as CM_EEXIST, a file in a
+ * missing folder as CM_ENOENT; a writable path passes, leaving no
+ * temporary and an existing file as it was. */
+TEST_IMPL(probe_write_atomic) {
+  char path[1024], tmp[1100], missing[1100], *text;
+  size_t len;
+  ASSERT_OK(plat_mkdir_p(cm_test_tmpdir()));
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/probe.json", cm_test_tmpdir()));
+  ASSERT_OK(cm_snprintf(tmp, sizeof tmp, "%s.tmp", path));
+  ASSERT_OK(cm_snprintf(missing, sizeof missing, "%s/no-such-folder/r.json",
+                        cm_test_tmpdir()));
+  ASSERT_EQ(plat_path_is_dir(cm_test_tmpdir()), 1);
+  ASSERT_EQ(plat_probe_write_atomic(cm_test_tmpdir()), CM_EEXIST);
+  ASSERT_EQ(plat_probe_write_atomic(missing), CM_ENOENT);
+  ASSERT_EQ(plat_probe_write_atomic(""), CM_EINVAL);
+  remove(path);
+  ASSERT_OK(plat_probe_write_atomic(path));
+  ASSERT_EQ(plat_path_exists(path), 0);
+  ASSERT_EQ(plat_path_exists(tmp), 0);
+  ASSERT_OK(plat_write_file_atomic(path, "kept", 4));
+  ASSERT_EQ(plat_path_is_dir(path), 0);
+  ASSERT_OK(plat_probe_write_atomic(path));
+  ASSERT_EQ(plat_path_exists(tmp), 0);
+  ASSERT_OK(cm_read_file(path, &text, &len));
+  ASSERT_EQ(len, 4);
+  ASSERT_TRUE(memcmp(text, "kept", 4) == 0);
+  free(text);
+  return 0;
+}
