@@ -31,6 +31,22 @@ static int rp__is_command(const char *s) {
   return 0;
 }
 
+/* The options that take a value (rp__value_opt sets them): an option not
+ * named here is refused before it can take the next argument as its value,
+ * so `repro all --bogus` names --bogus, not "needs a value". */
+static const char *const rp__value_names[] = {
+    "--only",   "--skip",   "--preset", "--root",        "--out",
+    "--select", "--gpu",    "--lock-clocks", "--build-dir",
+    "--profile-set", NULL};
+
+static int rp__is_value_name(const char *name) {
+  int i;
+  for (i = 0; rp__value_names[i] != NULL; i++)
+    if (strcmp(rp__value_names[i], name) == 0)
+      return 1;
+  return 0;
+}
+
 /* Options that take a value: the value is the next argument. */
 static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
                          char *err, size_t size) {
@@ -129,6 +145,12 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
         v = eq + 1;
       } else {
         cm_strlcpy(name, a, sizeof name);
+      }
+      if (!rp__is_value_name(name)) {
+        cm_snprintf(err, size, "unknown option %s (see --help)", name);
+        return CM_EINVAL;
+      }
+      if (eq == NULL) {
         if (i + 1 >= argc) {
           cm_snprintf(err, size, "%s needs a value", a);
           return CM_EINVAL;
@@ -260,7 +282,12 @@ int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
   if (rp__check_list("--only", cli->only, err, size) != CM_OK ||
       rp__check_list("--skip", cli->skip, err, size) != CM_OK)
     return CM_EINVAL;
-  if (strcmp(cli->command, "all") == 0) {
+  if (strcmp(cli->command, "all") == 0 || strcmp(cli->command, "doctor") == 0) {
+    /* doctor: selftest's checks first, then every stage of `all` */
+    if (strcmp(cli->command, "doctor") == 0 && n + 1 < max &&
+        !rp__in_list(cli->skip, rp_stage_selftest.name) &&
+        (cli->only[0] == '\0' || rp__in_list(cli->only, rp_stage_selftest.name)))
+      out[n++] = &rp_stage_selftest;
     for (i = 0; rp_all_stages[i] != NULL && n + 1 < max; i++) {
       const char *nm = rp_all_stages[i]->name;
       if (cli->only[0] != '\0' && !rp__in_list(cli->only, nm))
@@ -292,7 +319,8 @@ void rp_cli_usage(FILE *f) {
           "  all          the six stages in that order, then the archive\n"
           "  selftest     configure + build + ctest (linux, then "
           "windows-mingw)\n"
-          "  doctor       print every stage's checks; changes nothing\n"
+          "  doctor       print every stage's checks (--only/--skip\n"
+          "               narrow it); changes nothing\n"
           "  verify RUN|BUNDLE   re-check a run folder or .tar.gz bundle\n"
           "  report [RUN]        report.md + report.html (+ --junit, --sarif)\n"
           "                      into a run, bound to its manifest\n"

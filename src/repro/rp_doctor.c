@@ -103,6 +103,11 @@ int rp_doctor(rp_ctx *ctx, FILE *out) {
 }
 
 int rp_doctor_for(rp_ctx *ctx, plat_os os, FILE *out) {
+  return rp_doctor_stages(ctx, os, NULL, out);
+}
+
+int rp_doctor_stages(rp_ctx *ctx, plat_os os,
+                     const rp_stage_desc *const *stages, FILE *out) {
   char host[256], rel[256], bin[1200];
   plat_counter_perm perm;
   int i, failed = 0;
@@ -125,9 +130,14 @@ int rp_doctor_for(rp_ctx *ctx, plat_os os, FILE *out) {
               ? (perm.privileged ? "elevated (administrator)" : "not elevated")
               : (perm.privileged ? "root or CAP_SYS_ADMIN" : "unprivileged"));
   rp_doctor_os_notes(os, out);
-  failed += rp__doctor_stage(ctx, os, &rp_stage_selftest, out);
-  for (i = 0; rp_all_stages[i] != NULL; i++)
-    failed += rp__doctor_stage(ctx, os, rp_all_stages[i], out);
+  if (stages == NULL) {
+    failed += rp__doctor_stage(ctx, os, &rp_stage_selftest, out);
+    for (i = 0; rp_all_stages[i] != NULL; i++)
+      failed += rp__doctor_stage(ctx, os, rp_all_stages[i], out);
+  } else {
+    for (i = 0; stages[i] != NULL; i++)
+      failed += rp__doctor_stage(ctx, os, stages[i], out);
+  }
   fprintf(out, "\n%d check(s) failed; doctor changed nothing.\n", failed);
   return failed;
 }

@@ -22,6 +22,12 @@ int rp_doctor(rp_ctx *ctx, FILE *out);
  * checks themselves still probe this machine. */
 int rp_doctor_for(rp_ctx *ctx, plat_os os, FILE *out);
 
+/* As rp_doctor_for, for the NULL-terminated stages only (what --only and
+ * --skip left: rp_cli_select with the command "doctor"); NULL: selftest and
+ * every stage of `all`. */
+int rp_doctor_stages(rp_ctx *ctx, plat_os os,
+                     const rp_stage_desc *const *stages, FILE *out);
+
 /* Prints what the user must know on os before reading the checks, as lines
  * starting "  NOTE  ". WSL: counter permission is the Windows driver's
  * (sudo inside WSL does not help), compute-sanitizer may be missing, and

@@ -111,15 +111,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "repro: cannot install signal handlers\n");
     return RP_EXIT_USAGE;
   }
-  if (strcmp(cli.command, "doctor") == 0) {
-    rp_doctor(&ctx, stdout);
-    rp_runner_shutdown();
-    return RP_EXIT_OK;
-  }
   if (rp_cli_select(&cli, sel, sizeof sel / sizeof sel[0], err, sizeof err) !=
       CM_OK) {
     fprintf(stderr, "repro: %s\n", err);
+    rp_runner_shutdown();
     return RP_EXIT_USAGE;
+  }
+  if (strcmp(cli.command, "doctor") == 0) {
+    rp_doctor_stages(&ctx, plat_os_detect(), sel, stdout);
+    rp_runner_shutdown();
+    return RP_EXIT_OK;
   }
   if (rp_engine_begin(&ctx, argc, argv, cli.command) != CM_OK)
     return RP_EXIT_ARCHIVE;

@@ -404,6 +404,27 @@ TEST_IMPL(cli_doctor) {
   for (i = 0; want[i] != NULL; i++)
     ASSERT_CONTAINS(res.out, want[i]);
   rp_step_result_free(&res);
+  /* --only and --skip narrow it, and an unknown stage is a usage error */
+  {
+    const char *only[] = {RP_REPRO_EXE, "--root", CM_SOURCE_DIR, "doctor",
+                          "--only", "sanitize,selftest", "--skip", "selftest",
+                          NULL};
+    const char *bad[] = {RP_REPRO_EXE, "--root", CM_SOURCE_DIR, "doctor",
+                         "--only", "santize", NULL};
+    sp.argv = only;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    ASSERT_CONTAINS(res.out, "[sanitize]");
+    ASSERT_TRUE(strstr(res.out, "[selftest]") == NULL);
+    ASSERT_TRUE(strstr(res.out, "[time]") == NULL);
+    ASSERT_TRUE(strstr(res.out, "[build]") == NULL);
+    rp_step_result_free(&res);
+    sp.argv = bad;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "unknown stage 'santize'");
+    rp_step_result_free(&res);
+  }
   return 0;
 }
 

@@ -488,6 +488,19 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_EQ(rp_cli_parse(3, a7, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "smoke");
   ASSERT_CONTAINS(err, "full");
+  /* an unknown option is named as unknown, whether last or followed by
+   * the command it would otherwise have taken as its value */
+  {
+    char *b1[] = {"repro", "doctor", "--bogus", NULL};
+    char *b2[] = {"repro", "--bogus", "all", NULL};
+    char *b3[] = {"repro", "all", "--bogus=1", NULL};
+    ASSERT_EQ(rp_cli_parse(3, b1, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "unknown option --bogus");
+    ASSERT_EQ(rp_cli_parse(3, b2, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "unknown option --bogus");
+    ASSERT_EQ(rp_cli_parse(3, b3, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "unknown option --bogus");
+  }
   return 0;
 }
 
