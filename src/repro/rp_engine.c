@@ -218,8 +218,15 @@ int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
   if (r == CM_OK)
     r = plat_mkdir_p(ctx->run_dir);
   if (r != CM_OK) {
-    fprintf(stderr, "repro: cannot create run folder %s: %s\n", ctx->run_dir,
-            cm_strerror(r));
+    if (plat_path_exists(ctx->opt.out_parent) &&
+        !plat_path_is_dir(ctx->opt.out_parent))
+      fprintf(stderr,
+              "repro: cannot create run folder %s: %s is a file, not a "
+              "folder; give --out a folder (or leave it out: <root>/logs)\n",
+              ctx->run_dir, ctx->opt.out_parent);
+    else
+      fprintf(stderr, "repro: cannot create run folder %s: %s\n",
+              ctx->run_dir, cm_strerror(r));
     return r;
   }
   ctx->manifest = m = json_object();

@@ -448,6 +448,16 @@ TEST_IMPL(cli_usage_and_unsupported) {
   ASSERT_EQ(res.exit_code, 2);
   ASSERT_CONTAINS(res.err_tail, "--bogus");
   rp_step_result_free(&res);
+  {
+    /* --out naming a file (repro's own executable): exit 5, and why */
+    const char *out_file[] = {RP_REPRO_EXE, "--out", RP_REPRO_EXE, "build",
+                              NULL};
+    sp.argv = out_file;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 5);
+    ASSERT_CONTAINS(res.err_tail, "is a file, not a folder");
+    rp_step_result_free(&res);
+  }
   sp.argv = help;
   ASSERT_OK(rp_step_run(&sp, &res));
   ASSERT_EQ(res.exit_code, 0);
