@@ -73,7 +73,7 @@ san sanitize_synccheck_smoke.txt synccheck "$bin" --test-only --smoke
 san sanitize_memcheck_negative.txt memcheck "$bin" --negative-control
 run ncu_profile_console.txt 0 ncu --profile-from-start off \
   --clock-control none --export "$out/cp-fixture" --force-overwrite \
-  "$bin" --profile-range --smoke
+  "$bin" --profile-range --smoke --json "$out/ncu-profiled.json"
 if [ -s "$out/cp-fixture.ncu-rep" ]; then
   run ncu_raw.txt 0 ncu --import "$out/cp-fixture.ncu-rep" --csv --page raw
   run ncu_details.txt 0 ncu --import "$out/cp-fixture.ncu-rep" --csv \

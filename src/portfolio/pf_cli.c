@@ -61,6 +61,20 @@ static int takes_value(const char *a) {
   return 0;
 }
 
+/* The options that only shape timing: without --json nothing is timed, so
+ * each of them alone would be ignored. */
+static int timing_only(const char *a) {
+  static const char *const opts[] = {
+      "--warmup",     "--budget", "--target-cv",     "--min-samples",
+      "--max-samples", "--flush", "--peer-sampling", "--hot",
+      "--profile-range"};
+  size_t i;
+  for (i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    if (strcmp(a, opts[i]) == 0)
+      return 1;
+  return 0;
+}
+
 static int need_value(int argc, char **argv, int i, char *err, size_t errsize) {
   if (i + 1 >= argc)
     FAIL("%s needs a value", argv[i]);
@@ -101,13 +115,15 @@ static int parse_lock(const char *s, pf_opts *o, char *err, size_t errsize) {
 int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   int i, r;
   int64_t v;
-  const char *format = NULL;
+  const char *format = NULL, *timing = NULL;
   opts_init(o);
   err[0] = '\0';
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
+    if (timing == NULL && timing_only(a))
+      timing = a;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       o->mode = PF_MODE_HELP;
       return CM_OK;
@@ -292,6 +308,11 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
            "chip; use --variant auto (or split/block)",
            op->name, (long long)o->dims[1], pf_dtype_name((cpk_dtype)o->dtype));
   }
+  if (o->json_path == NULL && o->mode != PF_MODE_HELP &&
+      (timing != NULL || o->gbench))
+    FAIL("%s shapes timing, and only --json PATH times: add --json PATH "
+         "(without it the cases are verified, not timed)",
+         timing != NULL ? timing : "--format gbench");
   if (o->lock_sm_mhz > 0 && o->json_path == NULL)
     FAIL("--lock-clocks %u: clocks are locked for timing only; add --json "
          "PATH (verification alone runs at the clocks as found)",

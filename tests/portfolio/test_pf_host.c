@@ -225,14 +225,16 @@ TEST_IMPL(cli_parse) {
   ASSERT_TRUE(o.trans_a == 1 && o.trans_b == 0);
   ASSERT_OK(parse(&o, err, "--bench", NULL, NULL, NULL));
   ASSERT_EQ(o.flush, -1); /* unset: the harness's default (write) */
-  ASSERT_OK(parse(&o, err, "--flush", "read", NULL, NULL));
+  ASSERT_OK(parse(&o, err, "--flush", "read", "--json", "r.json"));
   ASSERT_EQ(o.flush, PF_FLUSH_READ);
-  ASSERT_OK(parse(&o, err, "--flush", "write", NULL, NULL));
+  ASSERT_OK(parse(&o, err, "--flush", "write", "--json", "r.json"));
   ASSERT_EQ(o.flush, PF_FLUSH_WRITE);
   ASSERT_EQ(o.peer_sampling, -1); /* unset: the harness's default */
-  ASSERT_OK(parse(&o, err, "--peer-sampling", "sequential", NULL, NULL));
+  ASSERT_OK(parse(&o, err, "--peer-sampling", "sequential", "--json",
+                  "r.json"));
   ASSERT_EQ(o.peer_sampling, 0);
-  ASSERT_OK(parse(&o, err, "--peer-sampling", "interleaved", NULL, NULL));
+  ASSERT_OK(parse(&o, err, "--peer-sampling", "interleaved", "--json",
+                  "r.json"));
   ASSERT_EQ(o.peer_sampling, 1);
   return 0;
 }
@@ -271,6 +273,17 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "--peer-sampling paired: expected interleaved");
   ASSERT_EQ(parse(&o, err, "--hot", "--flush", "read", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "a hot run does not flush");
+  /* an option that only shapes timing, without --json (nothing is timed) */
+  ASSERT_EQ(parse(&o, err, "--bench", "--flush", "read", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--flush shapes timing");
+  ASSERT_CONTAINS(err, "add --json PATH");
+  ASSERT_EQ(parse(&o, err, "--smoke", "--profile-range", NULL, NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--profile-range shapes timing");
+  ASSERT_EQ(parse(&o, err, "--format", "gbench", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--format gbench shapes timing");
+  ASSERT_EQ(parse(&o, err, "--budget", "1", NULL, NULL), CM_EINVAL);
+  ASSERT_OK(parse(&o, err, "--budget", "1", "--json", "r.json"));
   /* --lock-clocks: MHz, optionally :MHz, and only for a timed run. */
   ASSERT_OK(parse(&o, err, "--json", "r.json", "--lock-clocks", "1755"));
   ASSERT_EQ(o.lock_sm_mhz, 1755);
