@@ -107,12 +107,28 @@ function Test-Prerequisites {
   return @{ Missing = $missing; VisualStudio = $vs }
 }
 
+# The commands that only read runs or print checks: where the build tools
+# are missing (an auditor's machine), an existing native repro still does
+# them, with a warning, instead of exit 3 (as ./repro does).
+$ReadOnly = @('verify', 'report', 'compare', 'doctor') -contains $Command
+
 if (-not $Prebuilt) {
   $check = Test-Prerequisites
+  if ($check.Missing.Count -gt 0 -and $ReadOnly -and
+      (Test-Path -LiteralPath $Native)) {
+    Say "cannot build repro (missing: $($check.Missing.Count) prerequisite(s));"
+    Say "$Command only reads, so the existing $Native does it (not rebuilt"
+    Say 'from the sources; --prebuilt says so up front)'
+    $Prebuilt = $true
+  }
+}
+
+if (-not $Prebuilt) {
   if ($check.Missing.Count -gt 0) {
     Say 'cannot build repro; missing:'
     foreach ($m in $check.Missing) { Say "  - $m" }
     Say 'install them, open a new PowerShell, and run .\repro.ps1 again'
+    Say "(with a build folder made elsewhere: .\repro.ps1 --prebuilt $Command ...)"
     exit 3
   }
   try {

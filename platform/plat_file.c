@@ -17,9 +17,10 @@ int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
   r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
   if (r != CM_OK)
     return r;
+  errno = 0;
   f = fopen(tmp, "wb");
-  if (f == NULL)
-    return CM_EIO;
+  if (f == NULL) /* e.g. the folder went away: say so, not "I/O error" */
+    return errno != 0 ? cm_error_from_errno(errno) : CM_EIO;
   if (fwrite(buf, 1, len, f) != len) {
     fclose(f);
     remove(tmp);

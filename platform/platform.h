@@ -77,7 +77,9 @@ int plat_path_exists(const char *path);
 int plat_path_is_dir(const char *path);
 /* Writes len bytes of buf to path through "path.tmp" and plat_rename, so a
  * reader never sees half a file; the temporary is removed on failure.
- * Returns CM_OK, CM_EINVAL, CM_EIO, or plat_rename's error. No fsync: for
+ * Returns CM_OK, CM_EINVAL, the temporary's fopen failure as a cm_error
+ * (CM_ENOENT for a missing folder, CM_EACCES, ...), CM_EIO for a failed
+ * write, or plat_rename's error. No fsync: for
  * files that must survive a crash, repro's archive has its own writer. */
 int plat_write_file_atomic(const char *path, const void *buf, size_t len);
 /* Checks, before the work that produces it, that plat_write_file_atomic

@@ -146,6 +146,10 @@ TEST_IMPL(write_file_atomic) {
   ASSERT_OK(cm_snprintf(tmp, sizeof tmp, "%s.tmp", path));
   ASSERT_EQ(plat_path_exists(tmp), 0);
   ASSERT_EQ(plat_write_file_atomic(NULL, "x", 1), CM_EINVAL);
+  /* a folder that is not there is named as such, not as an I/O error */
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/no-such-folder/atomic.txt",
+                        cm_test_tmpdir()));
+  ASSERT_EQ(plat_write_file_atomic(path, "x", 1), CM_ENOENT);
   return 0;
 }
 

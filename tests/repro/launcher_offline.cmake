@@ -1,0 +1,32 @@
+# The bash launcher (./repro) on a machine whose packages cannot be had:
+# a copy of it in a fake root whose scripts/setup-deps.sh fails and whose
+# build/linux/bin/repro only echoes its arguments. A command that only
+# reads (verify) goes on with the existing native repro, saying so; a run
+# (all) stops with exit 3 and names --prebuilt.
+#   cmake -DSRC=<source dir> -DWORK=<scratch dir> -P launcher_offline.cmake
+set(root "${WORK}/launcher-offline")
+file(REMOVE_RECURSE "${root}")
+file(MAKE_DIRECTORY "${root}/scripts" "${root}/build/linux/bin" "${root}/logs")
+file(COPY "${SRC}/repro" DESTINATION "${root}"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+file(WRITE "${root}/scripts/setup-deps.sh"
+  "#!/bin/sh\necho 'setup-deps: no network (fake)' >&2\nexit 1\n")
+file(WRITE "${root}/build/linux/bin/repro" "#!/bin/sh\necho \"native: $*\"\n")
+foreach(f scripts/setup-deps.sh build/linux/bin/repro)
+  file(CHMOD "${root}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+endforeach()
+
+execute_process(COMMAND "${root}/repro" verify some-run.tar.gz
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* verify some-run.tar.gz"
+   OR NOT err MATCHES "verify only")
+  message(FATAL_ERROR "verify offline: exit ${rc}\n${out}${err}")
+endif()
+
+execute_process(COMMAND "${root}/repro" all
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 3 OR out MATCHES "native:"
+   OR NOT err MATCHES "could not install the build dependencies"
+   OR NOT err MATCHES "--prebuilt all")
+  message(FATAL_ERROR "all offline: exit ${rc}\n${out}${err}")
+endif()
