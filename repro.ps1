@@ -19,10 +19,17 @@ $Root = $PSScriptRoot
 $Preset = 'windows-msvc'
 $Prebuilt = $false
 $Command = ''
+# The other options that take a value (src/repro/rp_cli.c): their value is
+# skipped, so that `--out DIR verify` finds the command, not DIR.
+$ValueOptions = @('--only', '--skip', '--root', '--out', '--build-dir',
+  '--select', '--gpu', '--lock-clocks', '--profile-set')
 for ($i = 0; $i -lt $args.Count; $i++) {
   $a = [string]$args[$i]
   if ($a -eq '--preset' -and $i + 1 -lt $args.Count) {
     $Preset = [string]$args[$i + 1]
+    $i++
+  } elseif ($ValueOptions -contains $a) {
+    $i++
   } elseif ($a.StartsWith('--preset=')) {
     $Preset = $a.Substring(9)
   } elseif ($a -eq '--prebuilt') {
@@ -128,7 +135,7 @@ if (-not $Prebuilt) {
     Say 'cannot build repro; missing:'
     foreach ($m in $check.Missing) { Say "  - $m" }
     Say 'install them, open a new PowerShell, and run .\repro.ps1 again'
-    Say "(with a build folder made elsewhere: .\repro.ps1 --prebuilt $Command ...)"
+    Say "(with a build folder made elsewhere: .\repro.ps1 --prebuilt $($args -join ' '))"
     exit 3
   }
   try {

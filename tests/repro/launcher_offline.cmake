@@ -16,17 +16,19 @@ foreach(f scripts/setup-deps.sh build/linux/bin/repro)
   file(CHMOD "${root}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 endforeach()
 
-execute_process(COMMAND "${root}/repro" verify some-run.tar.gz
+# (an option's value before the command is not taken for the command)
+execute_process(COMMAND "${root}/repro" --out "${WORK}" verify some-run.tar.gz
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* verify some-run.tar.gz"
+if(NOT rc EQUAL 0
+   OR NOT out MATCHES "native: --root .* --out .* verify some-run.tar.gz"
    OR NOT err MATCHES "verify only")
   message(FATAL_ERROR "verify offline: exit ${rc}\n${out}${err}")
 endif()
 
-execute_process(COMMAND "${root}/repro" all
+execute_process(COMMAND "${root}/repro" --only time all
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 3 OR out MATCHES "native:"
    OR NOT err MATCHES "could not install the build dependencies"
-   OR NOT err MATCHES "--prebuilt all")
+   OR NOT err MATCHES "[.]/repro --prebuilt --only time all")
   message(FATAL_ERROR "all offline: exit ${rc}\n${out}${err}")
 endif()
