@@ -433,8 +433,7 @@ int plat_path_exists(const char *path) {
 
 int plat_path_is_dir(const char *path) {
   const DWORD a = plat__attributes(path);
-  return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) ? 1
-                                                                         : 0;
+  return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) ? 1 : 0;
 }
 
 /* ---- Dynamic libraries ---- */

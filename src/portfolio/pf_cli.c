@@ -65,9 +65,9 @@ static int takes_value(const char *a) {
  * each of them alone would be ignored. */
 static int timing_only(const char *a) {
   static const char *const opts[] = {
-      "--warmup",     "--budget", "--target-cv",     "--min-samples",
-      "--max-samples", "--flush", "--peer-sampling", "--hot",
-      "--profile-range"};
+      "--warmup",        "--budget",      "--target-cv",
+      "--min-samples",   "--max-samples", "--flush",
+      "--peer-sampling", "--hot",         "--profile-range"};
   size_t i;
   for (i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (strcmp(a, opts[i]) == 0)
@@ -308,8 +308,7 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
            "chip; use --variant auto (or split/block)",
            op->name, (long long)o->dims[1], pf_dtype_name((cpk_dtype)o->dtype));
   }
-  if (o->json_path == NULL && o->mode != PF_MODE_HELP &&
-      (timing != NULL || o->gbench))
+  if (o->json_path == NULL && (timing != NULL || o->gbench))
     FAIL("%s shapes timing, and only --json PATH times: add --json PATH "
          "(without it the cases are verified, not timed)",
          timing != NULL ? timing : "--format gbench");

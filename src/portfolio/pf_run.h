@@ -40,7 +40,7 @@ typedef struct {
   int (*peer_run)(pf_peer *peer, const pf_case *c, int set,
                   cudaStream_t stream);
   int passed, failed, skipped;
-  int64_t dumped; /* case counter for dump file names */
+  int64_t dumped;      /* case counter for dump file names */
   int64_t dump_failed; /* cases whose dump could not be written */
 } pf_runner;
 

@@ -35,9 +35,9 @@ static int rp__is_command(const char *s) {
  * named here is refused before it can take the next argument as its value,
  * so `repro all --bogus` names --bogus, not "needs a value". */
 static const char *const rp__value_names[] = {
-    "--only",   "--skip",   "--preset", "--root",        "--out",
-    "--select", "--gpu",    "--lock-clocks", "--build-dir",
-    "--profile-set", NULL};
+    "--only",      "--skip",        "--preset", "--root",
+    "--out",       "--select",      "--gpu",    "--lock-clocks",
+    "--build-dir", "--profile-set", NULL};
 
 static int rp__is_value_name(const char *name) {
   int i;
@@ -286,7 +286,8 @@ int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
     /* doctor: selftest's checks first, then every stage of `all` */
     if (strcmp(cli->command, "doctor") == 0 && n + 1 < max &&
         !rp__in_list(cli->skip, rp_stage_selftest.name) &&
-        (cli->only[0] == '\0' || rp__in_list(cli->only, rp_stage_selftest.name)))
+        (cli->only[0] == '\0' ||
+         rp__in_list(cli->only, rp_stage_selftest.name)))
       out[n++] = &rp_stage_selftest;
     for (i = 0; rp_all_stages[i] != NULL && n + 1 < max; i++) {
       const char *nm = rp_all_stages[i]->name;

@@ -225,8 +225,8 @@ int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
               "folder; give --out a folder (or leave it out: <root>/logs)\n",
               ctx->run_dir, ctx->opt.out_parent);
     else
-      fprintf(stderr, "repro: cannot create run folder %s: %s\n",
-              ctx->run_dir, cm_strerror(r));
+      fprintf(stderr, "repro: cannot create run folder %s: %s\n", ctx->run_dir,
+              cm_strerror(r));
     return r;
   }
   ctx->manifest = m = json_object();

@@ -99,8 +99,8 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
     rp_stage_set(st, RP_ST_FAILED, "CUDA error (exit 3): %s", msg);
     break;
   case 4:
-    rp_stage_set(st, RP_ST_FAILED, "cuda_portfolio output not written (exit 4): %s",
-                 msg);
+    rp_stage_set(st, RP_ST_FAILED,
+                 "cuda_portfolio output not written (exit 4): %s", msg);
     break;
   case 77:
     rp_stage_set(st, RP_ST_SKIPPED, "no CUDA device: %s",

@@ -230,11 +230,11 @@ TEST_IMPL(cli_parse) {
   ASSERT_OK(parse(&o, err, "--flush", "write", "--json", "r.json"));
   ASSERT_EQ(o.flush, PF_FLUSH_WRITE);
   ASSERT_EQ(o.peer_sampling, -1); /* unset: the harness's default */
-  ASSERT_OK(parse(&o, err, "--peer-sampling", "sequential", "--json",
-                  "r.json"));
+  ASSERT_OK(
+      parse(&o, err, "--peer-sampling", "sequential", "--json", "r.json"));
   ASSERT_EQ(o.peer_sampling, 0);
-  ASSERT_OK(parse(&o, err, "--peer-sampling", "interleaved", "--json",
-                  "r.json"));
+  ASSERT_OK(
+      parse(&o, err, "--peer-sampling", "interleaved", "--json", "r.json"));
   ASSERT_EQ(o.peer_sampling, 1);
   return 0;
 }

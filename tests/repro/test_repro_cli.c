@@ -406,11 +406,11 @@ TEST_IMPL(cli_doctor) {
   rp_step_result_free(&res);
   /* --only and --skip narrow it, and an unknown stage is a usage error */
   {
-    const char *only[] = {RP_REPRO_EXE, "--root", CM_SOURCE_DIR, "doctor",
-                          "--only", "sanitize,selftest", "--skip", "selftest",
-                          NULL};
-    const char *bad[] = {RP_REPRO_EXE, "--root", CM_SOURCE_DIR, "doctor",
-                         "--only", "santize", NULL};
+    const char *only[] = {RP_REPRO_EXE, "--root",   CM_SOURCE_DIR,
+                          "doctor",     "--only",   "sanitize,selftest",
+                          "--skip",     "selftest", NULL};
+    const char *bad[] = {RP_REPRO_EXE, "--root",  CM_SOURCE_DIR, "doctor",
+                         "--only",     "santize", NULL};
     sp.argv = only;
     ASSERT_OK(rp_step_run(&sp, &res));
     ASSERT_EQ(res.exit_code, 0);
