@@ -7,6 +7,7 @@
 #include "rp_cli.h"
 #include "rp_doctor.h"
 #include "rp_exit.h"
+#include "rp_pfrun.h"
 #include "rp_stage.h"
 #include "rp_report_cli.h"
 
@@ -15,6 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* 1 if a selected stage hands --select to cuda_portfolio (profile, time). */
+static int rp__uses_select(const rp_stage_desc *const *sel) {
+  int i;
+  for (i = 0; sel[i] != NULL; i++)
+    if (sel[i] == &rp_stage_profile || sel[i] == &rp_stage_time)
+      return 1;
+  return 0;
+}
 
 static int rp__verify(const char *path) {
   rp_verify_result vr;
@@ -121,6 +131,17 @@ int main(int argc, char **argv) {
     rp_doctor_stages(&ctx, plat_os_detect(), sel, stdout);
     rp_runner_shutdown();
     return RP_EXIT_OK;
+  }
+  /* a --select cuda_portfolio refuses fails now, not after the stages
+   * before profile and time have run (minutes, on a GPU) */
+  if (rp__uses_select(sel) && rp_select_check(&ctx, err, sizeof err) != CM_OK) {
+    fprintf(stderr,
+            "repro: --select \"%s\": cuda_portfolio refuses it: %s\n"
+            "  (--select takes cuda_portfolio's selection words, e.g. \"--op "
+            "softmax --dtype bf16\"; cuda_portfolio --help lists them)\n",
+            ctx.opt.select, err);
+    rp_runner_shutdown();
+    return RP_EXIT_USAGE;
   }
   if (rp_engine_begin(&ctx, argc, argv, cli.command) != CM_OK)
     return RP_EXIT_ARCHIVE;

@@ -114,6 +114,47 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   return (int)code;
 }
 
+int rp_select_check(const rp_ctx *ctx, char *msg, size_t size) {
+  char bin[1200], sel[1024], placeholder[1200];
+  const char *argv[40];
+  int n = 0;
+  rp_step_spec sp;
+  rp_step_result res;
+  msg[0] = '\0';
+  if (ctx->opt.select[0] == '\0' ||
+      rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK ||
+      !plat_path_exists(bin))
+    return CM_OK;
+  /* never written: --list returns before --json's file is looked at */
+  if (cm_snprintf(placeholder, sizeof placeholder, "%s/select-check.json",
+                  ctx->opt.out_parent) != CM_OK)
+    return CM_OK;
+  argv[n++] = bin;
+  argv[n++] = "--bench";
+  if (rp_select_args(ctx, sel, sizeof sel, argv, &n, 36) != CM_OK) {
+    cm_snprintf(msg, size, "--select has too many words");
+    return CM_EINVAL;
+  }
+  argv[n++] = "--json";
+  argv[n++] = placeholder;
+  argv[n++] = "--list";
+  argv[n] = NULL;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 30;
+  sp.grace_s = 1;
+  sp.quiet = 1;
+  if (rp_step_run(&sp, &res) != CM_OK)
+    return CM_OK;
+  if (rp_step_ok(&res) || res.exit_code != 2) {
+    rp_step_result_free(&res);
+    return CM_OK;
+  }
+  rp__last_line(res.err_tail, msg, size);
+  rp_step_result_free(&res);
+  return CM_EINVAL;
+}
+
 int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
                    int *n, int max) {
   char *p;

@@ -9,7 +9,9 @@
  *   json_clean  write an uninstrumented results JSON to the --json path
  *   json_instr  write an instrumented one
  * (both with the arguments it was given, as "fake_argv")
- * Any other mode, or none, exits 2. */
+ * Any other mode, or none, exits 2. Before any mode, as the real binary
+ * parses its words first: the word --fake-refuse exits 2 with an unknown
+ * option's message, and --list prints one line and exits 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,17 @@ int main(int argc, char **argv) {
   for (i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--json") == 0)
       json = argv[i + 1];
+  for (i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--fake-refuse") == 0) {
+      fprintf(stderr,
+              "cuda_portfolio: unknown option '--fake-refuse' (see --help)\n");
+      return 2;
+    }
+  for (i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--list") == 0) {
+      printf("softmax (fake list)\n");
+      return 0;
+    }
   if (mode == NULL)
     return 2;
   printf(RT_BANNER_CLEAN);

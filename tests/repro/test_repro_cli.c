@@ -255,6 +255,38 @@ TEST_IMPL(cli_time_results_filed) {
   ASSERT_TRUE(!plat_path_exists(p));
   snprintf(p, sizeof p, "%s/results/instrumented/time.json", run);
   ASSERT_TRUE(plat_path_exists(p));
+
+  /* --select: words cuda_portfolio refuses stop the run before it begins
+   * (exit 2, no run folder); words it takes reach the time stage, and the
+   * check leaves no file behind */
+  {
+    static const char *const bad[] = {"time", "--select", "--fake-refuse",
+                                      NULL};
+    static const char *const good[] = {"time", "--select", "--op softmax",
+                                       NULL};
+    char *text;
+    ASSERT_EQ(make_root("select", root, sizeof root), 0);
+    ASSERT_OK(run_repro(root, bad, clean, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--select \"--fake-refuse\": cuda_portfolio "
+                                  "refuses it");
+    ASSERT_CONTAINS(res.err_tail, "unknown option '--fake-refuse'");
+    rp_step_result_free(&res);
+    ASSERT_TRUE(load_manifest(root, run, sizeof run) == NULL);
+    ASSERT_OK(run_repro(root, good, clean, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+    m = load_manifest(root, run, sizeof run);
+    ASSERT_TRUE(m != NULL);
+    json_decref(m);
+    snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+    text = rt_read(p, NULL);
+    ASSERT_TRUE(text != NULL);
+    ASSERT_CONTAINS(text, "\"--op\", \"softmax\"");
+    free(text);
+    snprintf(p, sizeof p, "%s/logs/select-check.json", root);
+    ASSERT_TRUE(!plat_path_exists(p));
+  }
   return 0;
 }
 
