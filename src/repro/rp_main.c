@@ -117,6 +117,17 @@ int main(int argc, char **argv) {
   memset(&ctx, 0, sizeof ctx);
   ctx.opt = cli.opt;
   cm_snprintf(ctx.env_dir, sizeof ctx.env_dir, "%s/env", ctx.opt.root);
+  /* A run needs the stages' contracts: a root without env/ is not the
+   * repository (a --root or REPRO_ROOT typo), and a run there would only
+   * leave a logs/ folder of refused stages behind. doctor still reports. */
+  if (strcmp(cli.command, "doctor") != 0 && !plat_path_is_dir(ctx.env_dir)) {
+    fprintf(stderr,
+            "repro: %s is not the repository root: it has no env/ folder "
+            "(the stages' contracts); give --root the folder that holds "
+            "env/, CMakePresets.json and src/ (or unset REPRO_ROOT)\n",
+            ctx.opt.root);
+    return RP_EXIT_USAGE;
+  }
   if (rp_runner_init() != CM_OK) {
     fprintf(stderr, "repro: cannot install signal handlers\n");
     return RP_EXIT_USAGE;

@@ -481,6 +481,20 @@ TEST_IMPL(cli_usage_and_unsupported) {
   ASSERT_CONTAINS(res.err_tail, "--bogus");
   rp_step_result_free(&res);
   {
+    /* --root naming a folder that is not the repository (no env/): exit 2
+     * before a run folder is made there */
+    char dir[512], logs[700];
+    const char *not_root[] = {RP_REPRO_EXE, "--root", dir, "build", NULL};
+    ASSERT_EQ(rt_fresh_dir("notroot", dir, sizeof dir), 0);
+    sp.argv = not_root;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "is not the repository root");
+    rp_step_result_free(&res);
+    snprintf(logs, sizeof logs, "%s/logs", dir);
+    ASSERT_TRUE(!plat_path_exists(logs));
+  }
+  {
     /* --out naming a file (repro's own executable): exit 5, and why */
     const char *out_file[] = {RP_REPRO_EXE, "--out", RP_REPRO_EXE, "build",
                               NULL};
