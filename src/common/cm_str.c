@@ -145,3 +145,11 @@ void cm_hex(const unsigned char *in, size_t len, char *out) {
 int cm_starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
+
+int cm_str_among(const char *s, const char *const *list) {
+  size_t i;
+  for (i = 0; list[i] != NULL; i++)
+    if (strcmp(s, list[i]) == 0)
+      return 1;
+  return 0;
+}

@@ -58,4 +58,8 @@ void cm_hex(const unsigned char *in, size_t len, char *out);
 /* Returns 1 if s starts with prefix, else 0. */
 int cm_starts_with(const char *s, const char *prefix);
 
+/* Returns 1 if s equals one of the strings of the NULL-terminated list
+ * (a command line's option names, say), else 0. */
+int cm_str_among(const char *s, const char *const *list);
+
 #endif

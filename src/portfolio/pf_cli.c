@@ -53,26 +53,18 @@ static int takes_value(const char *a) {
       "--json",        "--format",    "--warmup",
       "--budget",      "--target-cv", "--min-samples",
       "--max-samples", "--flush",     "--peer-sampling",
-      "--lock-clocks"};
-  size_t i;
-  for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
-    if (strcmp(a, flags[i]) == 0)
-      return 1;
-  return 0;
+      "--lock-clocks", NULL};
+  return cm_str_among(a, flags);
 }
 
 /* The options that only shape timing: without --json nothing is timed, so
  * each of them alone would be ignored. */
 static int timing_only(const char *a) {
   static const char *const opts[] = {
-      "--warmup",        "--budget",      "--target-cv",
-      "--min-samples",   "--max-samples", "--flush",
-      "--peer-sampling", "--hot",         "--profile-range"};
-  size_t i;
-  for (i = 0; i < sizeof opts / sizeof opts[0]; i++)
-    if (strcmp(a, opts[i]) == 0)
-      return 1;
-  return 0;
+      "--warmup",        "--budget", "--target-cv",     "--min-samples",
+      "--max-samples",   "--flush",  "--peer-sampling", "--hot",
+      "--profile-range", NULL};
+  return cm_str_among(a, opts);
 }
 
 static int need_value(int argc, char **argv, int i, char *err, size_t errsize) {

@@ -39,14 +39,6 @@ static const char *const rp__value_names[] = {
     "--out",       "--select",      "--gpu",    "--lock-clocks",
     "--build-dir", "--profile-set", NULL};
 
-static int rp__is_value_name(const char *name) {
-  int i;
-  for (i = 0; rp__value_names[i] != NULL; i++)
-    if (strcmp(rp__value_names[i], name) == 0)
-      return 1;
-  return 0;
-}
-
 /* Options that take a value: the value is the next argument. */
 static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
                          char *err, size_t size) {
@@ -146,7 +138,7 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
       } else {
         cm_strlcpy(name, a, sizeof name);
       }
-      if (!rp__is_value_name(name)) {
+      if (!cm_str_among(name, rp__value_names)) {
         cm_snprintf(err, size, "unknown option %s (see --help)", name);
         return CM_EINVAL;
       }

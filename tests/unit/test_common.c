@@ -182,3 +182,16 @@ TEST_IMPL(probe_write_atomic) {
   free(text);
   return 0;
 }
+
+/* cm_str_among: whole-string equality against a NULL-terminated list. */
+TEST_IMPL(str_among) {
+  static const char *const list[] = {"--out", "--only", NULL};
+  static const char *const empty[] = {NULL};
+  ASSERT_EQ(cm_str_among("--out", list), 1);
+  ASSERT_EQ(cm_str_among("--only", list), 1);
+  ASSERT_EQ(cm_str_among("--o", list), 0);
+  ASSERT_EQ(cm_str_among("--outer", list), 0);
+  ASSERT_EQ(cm_str_among("", list), 0);
+  ASSERT_EQ(cm_str_among("--out", empty), 0);
+  return 0;
+}

@@ -118,6 +118,15 @@ static int parse_fraction(const char *s, double *out) {
   return CM_OK;
 }
 
+/* compare's options that take a value: any other word starting with '-' is
+ * unknown, and is named as such rather than asked for a value. */
+static int compare_value_opt(const char *a) {
+  static const char *const names[] = {
+      "--threshold", "--alpha",  "--resamples", "--min-samples",
+      "--seed",      "--format", NULL};
+  return cm_str_among(a, names);
+}
+
 int rp_compare_main(int argc, char **argv) {
   rp_compare_opts o;
   rp_compare_result res;
@@ -146,6 +155,11 @@ int rp_compare_main(int argc, char **argv) {
       }
       paths[np++] = a;
       continue;
+    }
+    if (!compare_value_opt(a)) {
+      fprintf(stderr, "repro compare: unknown option '%s'\n", a);
+      compare_usage();
+      return EXIT_USAGE;
     }
     if (v == NULL) {
       fprintf(stderr, "repro compare: %s needs a value\n", a);
@@ -179,6 +193,8 @@ int rp_compare_main(int argc, char **argv) {
     }
   }
   if (np != 2) {
+    fprintf(stderr, "repro compare: needs two runs, BASE and NEW (%d given)\n",
+            np);
     compare_usage();
     return EXIT_USAGE;
   }
