@@ -8,19 +8,30 @@
 #include <errno.h>
 #include <stdio.h>
 
+/* Creates "path.tmp" (named in tmp[size]) for writing into *f; the fopen
+ * failure as its errno's cm_error (a folder gone is CM_ENOENT, not an I/O
+ * error). */
+static int plat__create_tmp(const char *path, char *tmp, size_t size,
+                            FILE **f) {
+  int r = cm_snprintf(tmp, size, "%s.tmp", path);
+  if (r != CM_OK)
+    return r;
+  errno = 0;
+  *f = fopen(tmp, "wb");
+  if (*f == NULL)
+    return errno != 0 ? cm_error_from_errno(errno) : CM_EIO;
+  return CM_OK;
+}
+
 int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
   char tmp[4096];
   FILE *f;
   int r;
   if (path == NULL || (buf == NULL && len > 0))
     return CM_EINVAL;
-  r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  r = plat__create_tmp(path, tmp, sizeof tmp, &f);
   if (r != CM_OK)
     return r;
-  errno = 0;
-  f = fopen(tmp, "wb");
-  if (f == NULL) /* e.g. the folder went away: say so, not "I/O error" */
-    return errno != 0 ? cm_error_from_errno(errno) : CM_EIO;
   if (fwrite(buf, 1, len, f) != len) {
     fclose(f);
     remove(tmp);
@@ -44,13 +55,9 @@ int plat_probe_write_atomic(const char *path) {
     return CM_EINVAL;
   if (plat_path_is_dir(path))
     return CM_EEXIST;
-  r = cm_snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  r = plat__create_tmp(path, tmp, sizeof tmp, &f);
   if (r != CM_OK)
     return r;
-  errno = 0;
-  f = fopen(tmp, "wb");
-  if (f == NULL)
-    return errno != 0 ? cm_error_from_errno(errno) : CM_EIO;
   fclose(f);
   remove(tmp);
   return CM_OK;

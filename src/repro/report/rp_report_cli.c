@@ -118,15 +118,6 @@ static int parse_fraction(const char *s, double *out) {
   return CM_OK;
 }
 
-/* compare's options that take a value: any other word starting with '-' is
- * unknown, and is named as such rather than asked for a value. */
-static int compare_value_opt(const char *a) {
-  static const char *const names[] = {
-      "--threshold", "--alpha",  "--resamples", "--min-samples",
-      "--seed",      "--format", NULL};
-  return cm_str_among(a, names);
-}
-
 int rp_compare_main(int argc, char **argv) {
   rp_compare_opts o;
   rp_compare_result res;
@@ -136,6 +127,10 @@ int rp_compare_main(int argc, char **argv) {
   rp_compare_opts_init(&o);
   for (i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    /* v as parsed below: "" when the option came last, so that the chain
+     * names an unknown option as unknown before a missing value is asked
+     * for */
+    const char *val = v != NULL ? v : "";
     int64_t iv;
     uint64_t uv;
     int bad = 0;
@@ -156,7 +151,23 @@ int rp_compare_main(int argc, char **argv) {
       paths[np++] = a;
       continue;
     }
-    if (!compare_value_opt(a)) {
+    if (strcmp(a, "--threshold") == 0)
+      bad = parse_fraction(val, &o.threshold) != CM_OK;
+    else if (strcmp(a, "--alpha") == 0)
+      bad = parse_fraction(val, &o.alpha) != CM_OK;
+    else if (strcmp(a, "--resamples") == 0) {
+      bad = cm_parse_i64(val, &iv) != CM_OK || iv < 100 || iv > 1000000;
+      o.resamples = bad ? o.resamples : (int)iv;
+    } else if (strcmp(a, "--min-samples") == 0) {
+      bad = cm_parse_i64(val, &iv) != CM_OK || iv < 2 || iv > 1000000;
+      o.min_samples = bad ? o.min_samples : (size_t)iv;
+    } else if (strcmp(a, "--seed") == 0) {
+      bad = cm_parse_u64(val, &uv) != CM_OK;
+      o.seed = bad ? o.seed : uv;
+    } else if (strcmp(a, "--format") == 0) {
+      bad = strcmp(val, "text") != 0 && strcmp(val, "json") != 0;
+      format = val;
+    } else {
       fprintf(stderr, "repro compare: unknown option '%s'\n", a);
       compare_usage();
       return EXIT_USAGE;
@@ -166,27 +177,6 @@ int rp_compare_main(int argc, char **argv) {
       return EXIT_USAGE;
     }
     i++;
-    if (strcmp(a, "--threshold") == 0)
-      bad = parse_fraction(v, &o.threshold) != CM_OK;
-    else if (strcmp(a, "--alpha") == 0)
-      bad = parse_fraction(v, &o.alpha) != CM_OK;
-    else if (strcmp(a, "--resamples") == 0) {
-      bad = cm_parse_i64(v, &iv) != CM_OK || iv < 100 || iv > 1000000;
-      o.resamples = bad ? o.resamples : (int)iv;
-    } else if (strcmp(a, "--min-samples") == 0) {
-      bad = cm_parse_i64(v, &iv) != CM_OK || iv < 2 || iv > 1000000;
-      o.min_samples = bad ? o.min_samples : (size_t)iv;
-    } else if (strcmp(a, "--seed") == 0) {
-      bad = cm_parse_u64(v, &uv) != CM_OK;
-      o.seed = bad ? o.seed : uv;
-    } else if (strcmp(a, "--format") == 0) {
-      bad = strcmp(v, "text") != 0 && strcmp(v, "json") != 0;
-      format = v;
-    } else {
-      fprintf(stderr, "repro compare: unknown option '%s'\n", a);
-      compare_usage();
-      return EXIT_USAGE;
-    }
     if (bad) {
       fprintf(stderr, "repro compare: bad value '%s' for %s\n", v, a);
       return EXIT_USAGE;
