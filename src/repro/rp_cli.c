@@ -31,15 +31,9 @@ static int rp__is_command(const char *s) {
   return 0;
 }
 
-/* The options that take a value (rp__value_opt sets them): an option not
- * named here is refused before it can take the next argument as its value,
- * so `repro all --bogus` names --bogus, not "needs a value". */
-static const char *const rp__value_names[] = {
-    "--only",      "--skip",        "--preset", "--root",
-    "--out",       "--select",      "--gpu",    "--lock-clocks",
-    "--build-dir", "--profile-set", NULL};
-
-/* Options that take a value: the value is the next argument. */
+/* Options that take a value: the value is the next argument. Returns CM_OK,
+ * CM_EINVAL for a bad value, or CM_ENOENT for a name that is no option (err
+ * says which; nothing is set then). */
 static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
                          char *err, size_t size) {
   struct {
@@ -95,8 +89,8 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
     }
     return CM_OK;
   }
-  cm_snprintf(err, size, "unknown option %s", name);
-  return CM_EINVAL;
+  cm_snprintf(err, size, "unknown option %s (see --help)", name);
+  return CM_ENOENT;
 }
 
 int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
@@ -138,20 +132,19 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
       } else {
         cm_strlcpy(name, a, sizeof name);
       }
-      if (!cm_str_among(name, rp__value_names)) {
-        cm_snprintf(err, size, "unknown option %s (see --help)", name);
-        return CM_EINVAL;
-      }
       if (eq == NULL) {
         if (i + 1 >= argc) {
-          cm_snprintf(err, size, "%s needs a value", a);
+          /* last: an unknown name is named as such (rp__value_opt set
+           * nothing for it, and "" is refused by every known one) */
+          if (rp__value_opt(name, cli, "", err, size) != CM_ENOENT)
+            cm_snprintf(err, size, "%s needs a value", a);
           return CM_EINVAL;
         }
         v = argv[++i];
       }
       r = rp__value_opt(name, cli, v, err, size);
       if (r != CM_OK)
-        return r;
+        return CM_EINVAL;
       continue;
     }
     if (a[0] == '-') {
