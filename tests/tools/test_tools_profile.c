@@ -121,6 +121,31 @@ TEST_IMPL(ncu_console_is_not_csv) {
   return 0;
 }
 
+/* Only ncu's launch numbers (0, 1, 2...) in the first "ID" column make
+ * rows: a second "ID" column, a value past long's range (once converted
+ * with undefined behaviour: the fuzz target found it), a negative or
+ * fractional one, and a short record are skipped or read as they stand. */
+TEST_IMPL(ncu_ids_not_launches) {
+  static const char csv[] =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"ID\"\n"
+      "\"\",\"\",\"nsecond\",\"\"\n"
+      "\"0\",\"k0\",\"100\",\"5\"\n"
+      "\"1e300\",\"big\",\"1\",\"x\"\n"
+      "\"-3\",\"neg\",\"1\",\"x\"\n"
+      "\"2.5\",\"frac\",\"1\",\"x\"\n"
+      "\"1\",\"k1\"\n";
+  rp_ncu_table t;
+  ASSERT_EQ(rp_ncu_parse_csv(csv, sizeof csv - 1, &t), CM_OK);
+  ASSERT_EQ(t.count, 2);
+  ASSERT_EQ(t.rows[0].id, 0);
+  ASSERT_STR_EQ(t.rows[0].kernel, "k0");
+  ASSERT_TRUE(t.rows[0].duration_ns == 100.0);
+  ASSERT_EQ(t.rows[1].id, 1);
+  ASSERT_STR_EQ(t.rows[1].kernel, "k1");
+  rp_ncu_table_free(&t);
+  return 0;
+}
+
 static int put_file(const char *dir, const char *name, const char *data) {
   char path[1024];
   FILE *f;

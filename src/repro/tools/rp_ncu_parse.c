@@ -266,8 +266,8 @@ int rp_ncu_parse_csv(const char *text, size_t len, rp_ncu_table *t) {
   for (i = 0; i < ncol; i++) {
     cm_strlcpy(hdr[i], rec.f[i], sizeof hdr[i]);
     kinds[i] = classify(hdr[i]);
-    if (ieq(hdr[i], "ID"))
-      c_id = (int)i;
+    if (ieq(hdr[i], "ID") && c_id < 0)
+      c_id = (int)i; /* the first: the one the header was found by */
     else if (ieq(hdr[i], "Kernel Name") || ieq(hdr[i], "kernel"))
       c_kernel = (int)i;
     else if (ieq(hdr[i], "Metric Name"))
@@ -283,7 +283,7 @@ int rp_ncu_parse_csv(const char *text, size_t len, rp_ncu_table *t) {
     double idv;
     rp_ncu_row *r;
     int details = c_mname >= 0 && c_mval >= 0;
-    if (rec.n < 2)
+    if (rec.n < 2 || (size_t)c_id >= rec.n)
       continue;
     if (rec.f[c_id][0] == '\0') {
       /* raw page: the units row has an empty ID */
@@ -294,8 +294,11 @@ int rp_ncu_parse_csv(const char *text, size_t len, rp_ncu_table *t) {
       continue;
     }
     idv = num(rec.f[c_id]);
-    if (isnan(idv))
-      continue; /* "==PROF==" or other chatter inside the export */
+    /* "==PROF==" or other chatter inside the export; ncu numbers its
+     * launches 0, 1, 2..., so nothing else is a launch (and a value past
+     * long's range must not reach the conversion: undefined behaviour) */
+    if (!(idv >= 0 && idv < 1e15) || idv != floor(idv))
+      continue;
     id = (long)idv;
     r = row_for(t, id, details);
     if (r == NULL) {
