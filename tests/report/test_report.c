@@ -315,6 +315,55 @@ TEST_IMPL(compare_refuse_clock_locks) {
   return 0;
 }
 
+/* A cold sample against a hot one, or the write flush against the read
+ * flush: refused (the ratio would be the protocol's; `repro compare` of
+ * the H200's bench-all.json and bench-all-read.json called 46 cases
+ * faster before). A side that did not record its flush is compared, with
+ * a note. */
+TEST_IMPL(compare_refuse_protocol) {
+  fx_opts o;
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result r;
+  json_t *ja, *jb, *st;
+  char why[1024];
+  fx_opts_init(&o);
+  ja = fx_results(&o);
+  jb = fx_results(&o);
+  st = json_object_get(jb, "settings");
+  ASSERT_OK(rp_results_from_json(ja, &a));
+  json_object_set_new(st, "flush", json_string("write"));
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  ASSERT_EQ(rp_compare_check(&a, &b, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "L2 flushes");
+  ASSERT_CONTAINS(why, "\"read\"");
+  ASSERT_CONTAINS(why, "\"write\"");
+  rp_results_free(&b);
+  json_object_set_new(st, "cache", json_string("hot"));
+  json_object_set_new(st, "flush", json_null());
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  ASSERT_EQ(rp_compare_check(&a, &b, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "cache states");
+  ASSERT_TRUE(strstr(why, "L2 flushes") == NULL);
+  rp_results_free(&b);
+  /* a file of the first versions: cold, no flush recorded */
+  json_object_set_new(st, "cache", json_string("cold"));
+  json_object_del(st, "flush");
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  ASSERT_EQ(rp_compare_check(&a, &b, why, sizeof why), 1);
+  rp_compare_opts_init(&co);
+  memset(&r, 0, sizeof r);
+  ASSERT_OK(rp_compare(&a, &b, &co, &r));
+  ASSERT_EQ(r.refused, 0);
+  ASSERT_CONTAINS(r.notes, "L2 flushes (one side not recorded)");
+  rp_compare_result_free(&r);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  json_decref(ja);
+  json_decref(jb);
+  return 0;
+}
+
 TEST_IMPL(compare_json_and_unmatched) {
   fx_opts o;
   rp_results a, b;

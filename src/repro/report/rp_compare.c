@@ -106,6 +106,15 @@ int rp_compare_check(const rp_results *b, const rp_results *n, char *why,
     add_reason(why, size, "clock locks",
                b->clocks_locked[0] ? b->clocks_locked : "as found",
                n->clocks_locked[0] ? n->clocks_locked : "as found");
+  /* The timing protocol: a cold sample against a hot one, or the write
+   * flush against the read flush (docs/BENCHMARKING.md, "The two
+   * flushes": 1-20 % on the same binary), would make the ratio the
+   * protocol's. Where one side did not record it (the first versions'
+   * files had no flush field), the comparison runs and the notes say so. */
+  if (b->cache[0] && n->cache[0] && strcmp(b->cache, n->cache) != 0)
+    add_reason(why, size, "cache states", b->cache, n->cache);
+  else if (b->flush[0] && n->flush[0] && strcmp(b->flush, n->flush) != 0)
+    add_reason(why, size, "L2 flushes", b->flush, n->flush);
   return why[0] == '\0';
 }
 
@@ -119,6 +128,15 @@ static void notes_for(const rp_results *b, const rp_results *n, char *buf,
     add_reason(buf, size, "drivers", b->driver, n->driver);
   if (strcmp(b->git_commit, n->git_commit) != 0)
     add_reason(buf, size, "commits", b->git_commit, n->git_commit);
+  if (!b->cache[0] != !n->cache[0])
+    add_reason(buf, size, "cache states (one side not recorded)",
+               b->cache[0] ? b->cache : "not recorded",
+               n->cache[0] ? n->cache : "not recorded");
+  else if (strcmp(b->cache, "cold") == 0 && strcmp(n->cache, "cold") == 0 &&
+           !b->flush[0] != !n->flush[0])
+    add_reason(buf, size, "L2 flushes (one side not recorded)",
+               b->flush[0] ? b->flush : "not recorded",
+               n->flush[0] ? n->flush : "not recorded");
 }
 
 static int find_case(const rp_results *r, const char *key) {
