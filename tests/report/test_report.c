@@ -364,6 +364,47 @@ TEST_IMPL(compare_refuse_protocol) {
   return 0;
 }
 
+/* A case sampled under a throttle reason on one side is compared and
+ * marked, in the text, the JSON and the count. */
+TEST_IMPL(compare_marks_throttled) {
+  fx_opts o;
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result r;
+  json_t *ja, *jb, *c0, *js;
+  char *text;
+  fx_opts_init(&o);
+  ja = fx_results(&o);
+  jb = fx_results(&o);
+  c0 = json_array_get(json_object_get(jb, "cases"), 0);
+  json_object_set_new(json_object_get(c0, "timing"), "throttled", json_true());
+  ASSERT_OK(rp_results_from_json(ja, &a));
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  rp_compare_opts_init(&co);
+  memset(&r, 0, sizeof r);
+  ASSERT_OK(rp_compare(&a, &b, &co, &r));
+  ASSERT_GT(r.ncases, 1);
+  ASSERT_EQ(r.nthrottled, 1);
+  ASSERT_EQ(r.cases[0].throttled, RP_THROTTLED_NEW);
+  ASSERT_EQ(r.cases[1].throttled, 0);
+  text = rp_compare_text(&r, &co, "a.json", "b.json");
+  ASSERT_TRUE(text != NULL);
+  ASSERT_CONTAINS(text, "!NEW throttled");
+  ASSERT_CONTAINS(text, "1 matched case(s) marked !");
+  free(text);
+  js = rp_compare_json(&r, &co, "a.json", "b.json");
+  ASSERT_TRUE(json_is_true(json_object_get(
+      json_array_get(json_object_get(js, "cases"), 0), "throttled_new")));
+  ASSERT_EQ(json_integer_value(json_object_get(js, "throttled_cases")), 1);
+  json_decref(js);
+  rp_compare_result_free(&r);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  json_decref(ja);
+  json_decref(jb);
+  return 0;
+}
+
 TEST_IMPL(compare_json_and_unmatched) {
   fx_opts o;
   rp_results a, b;

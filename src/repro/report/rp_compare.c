@@ -215,6 +215,9 @@ int rp_compare(const rp_results *b, const rp_results *n,
     rp_case_cmp *c = &out->cases[out->ncases++];
     cm_strlcpy(c->key, key, sizeof c->key);
     r = compare_case(&b->cases[i], &n->cases[j], o, c);
+    c->throttled = (b->cases[i].throttled ? RP_THROTTLED_BASE : 0) |
+                   (n->cases[j].throttled ? RP_THROTTLED_NEW : 0);
+    out->nthrottled += c->throttled != 0;
     out->counts[c->verdict]++;
     if (c->stats_ok)
       ratios[nr++] = c->boot.ratio;
@@ -305,6 +308,10 @@ json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
     json_object_set_new(e, "p", c->stats_ok ? num(c->mw.p) : json_null());
     json_object_set_new(e, "verdict", json_string(rp_verdict_name(c->verdict)));
     json_object_set_new(e, "why", json_string(c->why));
+    json_object_set_new(e, "throttled_base",
+                        json_boolean(c->throttled & RP_THROTTLED_BASE));
+    json_object_set_new(e, "throttled_new",
+                        json_boolean(c->throttled & RP_THROTTLED_NEW));
     json_array_append_new(cases, e);
   }
   json_object_set_new(doc, "cases", cases);
@@ -319,6 +326,8 @@ json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
                         json_integer(r->counts[v]));
   json_object_set_new(doc, "counts", cnt);
   json_object_set_new(doc, "geomean_ratio", num(r->geomean));
+  json_object_set_new(doc, "throttled_cases",
+                      json_integer((json_int_t)r->nthrottled));
   json_object_set_new(doc, "exit_code", json_integer(rp_compare_exit_code(r)));
   return doc;
 }
@@ -350,15 +359,18 @@ char *rp_compare_text(const rp_compare_result *r, const rp_compare_opts *o,
                 "new med s", "ratio", "95% interval", "U p", "verdict");
   for (i = 0; i < r->ncases; i++) {
     const rp_case_cmp *c = &r->cases[i];
+    static const char *const marks[] = {"", " !BASE throttled",
+                                        " !NEW throttled", " !both throttled"};
+    const char *mark = marks[c->throttled & 3];
     if (c->stats_ok)
-      rp__sb_printf(&b, "%-48s %12.6g %12.6g %8.4f [%8.4f, %8.4f] %9.2g  %s\n",
-                    c->key, c->base_median_s, c->new_median_s, c->boot.ratio,
-                    c->boot.lo, c->boot.hi, c->mw.p,
-                    rp_verdict_name(c->verdict));
+      rp__sb_printf(
+          &b, "%-48s %12.6g %12.6g %8.4f [%8.4f, %8.4f] %9.2g  %s%s\n", c->key,
+          c->base_median_s, c->new_median_s, c->boot.ratio, c->boot.lo,
+          c->boot.hi, c->mw.p, rp_verdict_name(c->verdict), mark);
     else
-      rp__sb_printf(&b, "%-48s %12.6g %12.6g %8s %19s %9s  %s (%s)\n", c->key,
+      rp__sb_printf(&b, "%-48s %12.6g %12.6g %8s %19s %9s  %s (%s)%s\n", c->key,
                     c->base_median_s, c->new_median_s, "-", "-", "-",
-                    rp_verdict_name(c->verdict), c->why);
+                    rp_verdict_name(c->verdict), c->why, mark);
   }
   for (i = 0; i < r->nonly_base; i++)
     rp__sb_printf(&b, "only in BASE: %s\n", r->only_base[i]);
@@ -370,6 +382,12 @@ char *rp_compare_text(const rp_compare_result *r, const rp_compare_opts *o,
                 r->ncases, r->counts[RP_VERDICT_SAME],
                 r->counts[RP_VERDICT_FASTER], r->counts[RP_VERDICT_SLOWER],
                 r->counts[RP_VERDICT_AMBIGUOUS], r->geomean);
+  if (r->nthrottled > 0)
+    rp__sb_printf(&b,
+                  "%zu matched case(s) marked ! were sampled while NVML "
+                  "reported a throttle reason on that side: their verdicts "
+                  "may be the clocks' as much as the kernels'\n",
+                  r->nthrottled);
   rp__sb_printf(&b, "%s\n",
                 rp_compare_exit_code(r)
                     ? "REGRESSION: a case is slower beyond the "

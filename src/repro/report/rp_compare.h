@@ -57,7 +57,13 @@ typedef struct {
   rp_mw mw; /* u_a is U of NEW's samples */
   rp_verdict verdict;
   char why[256]; /* the rule that gave the verdict, in words */
+  int throttled; /* RP_THROTTLED_* bits: a side sampled while NVML reported
+                    a throttle reason (timing.throttled), so its time may be
+                    the clocks' as much as the kernel's */
 } rp_case_cmp;
+
+#define RP_THROTTLED_BASE 1
+#define RP_THROTTLED_NEW 2
 
 typedef struct {
   int refused;        /* 1: not comparable and not forced */
@@ -73,6 +79,7 @@ typedef struct {
   double geomean; /* of the median ratios of matched cases with
                      stats; NaN when there are none */
   int counts[4];  /* per rp_verdict */
+  size_t nthrottled; /* matched cases with a throttled side */
 } rp_compare_result;
 
 /* The verdict rule alone (pure), for one case with boot and mw computed
