@@ -8,12 +8,15 @@
 #include "cm_str.h"
 #include "platform.h"
 #include "report_fixture.h"
+#include "rp_archive.h"
+#include "rp_compare.h"
 #include "rp_report.h"
 #include "rp_report_cli.h"
 #include "rp_report_model.h"
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int make(const char *name, char *dir, size_t size) {
   if (cm_snprintf(dir, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK)
@@ -70,6 +73,54 @@ TEST_IMPL(model_reads_run) {
 
 /* A run whose folder's git is not the binary's (a tree copied to the GPU
  * machine, a prebuilt build folder) shows both in the report. */
+/* compare reads a bundle as it is: verified first, in the same pass that
+ * keeps its results files, which then load as the run folder's do; a
+ * bundle that does not verify is refused and nothing of it is read. */
+TEST_IMPL(compare_reads_bundles) {
+  char d[512], mp[1024], bundle[1100], bad[1200];
+  char *argv[] = {"compare", bundle, d, NULL};
+  char *bad_argv[] = {"compare", bad, d, NULL};
+  json_t *m;
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result r;
+  char *buf = NULL;
+  size_t len = 0;
+  ASSERT_EQ(make("bundled", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(mp, sizeof mp, "%s/manifest.json", d));
+  m = json_load_file(mp, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_OK(rp_manifest_finish(d, m));
+  json_decref(m);
+  ASSERT_OK(rp_bundle_write(d, bundle, sizeof bundle));
+  ASSERT_OK(rp_results_load_any(d, &a));
+  ASSERT_OK(rp_results_load_any(bundle, &b));
+  ASSERT_EQ(b.instrumented, 0); /* results/clean/, as for the folder */
+  ASSERT_EQ(b.ncases, a.ncases);
+  ASSERT_GT(b.ncases, 0);
+  ASSERT_STR_EQ(b.sha256, a.sha256);
+  ASSERT_STR_EQ(b.path, bundle);
+  rp_compare_opts_init(&co);
+  memset(&r, 0, sizeof r);
+  ASSERT_OK(rp_compare(&a, &b, &co, &r));
+  ASSERT_EQ(r.refused, 0);
+  ASSERT_EQ((size_t)r.counts[RP_VERDICT_SAME], a.ncases);
+  rp_compare_result_free(&r);
+  rp_results_free(&a);
+  rp_results_free(&b);
+  ASSERT_EQ(rp_compare_main(3, argv), 0);
+  /* one byte changed in the middle of the bundle */
+  ASSERT_OK(cm_read_file(bundle, &buf, &len));
+  ASSERT_GT(len, 100);
+  buf[len / 2] ^= 0x20;
+  ASSERT_OK(cm_snprintf(bad, sizeof bad, "%s.bad.tar.gz", d));
+  ASSERT_OK(plat_write_file_atomic(bad, buf, len));
+  free(buf);
+  ASSERT_EQ(rp_results_load_any(bad, &b), CM_EMISMATCH);
+  ASSERT_EQ(rp_compare_main(3, bad_argv), 2);
+  return 0;
+}
+
 TEST_IMPL(report_git_of_binary) {
   char d[512];
   char *argv[] = {"report", d, "--no-finish", NULL};
@@ -231,6 +282,17 @@ TEST_IMPL(report_without_manifest) {
     ASSERT_EQ(rp_report_main(2, not_run), 1);
     ASSERT_OK(cm_snprintf(p, sizeof p, "%s/report.html", empty));
     ASSERT_EQ(plat_path_exists(p), 0);
+  }
+  {
+    /* A file (a bundle, a results JSON) is named as a file, with the fix;
+     * before, it was "no such file or directory". */
+    rp_report_opts ro;
+    char msg[1200];
+    memset(&ro, 0, sizeof ro);
+    ASSERT_OK(cm_snprintf(p, sizeof p, "%s/report.html", d));
+    ASSERT_EQ(rp_report_write(p, &ro, msg, sizeof msg), CM_EINVAL);
+    ASSERT_CONTAINS(msg, "is a file, not a run folder");
+    ASSERT_CONTAINS(msg, "tar xzf");
   }
   return 0;
 }

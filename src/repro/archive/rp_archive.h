@@ -101,6 +101,23 @@ typedef struct {
  * "interrupted" run whose files all match verifies ok. */
 int rp_verify(const char *path, rp_verify_result *res);
 
+/* Receives one file of a verified bundle: its path inside the run ('/'
+ * separators) and its whole content (data[len] is a NUL, for parsers).
+ * Returns CM_OK or an error, which stops the calls. */
+typedef int (*rp_bundle_file_cb)(void *ud, const char *relpath,
+                                 const char *data, size_t len);
+
+/* Verifies the bundle at path as rp_verify does and, in the same pass over
+ * it, keeps every file whose path inside the run starts with prefix and
+ * has at most max bytes (larger ones are verified, not kept). Only when
+ * the bundle verifies (res->ok) is each kept file handed to cb, in path
+ * order, so the caller reads exactly the bytes that were verified. prefix
+ * NULL keeps nothing (plain verification). Returns as rp_verify, or cb's
+ * first error. */
+int rp_verify_bundle_files(const char *path, const char *prefix, size_t max,
+                           rp_bundle_file_cb cb, void *ud,
+                           rp_verify_result *res);
+
 /* Reads the top-level "instrumented" member of a results JSON document held
  * in buf[len]. *instrumented receives 1 (true) or 0 (false). Returns CM_OK,
  * or CM_EPARSE if buf is not a JSON object or has no boolean

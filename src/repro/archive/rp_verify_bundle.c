@@ -8,6 +8,7 @@
 #include "rp_verify.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_fs.h"
 #include "rp_gz.h"
@@ -19,10 +20,22 @@
 /* Returned by a callback that has recorded its own problem in ctx. */
 #define STOP CM_EMISMATCH
 
+/* A file kept for the caller of rp_verify_bundle_files. */
+typedef struct {
+  char *rel;  /* path inside the run; owned */
+  char *data; /* content, NUL-terminated; owned */
+  size_t len;
+} kept_file;
+
 typedef struct {
   rp__tar_reader tar;
   rp__gunzip gz;
   rp__seenlist seen;
+  const char *keep_prefix; /* files to keep ("" none) */
+  size_t keep_max;
+  kept_file *kept; /* kept[nkept] is the current entry's while it is read */
+  size_t nkept, kcap;
+  int keeping;                    /* the current entry is being kept */
   char top[RP__TAR_NAME_MAX + 1]; /* the run folder's name in the bundle */
   char rel[RP__TAR_NAME_MAX + 1]; /* current entry, relative to top */
   int kind;                       /* current entry: 0 skip, 1 file, 2 mfst */
@@ -74,13 +87,38 @@ static int on_entry(void *ud, const char *name, char type, uint64_t size) {
     return CM_OK;
   }
   x->kind = 1;
+  x->keeping = 0;
+  if (x->keep_prefix[0] != '\0' && cm_starts_with(x->rel, x->keep_prefix) &&
+      size <= x->keep_max) {
+    kept_file *k;
+    if (cm_grow(&x->kept, &x->kcap, x->nkept, sizeof *x->kept, 8) != CM_OK)
+      return CM_ENOMEM;
+    k = &x->kept[x->nkept];
+    k->len = 0;
+    k->rel = malloc(strlen(x->rel) + 1);
+    k->data = malloc((size_t)size + 1);
+    if (k->rel == NULL || k->data == NULL) {
+      free(k->rel);
+      free(k->data);
+      return CM_ENOMEM;
+    }
+    memcpy(k->rel, x->rel, strlen(x->rel) + 1);
+    x->keeping = 1;
+  }
   return rp__check_begin(&x->check, x->rel);
 }
 
 static int on_data(void *ud, const unsigned char *data, size_t len) {
   bundle_ctx *x = (bundle_ctx *)ud;
-  if (x->kind == 1)
+  if (x->kind == 1) {
+    if (x->keeping) {
+      /* bounded by the header's size, as the manifest's below */
+      kept_file *k = &x->kept[x->nkept];
+      memcpy(k->data + k->len, data, len);
+      k->len += len;
+    }
     return rp__check_feed(&x->check, data, len);
+  }
   if (x->kind == 2) {
     /* The header's size bounded the allocation; the reader never passes
      * more than that size. */
@@ -98,6 +136,11 @@ static int on_entry_end(void *ud) {
     if (rc == CM_OK)
       rc = rp__seen_add(&x->seen, x->rel, &x->check);
     rp__check_free(&x->check);
+    if (x->keeping) {
+      x->kept[x->nkept].data[x->kept[x->nkept].len] = '\0';
+      x->nkept++;
+      x->keeping = 0;
+    }
   } else if (x->kind == 2) {
     x->manifest[x->mlen] = '\0';
   }
@@ -119,13 +162,30 @@ static const char *stream_problem(bundle_ctx *x) {
   return x->gz.why[0] != '\0' ? x->gz.why : "unreadable stream";
 }
 
+static int cmp_kept(const void *a, const void *b) {
+  return strcmp(((const kept_file *)a)->rel, ((const kept_file *)b)->rel);
+}
+
 int rp__verify_bundle(const char *path, rp_verify_result *res) {
+  return rp_verify_bundle_files(path, NULL, 0, NULL, NULL, res);
+}
+
+int rp_verify_bundle_files(const char *path, const char *prefix, size_t max,
+                           rp_bundle_file_cb cb, void *ud,
+                           rp_verify_result *res) {
   static const rp__tar_cbs cbs = {on_entry, on_data, on_entry_end};
-  bundle_ctx *x = calloc(1, sizeof *x);
+  bundle_ctx *x;
   uv_file fd = -1;
   int rc, io_error = 0;
+  size_t i;
+  if (path == NULL || res == NULL || (cb == NULL && prefix != NULL))
+    return CM_EINVAL;
+  memset(res, 0, sizeof *res);
+  x = calloc(1, sizeof *x);
   if (x == NULL)
     return CM_ENOMEM;
+  x->keep_prefix = prefix != NULL ? prefix : "";
+  x->keep_max = max;
   rp__tar_reader_init(&x->tar, &cbs, x);
   rc = rp__gunzip_init(&x->gz, tar_sink, x);
   if (rc != CM_OK) {
@@ -158,6 +218,10 @@ int rp__verify_bundle(const char *path, rp_verify_result *res) {
   }
   if (x->kind == 1)
     rp__check_free(&x->check); /* an entry cut short by a failure */
+  if (x->keeping) {            /* likewise */
+    free(x->kept[x->nkept].rel);
+    free(x->kept[x->nkept].data);
+  }
   if (rc == CM_ENOMEM || io_error) {
     rp__verify_fail(res, "%s: cannot be read (%s)", path, cm_strerror(rc));
   } else if (rc != CM_OK) {
@@ -170,6 +234,17 @@ int rp__verify_bundle(const char *path, rp_verify_result *res) {
   } else {
     rc = rp__verify_judge(x->manifest, x->mlen, &x->seen, res);
   }
+  /* What was kept reaches the caller only from a bundle that verifies. */
+  if (rc == CM_OK && res->ok && x->nkept > 0) {
+    qsort(x->kept, x->nkept, sizeof *x->kept, cmp_kept);
+    for (i = 0; i < x->nkept && rc == CM_OK; i++)
+      rc = cb(ud, x->kept[i].rel, x->kept[i].data, x->kept[i].len);
+  }
+  for (i = 0; i < x->nkept; i++) {
+    free(x->kept[i].rel);
+    free(x->kept[i].data);
+  }
+  free(x->kept);
   rp__gunzip_end(&x->gz);
   rp__seen_free(&x->seen);
   free(x->manifest);

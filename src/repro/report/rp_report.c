@@ -48,6 +48,16 @@ int rp_report_write(const char *dir, const rp_report_opts *o, char *msg,
   char *md = NULL, *html = NULL, *junit = NULL, *sarif = NULL;
   int r, charts = 0;
   msg[0] = '\0';
+  /* A bundle or a results file is the likely slip: say what to do. */
+  if (plat_path_exists(dir) && !plat_path_is_dir(dir)) {
+    cm_snprintf(msg, size,
+                "%s is a file, not a run folder: report writes into the run "
+                "folder it reads (for a bundle: tar xzf %s -C DIR, then "
+                "repro report DIR/<run-id>; `repro verify` and `repro "
+                "compare` read bundles as they are)",
+                dir, dir);
+    return CM_EINVAL;
+  }
   r = rp_run_load(dir, &run);
   if (r != CM_OK) {
     cm_snprintf(msg, size, "cannot read run %s: %s", dir, cm_strerror(r));

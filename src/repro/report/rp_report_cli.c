@@ -95,6 +95,8 @@ static void compare_usage(void) {
           "         [--resamples 2000] [--seed N] [--min-samples 5] "
           "[--force]\n"
           "         [--format text|json]\n"
+          "BASE, NEW: a results JSON file, a run folder, or a bundle "
+          "(.tar.gz, verified first)\n"
           "exit: 0 no regression, 1 a regression, 2 refused or usage\n");
 }
 

@@ -7,6 +7,9 @@
 #include "cm_file.h"
 #include "cm_str.h"
 #include "platform.h"
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+#include "rp_archive.h"
+#endif
 
 #include <jansson.h>
 #include <math.h>
@@ -332,6 +335,120 @@ static int merge_cases(rp_results *dst, rp_results *src) {
   return CM_OK;
 }
 
+/* ---- bundles ---- */
+
+/* 1 if the file at path starts as a gzip member does (a bundle). */
+static int is_gzip_file(const char *path) {
+  unsigned char m[2] = {0, 0};
+  uv_buf_t buf = uv_buf_init((char *)m, 2);
+  uv_fs_t req;
+  int fd = uv_fs_open(NULL, &req, path, UV_FS_O_RDONLY, 0, NULL), got;
+  uv_fs_req_cleanup(&req);
+  if (fd < 0)
+    return 0;
+  got = uv_fs_read(NULL, &req, fd, &buf, 1, 0, NULL);
+  uv_fs_req_cleanup(&req);
+  uv_fs_close(NULL, &req, fd, NULL);
+  uv_fs_req_cleanup(&req);
+  return got == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+/* The results files of a verified bundle: the clean ones, and the
+ * instrumented ones apart (used when there is no clean one). */
+typedef struct {
+  const char *bundle;
+  rp_results *clean, *instr;
+  size_t nclean, ninstr, cclean, cinstr;
+} bundle_results;
+
+static int on_bundle_results(void *ud, const char *rel, const char *data,
+                             size_t len) {
+  bundle_results *b = (bundle_results *)ud;
+  int instr = cm_starts_with(rel, "results/instrumented/");
+  const char *name = rel + (instr ? strlen("results/instrumented/")
+                                  : strlen("results/clean/"));
+  size_t nl;
+  rp_results *r;
+  json_t *doc;
+  int rc;
+  if (!instr && !cm_starts_with(rel, "results/clean/"))
+    return CM_OK;
+  nl = strlen(name);
+  if (strchr(name, '/') != NULL || nl <= 5 || strcmp(name + nl - 5, ".json"))
+    return CM_OK; /* only NAME.json directly in one of the two folders */
+  if (instr ? cm_grow(&b->instr, &b->cinstr, b->ninstr, sizeof *r, 4)
+            : cm_grow(&b->clean, &b->cclean, b->nclean, sizeof *r, 4))
+    return CM_ENOMEM;
+  r = instr ? &b->instr[b->ninstr++] : &b->clean[b->nclean++];
+  memset(r, 0, sizeof *r);
+  doc = json_loadb(data, len, 0, NULL);
+  if (doc == NULL) {
+    fprintf(stderr, "repro: %s: %s: not JSON\n", b->bundle, rel);
+    return CM_EPARSE;
+  }
+  rc = rp_results_from_json(doc, r);
+  json_decref(doc);
+  if (rc == CM_EPARSE)
+    fprintf(stderr, "repro: %s: %s: not a results document (no cases[])\n",
+            b->bundle, rel);
+  if (rc == CM_OK)
+    rc = cm_snprintf(r->path, sizeof r->path, "%s:%s", b->bundle, rel);
+  if (rc == CM_OK)
+    cm_sha256_hex(data, len, r->sha256);
+  return rc;
+}
+
+static void free_all(rp_results *all, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    rp_results_free(&all[i]);
+  free(all);
+}
+#endif
+
+/* Verifies the bundle at path (refused, with verify's problem on stderr,
+ * when it does not verify) and loads the results it holds, as for a run
+ * folder. */
+static int load_results_bundle(const char *path, rp_results **all, size_t *n) {
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+  bundle_results b;
+  rp_verify_result v;
+  int r;
+  memset(&b, 0, sizeof b);
+  b.bundle = path;
+  r = rp_verify_bundle_files(path, "results/", (size_t)64 << 20,
+                             on_bundle_results, &b, &v);
+  if (r == CM_OK && !v.ok) {
+    fprintf(stderr,
+            "repro: %s: the bundle does not verify (%s); `repro verify %s` "
+            "says the same, and nothing of it is read\n",
+            path, v.problem, path);
+    r = CM_EMISMATCH;
+  }
+  if (r == CM_OK && b.nclean > 0) {
+    *all = b.clean;
+    *n = b.nclean;
+    b.clean = NULL;
+    b.nclean = 0;
+  } else if (r == CM_OK) {
+    *all = b.instr;
+    *n = b.ninstr;
+    b.instr = NULL;
+    b.ninstr = 0;
+  }
+  free_all(b.clean, b.nclean);
+  free_all(b.instr, b.ninstr);
+  return r;
+#else
+  (void)all;
+  (void)n;
+  fprintf(stderr, "repro: %s: reading bundles needs the archive library\n",
+          path);
+  return CM_ENOTSUP;
+#endif
+}
+
 int rp_results_load_any(const char *path, rp_results *out) {
   uv_fs_t req;
   char dir[2048];
@@ -344,15 +461,19 @@ int rp_results_load_any(const char *path, rp_results *out) {
   uv_fs_req_cleanup(&req);
   if (r < 0)
     return CM_ENOENT;
-  if (!isdir)
+  if (!isdir && !is_gzip_file(path))
     return rp_results_load(path, out);
-  r = cm_snprintf(dir, sizeof dir, "%s/results/clean", path);
-  if (r == CM_OK)
-    r = load_results_dir(dir, &all, &n);
-  if (r == CM_OK && n == 0) {
-    r = cm_snprintf(dir, sizeof dir, "%s/results/instrumented", path);
+  if (!isdir) {
+    r = load_results_bundle(path, &all, &n);
+  } else {
+    r = cm_snprintf(dir, sizeof dir, "%s/results/clean", path);
     if (r == CM_OK)
       r = load_results_dir(dir, &all, &n);
+    if (r == CM_OK && n == 0) {
+      r = cm_snprintf(dir, sizeof dir, "%s/results/instrumented", path);
+      if (r == CM_OK)
+        r = load_results_dir(dir, &all, &n);
+    }
   }
   if (r == CM_OK && n == 0)
     r = CM_ENOENT;
