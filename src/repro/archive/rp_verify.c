@@ -273,7 +273,7 @@ int rp_verify(const char *path, rp_verify_result *res) {
   if (info.kind == RP__FS_DIR)
     return verify_dir(path, res);
   if (info.kind == RP__FS_FILE)
-    return rp__verify_bundle(path, res);
+    return rp_verify_bundle_files(path, NULL, 0, NULL, NULL, res);
   rp__verify_fail(res, "%s: neither a run folder nor a bundle", path);
   return CM_EINVAL;
 }

@@ -46,7 +46,5 @@ void rp__verify_fail(rp_verify_result *res, const char *fmt, ...)
 int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
                      rp_verify_result *res);
 
-/* Verifies the bundle at path (see rp_verify in rp_archive.h). */
-int rp__verify_bundle(const char *path, rp_verify_result *res);
 
 #endif

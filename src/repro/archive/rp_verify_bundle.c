@@ -1,9 +1,12 @@
-/* rp_verify_bundle.c: rp_verify for a .tar.gz bundle (rp_verify.h).
+/* rp_verify_bundle.c: rp_verify_bundle_files (rp_archive.h): rp_verify for
+ * a .tar.gz bundle, and compare's reading of one.
  *
  * The bundle is streamed once: file bytes -> gunzip (CRC-checked) -> ustar
  * reader -> one rp__check per entry. Entries may come in any order, so the
  * digests are kept and the manifest, wherever it appears, is judged against
- * them at the end. Nothing is extracted to disk.
+ * them at the end; the files the caller asked to keep are held in memory
+ * meanwhile and handed over only after that judgement. Nothing is
+ * extracted to disk.
  */
 #include "rp_verify.h"
 
@@ -164,10 +167,6 @@ static const char *stream_problem(bundle_ctx *x) {
 
 static int cmp_kept(const void *a, const void *b) {
   return strcmp(((const kept_file *)a)->rel, ((const kept_file *)b)->rel);
-}
-
-int rp__verify_bundle(const char *path, rp_verify_result *res) {
-  return rp_verify_bundle_files(path, NULL, 0, NULL, NULL, res);
 }
 
 int rp_verify_bundle_files(const char *path, const char *prefix, size_t max,
