@@ -1,0 +1,48 @@
+/* fuzz_sanitize.c: compute-sanitizer's console text (rp_san_parse), the
+ * verdicts the sanitize stage takes from it, and its JSON. Whatever the
+ * text, a clean verdict needs a finished run with no finding, and the
+ * negative control's catch needs a finding. */
+#include "fuzz.h"
+
+#include "cm_error.h"
+#include "rp_sanitize_parse.h"
+
+#include <jansson.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  rp_san_report r;
+  char why[512], line[1024];
+  size_t i;
+  json_t *js;
+  int rc = rp_san_parse((const char *)data, size, &r);
+  if (rc == CM_OK) {
+    FUZZ_CHECK(r.count <= RP_SAN_MAX_FINDINGS);
+    FUZZ_CHECK(r.count <= r.findings_total);
+    for (i = 0; i < r.count; i++) {
+      const rp_san_finding *f = &r.items[i];
+      FUZZ_CHECK(fuzz_terminated(f->kind, sizeof f->kind));
+      FUZZ_CHECK(fuzz_terminated(f->kernel, sizeof f->kernel));
+      FUZZ_CHECK(fuzz_terminated(f->location, sizeof f->location));
+      FUZZ_CHECK(fuzz_terminated(f->detail, sizeof f->detail));
+      rp_san_finding_line(f, line, sizeof line);
+      FUZZ_CHECK(fuzz_terminated(line, sizeof line));
+    }
+    FUZZ_CHECK(fuzz_terminated(r.tool_error, sizeof r.tool_error));
+    if (rp_san_verdict_clean(&r, 0, 86, why, sizeof why))
+      FUZZ_CHECK(r.count == 0 && r.findings_total == 0 && !r.tool_failed);
+    FUZZ_CHECK(fuzz_terminated(why, sizeof why));
+    if (rp_san_verdict_negative(&r, 86, 86, why, sizeof why))
+      FUZZ_CHECK(r.count > 0 && !r.tool_failed);
+    FUZZ_CHECK(fuzz_terminated(why, sizeof why));
+    js = rp_san_report_json(&r);
+    if (js != NULL) {
+      char *dump = json_dumps(js, JSON_COMPACT);
+      FUZZ_CHECK(dump != NULL);
+      free(dump);
+    }
+    json_decref(js);
+    json_decref(rp_san_findings_json(&r));
+  }
+  rp_san_report_free(&r);
+  return 0;
+}
