@@ -19,6 +19,7 @@
 
 #include "cm_error.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,18 @@ static inline int fuzz_selector(const uint8_t **data, size_t *size) {
 /* 1 if s[0..size) is NUL-terminated within size bytes. */
 static inline int fuzz_terminated(const char *s, size_t size) {
   return memchr(s, '\0', size) != NULL;
+}
+
+/* The JSON a reader made of its input (a new reference, NULL when out of
+ * memory) serialises: no NaN or infinity slipped in where null belongs.
+ * The reference is released here. */
+static inline void fuzz_json_serialises(json_t *js) {
+  if (js != NULL) {
+    char *dump = json_dumps(js, JSON_COMPACT);
+    FUZZ_CHECK(dump != NULL);
+    free(dump);
+  }
+  json_decref(js);
 }
 
 /* A growing byte buffer, filled through fuzz_buf_add, which has the shape

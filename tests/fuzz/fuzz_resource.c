@@ -18,7 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *names[64];
   rp_res_table t;
   char *out = NULL;
-  json_t *js;
   size_t i, nn;
   for (i = 0; i < 3; i++) {
     const char *ff = memchr(text, '\f', (size_t)(end - text));
@@ -42,13 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(rp_res_spilling(&t) <= t.count);
   if (rp_res_table_text(&t, &out) == CM_OK)
     free(out);
-  js = rp_res_table_json(&t);
-  if (js != NULL) {
-    char *dump = json_dumps(js, JSON_COMPACT);
-    FUZZ_CHECK(dump != NULL);
-    free(dump);
-  }
-  json_decref(js);
+  fuzz_json_serialises(rp_res_table_json(&t));
   rp_res_table_free(&t);
   return 0;
 }

@@ -13,7 +13,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rp_san_report r;
   char why[512], line[1024];
   size_t i;
-  json_t *js;
   int rc = rp_san_parse((const char *)data, size, &r);
   if (rc == CM_OK) {
     FUZZ_CHECK(r.count <= RP_SAN_MAX_FINDINGS);
@@ -34,14 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rp_san_verdict_negative(&r, 86, 86, why, sizeof why))
       FUZZ_CHECK(r.count > 0 && !r.tool_failed);
     FUZZ_CHECK(fuzz_terminated(why, sizeof why));
-    js = rp_san_report_json(&r);
-    if (js != NULL) {
-      char *dump = json_dumps(js, JSON_COMPACT);
-      FUZZ_CHECK(dump != NULL);
-      free(dump);
-    }
-    json_decref(js);
-    json_decref(rp_san_findings_json(&r));
+    fuzz_json_serialises(rp_san_report_json(&r));
+    fuzz_json_serialises(rp_san_findings_json(&r));
   }
   rp_san_report_free(&r);
   return 0;
