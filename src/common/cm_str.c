@@ -1,5 +1,6 @@
 #include "cm_str.h"
 #include "cm_error.h"
+#include "cm_utf8.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -112,7 +113,7 @@ int cm_strlcpy(char *dst, const char *src, size_t size) {
     return CM_ERANGE;
   if (len >= size) {
     memcpy(dst, src, size - 1);
-    dst[size - 1] = '\0';
+    dst[cm_utf8_cut(dst, size - 1)] = '\0';
     return CM_ERANGE;
   }
   memcpy(dst, src, len + 1);
@@ -127,8 +128,11 @@ int cm_snprintf(char *dst, size_t size, const char *fmt, ...) {
   va_end(ap);
   if (n < 0)
     return CM_EINVAL;
-  if ((size_t)n >= size)
+  if ((size_t)n >= size) {
+    if (size > 0)
+      dst[cm_utf8_cut(dst, size - 1)] = '\0';
     return CM_ERANGE;
+  }
   return CM_OK;
 }
 

@@ -44,11 +44,12 @@ int cm_parse_double(const char *s, double *out);
 int cm_parse_dims(const char *s, int64_t dims[3], int *ndims);
 
 /* Copies src into dst[size], always NUL-terminating when size > 0. Returns
- * CM_OK, or CM_ERANGE if src was truncated. */
+ * CM_OK, or CM_ERANGE if src was truncated; a cut never ends inside a
+ * UTF-8 character (cm_utf8_cut), so it may keep up to 3 bytes less. */
 int cm_strlcpy(char *dst, const char *src, size_t size);
 
-/* snprintf into dst[size]; returns CM_OK, or CM_ERANGE on truncation, or
- * CM_EINVAL on an encoding error. */
+/* snprintf into dst[size]; returns CM_OK, or CM_ERANGE on truncation (cut
+ * as cm_strlcpy cuts), or CM_EINVAL on an encoding error. */
 int cm_snprintf(char *dst, size_t size, const char *fmt, ...)
     CM_PRINTF_LIKE(3, 4);
 

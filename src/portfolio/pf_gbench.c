@@ -15,6 +15,7 @@
 #include "pf_json.h"
 
 #include "cm_str.h"
+#include "cm_utf8.h"
 
 #include <math.h>
 
@@ -25,10 +26,10 @@
 static json_t *row(const char *name, const char *run_name, int family,
                    size_t reps) {
   json_t *b = json_object();
-  json_object_set_new(b, "name", json_string(name));
+  json_object_set_new(b, "name", cm_json_text(name));
   json_object_set_new(b, "family_index", json_integer(family));
   json_object_set_new(b, "per_family_instance_index", json_integer(0));
-  json_object_set_new(b, "run_name", json_string(run_name));
+  json_object_set_new(b, "run_name", cm_json_text(run_name));
   json_object_set_new(b, "repetitions", json_integer((json_int_t)reps));
   json_object_set_new(b, "threads", json_integer(1));
   return b;
@@ -44,12 +45,12 @@ static void add_series(json_t *arr, const char *run_name, int family,
     return;
   for (i = 0; i < s->n; i++) {
     json_t *b = row(run_name, run_name, family, s->n);
-    json_object_set_new(b, "run_type", json_string("iteration"));
+    json_object_set_new(b, "run_type", cm_json_text("iteration"));
     json_object_set_new(b, "repetition_index", json_integer((json_int_t)i));
     json_object_set_new(b, "iterations", json_integer(1));
     json_object_set_new(b, "real_time", json_real(s->samples[i] * US_PER_S));
     json_object_set_new(b, "cpu_time", json_real(s->samples[i] * US_PER_S));
-    json_object_set_new(b, "time_unit", json_string("us"));
+    json_object_set_new(b, "time_unit", cm_json_text("us"));
     if (bytes > 0)
       json_object_set_new(b, "bytes_per_second",
                           json_real(bytes / s->samples[i]));
@@ -76,16 +77,16 @@ static void add_series(json_t *arr, const char *run_name, int family,
       v = s->stats.cv;
       break;
     }
-    json_object_set_new(b, "run_type", json_string("aggregate"));
-    json_object_set_new(b, "aggregate_name", json_string(agg[a]));
+    json_object_set_new(b, "run_type", cm_json_text("aggregate"));
+    json_object_set_new(b, "aggregate_name", cm_json_text(agg[a]));
     /* Google Benchmark marks cv as a percentage-unit aggregate (a ratio,
      * not a time); compare.py relies on this to skip converting it. */
     json_object_set_new(b, "aggregate_unit",
-                        json_string(a == 3 ? "percentage" : "time"));
+                        cm_json_text(a == 3 ? "percentage" : "time"));
     json_object_set_new(b, "iterations", json_integer((json_int_t)s->n));
     json_object_set_new(b, "real_time", pf__json_num(v));
     json_object_set_new(b, "cpu_time", pf__json_num(v));
-    json_object_set_new(b, "time_unit", json_string("us"));
+    json_object_set_new(b, "time_unit", cm_json_text("us"));
     json_array_append_new(arr, b);
   }
 }
@@ -99,21 +100,21 @@ json_t *pf_gbench_document(const pf_results *r) {
   const pf_env *e = &r->env;
   if (doc == NULL)
     return NULL;
-  json_object_set_new(ctx, "date", json_string(e->timestamp));
-  json_object_set_new(ctx, "host_name", json_string(e->host));
-  json_object_set_new(ctx, "executable", json_string(e->exe_path));
+  json_object_set_new(ctx, "date", cm_json_text(e->timestamp));
+  json_object_set_new(ctx, "host_name", cm_json_text(e->host));
+  json_object_set_new(ctx, "executable", cm_json_text(e->exe_path));
   json_object_set_new(ctx, "num_cpus", json_integer(1));
   json_object_set_new(ctx, "mhz_per_cpu", json_integer(0));
   json_object_set_new(ctx, "cpu_scaling_enabled", json_false());
   json_object_set_new(ctx, "caches", caches);
   json_object_set_new(ctx, "load_avg", load);
-  json_object_set_new(ctx, "library_version", json_string("cuda_portfolio"));
-  json_object_set_new(ctx, "library_build_type", json_string("release"));
+  json_object_set_new(ctx, "library_version", cm_json_text("cuda_portfolio"));
+  json_object_set_new(ctx, "library_build_type", cm_json_text("release"));
   json_object_set_new(ctx, "json_schema_version", json_integer(1));
   /* Our own facts ride along; the compare tool ignores unknown keys. */
-  json_object_set_new(ctx, "gpu_name", json_string(e->gpu_name));
-  json_object_set_new(ctx, "gpu_uuid", json_string(e->gpu_uuid));
-  json_object_set_new(ctx, "git_commit", json_string(e->git_commit));
+  json_object_set_new(ctx, "gpu_name", cm_json_text(e->gpu_name));
+  json_object_set_new(ctx, "gpu_uuid", cm_json_text(e->gpu_uuid));
+  json_object_set_new(ctx, "git_commit", cm_json_text(e->git_commit));
   json_object_set_new(ctx, "instrumented", json_boolean(r->markers.count));
   json_object_set_new(ctx, "clean", json_boolean(pf_results_clean(r)));
   json_object_set_new(ctx, "copy_bandwidth_gbps",

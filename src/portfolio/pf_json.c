@@ -5,6 +5,7 @@
 
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 
 #include <math.h>
@@ -124,7 +125,7 @@ json_t *pf__json_num(double v) {
 /* A snprintf-free way to build "9.0" and friends is not worth having; the
  * strings here are short and bounded. */
 static json_t *str_or_null(const char *s) {
-  return (s != NULL && s[0] != '\0') ? json_string(s) : json_null();
+  return (s != NULL && s[0] != '\0') ? cm_json_text(s) : json_null();
 }
 
 static json_t *opt_uint(int ok, unsigned v) {
@@ -150,7 +151,7 @@ static json_t *snapshot_json(const pf_nvml_snapshot *s) {
                       s->reasons_ok ? json_integer((json_int_t)s->reasons)
                                     : json_null());
   json_object_set_new(o, "throttle_reason_names",
-                      s->reasons_ok ? json_string(names) : json_null());
+                      s->reasons_ok ? cm_json_text(names) : json_null());
   return o;
 }
 
@@ -192,7 +193,7 @@ static json_t *env_json(const pf_results *r) {
   json_object_set_new(gpu, "uuid", str_or_null(e->gpu_uuid));
   json_object_set_new(gpu, "pci_bus_id", str_or_null(e->pci_bus_id));
   json_object_set_new(gpu, "compute_capability",
-                      e->cc_major ? json_string(cc) : json_null());
+                      e->cc_major ? cm_json_text(cc) : json_null());
   json_object_set_new(gpu, "sm_count", json_integer(e->sm_count));
   json_object_set_new(gpu, "l2_bytes", json_integer(e->l2_bytes));
   json_object_set_new(gpu, "memory_bytes", json_integer(e->global_mem_bytes));
@@ -221,26 +222,26 @@ static json_t *env_json(const pf_results *r) {
   json_object_set_new(o, "cuda_runtime_version",
                       json_integer(e->runtime_version));
   json_object_set_new(nv, "version", str_or_null(e->nvcc_version));
-  json_object_set_new(nv, "flags", json_string(e->cuda_flags));
+  json_object_set_new(nv, "flags", cm_json_text(e->cuda_flags));
   json_object_set_new(nv, "architectures", str_or_null(e->cuda_archs));
   json_object_set_new(o, "nvcc", nv);
   json_object_set_new(o, "build_type", str_or_null(e->build_type));
   json_object_set_new(o, "c_compiler", str_or_null(e->c_compiler));
   json_object_set_new(o, "host", str_or_null(e->host));
-  json_object_set_new(os, "name", json_string(e->os[0] ? e->os : "other"));
+  json_object_set_new(os, "name", cm_json_text(e->os[0] ? e->os : "other"));
   json_object_set_new(os, "release", str_or_null(e->os_release));
   json_object_set_new(o, "os", os);
   json_object_set_new(git, "commit", str_or_null(e->git_commit));
   json_object_set_new(git, "dirty",
                       e->git_dirty < 0 ? json_null()
                                        : json_boolean(e->git_dirty));
-  json_object_set_new(git, "source", json_string("build"));
+  json_object_set_new(git, "source", cm_json_text("build"));
   json_object_set_new(o, "git", git);
   json_object_set_new(bin, "path", str_or_null(e->exe_path));
   json_object_set_new(bin, "sha256", str_or_null(e->exe_sha256));
   json_object_set_new(o, "binary", bin);
   for (i = 0; i < e->argc && e->argv != NULL; i++)
-    json_array_append_new(argv, json_string(e->argv[i] ? e->argv[i] : ""));
+    json_array_append_new(argv, cm_json_text(e->argv[i] ? e->argv[i] : ""));
   json_object_set_new(o, "argv", argv);
   json_object_set_new(o, "timestamp_utc", str_or_null(e->timestamp));
   json_object_set_new(nvml, "present", json_boolean(e->have_nvml));
@@ -261,14 +262,14 @@ static json_t *settings_json(const pf_bench_opts *o) {
   json_object_set_new(s, "max_samples", json_integer(o->max_samples));
   json_object_set_new(s, "target_cv", pf__json_num(o->target_cv));
   json_object_set_new(s, "budget_s", pf__json_num(o->budget_s));
-  json_object_set_new(s, "cache", json_string(o->cold ? "cold" : "hot"));
+  json_object_set_new(s, "cache", cm_json_text(o->cold ? "cold" : "hot"));
   json_object_set_new(s, "flush",
                       !o->cold                    ? json_null()
-                      : o->flush == PF_FLUSH_READ ? json_string("read")
-                                                  : json_string("write"));
+                      : o->flush == PF_FLUSH_READ ? cm_json_text("read")
+                                                  : cm_json_text("write"));
   json_object_set_new(
       s, "peer_sampling",
-      json_string(o->peer_interleaved ? "interleaved" : "sequential"));
+      cm_json_text(o->peer_interleaved ? "interleaved" : "sequential"));
   json_object_set_new(s, "profile_range", json_boolean(o->profile_range));
   json_object_set_new(s, "allocator", str_or_null(o->allocator));
   json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
@@ -290,10 +291,10 @@ static json_t *case_json(const pf_case_result *c) {
   json_t *o = json_object(), *dims = json_array(), *cor = json_object();
   json_t *tim = json_object(), *thr = json_object(), *peer = json_object();
   int i;
-  json_object_set_new(o, "op", json_string(c->op));
-  json_object_set_new(o, "variant", json_string(c->variant));
-  json_object_set_new(o, "dtype", json_string(c->dtype));
-  json_object_set_new(o, "shape", json_string(c->shape));
+  json_object_set_new(o, "op", cm_json_text(c->op));
+  json_object_set_new(o, "variant", cm_json_text(c->variant));
+  json_object_set_new(o, "dtype", cm_json_text(c->dtype));
+  json_object_set_new(o, "shape", cm_json_text(c->shape));
   for (i = 0; i < c->ndims && i < 3; i++)
     json_array_append_new(dims, json_integer(c->dims[i]));
   json_object_set_new(o, "dims", dims);
@@ -301,8 +302,8 @@ static json_t *case_json(const pf_case_result *c) {
   json_object_set_new(o, "logical_bytes", json_real(c->logical_bytes));
   json_object_set_new(o, "flops", json_real(c->flops));
   json_object_set_new(o, "bound",
-                      json_string(c->flops > 0 ? "compute" : "memory"));
-  json_object_set_new(o, "cache", json_string(c->cold ? "cold" : "hot"));
+                      cm_json_text(c->flops > 0 ? "compute" : "memory"));
+  json_object_set_new(o, "cache", cm_json_text(c->cold ? "cold" : "hot"));
   json_object_set_new(o, "input_sets", json_integer(c->nsets));
 
   json_object_set_new(
@@ -335,7 +336,7 @@ static json_t *case_json(const pf_case_result *c) {
   json_object_set_new(thr, "roofline_s", pf__json_num(c->roofline_s));
   json_object_set_new(thr, "suspicious", json_boolean(c->suspicious));
   json_object_set_new(thr, "suspicious_reason",
-                      c->suspicious ? json_string(c->suspicious_reason)
+                      c->suspicious ? cm_json_text(c->suspicious_reason)
                                     : json_null());
   json_object_set_new(o, "throughput", thr);
 
@@ -380,10 +381,10 @@ json_t *pf_json_document(const pf_results *r) {
   if (doc == NULL)
     return NULL;
   json_object_set_new(doc, "schema_version", json_integer(PF_SCHEMA_VERSION));
-  json_object_set_new(doc, "generator", json_string("cuda_portfolio"));
+  json_object_set_new(doc, "generator", cm_json_text("cuda_portfolio"));
   json_object_set_new(doc, "instrumented", json_boolean(r->markers.count));
   for (m = 0; m < r->markers.count; m++)
-    json_array_append_new(marks, json_string(r->markers.names[m]));
+    json_array_append_new(marks, cm_json_text(r->markers.names[m]));
   json_object_set_new(doc, "instrumentation_markers", marks);
   json_object_set_new(doc, "clean", json_boolean(pf_results_clean(r)));
   json_object_set_new(doc, "settings", settings_json(&r->opts));
@@ -392,8 +393,8 @@ json_t *pf_json_document(const pf_results *r) {
   ceiling_json(ceil, "copy_bandwidth_gbps", &r->copy, r->copy.gbps, "timing");
   json_object_set_new(ceil, "copy_bytes", json_real(r->copy.bytes));
   json_object_set_new(ceil, "method",
-                      json_string("cudaMemcpyAsync device to device; "
-                                  "2 x bytes (read + write) / median"));
+                      cm_json_text("cudaMemcpyAsync device to device; "
+                                   "2 x bytes (read + write) / median"));
   json_object_set_new(ceil, "absent_reason",
                       r->copy.measured ? json_null()
                                        : str_or_null(r->copy.absent_reason));
@@ -401,15 +402,15 @@ json_t *pf_json_document(const pf_results *r) {
                "read_timing");
   json_object_set_new(ceil, "read_bytes", json_real(r->read.bytes));
   json_object_set_new(ceil, "read_method",
-                      json_string("cpk_read_stream (16-byte evict-first "
-                                  "loads) of the copy's source; bytes / "
-                                  "median"));
+                      cm_json_text("cpk_read_stream (16-byte evict-first "
+                                   "loads) of the copy's source; bytes / "
+                                   "median"));
   ceiling_json(ceil, "launch_floor_s", &r->launch_floor,
                r->launch_floor.series.stats.median, "launch_floor_timing");
   json_object_set_new(doc, "ceilings", ceil);
 
   for (i = 0; i < r->nwarnings; i++)
-    json_array_append_new(warn, json_string(r->warnings[i]));
+    json_array_append_new(warn, cm_json_text(r->warnings[i]));
   json_object_set_new(doc, "warnings", warn);
   for (i = 0; i < r->ncases; i++)
     json_array_append_new(cases, case_json(&r->cases[i]));

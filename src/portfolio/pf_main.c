@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cm_error.h"
+#include "cm_utf8.h"
 #include "pf_cli.h"
 #include "pf_half.h"
 #include "pf_instrument.h"
@@ -52,19 +53,19 @@ static int list_json(void) {
   char *text;
   for (i = 0; i < n; i++) {
     json_t *o = json_object(), *vs = json_array(), *ds = json_array();
-    json_array_append_new(vs, json_string("auto"));
+    json_array_append_new(vs, cm_json_text("auto"));
     for (v = 0; v <= CPK_V_LAST; v++)
       if (ops[i].variants & (1u << v))
-        json_array_append_new(vs, json_string(pf_variant_name(v)));
+        json_array_append_new(vs, cm_json_text(pf_variant_name(v)));
     for (d = 0; d < 3; d++)
-      json_array_append_new(ds, json_string(pf_dtype_name((cpk_dtype)d)));
-    json_object_set_new(o, "name", json_string(ops[i].name));
+      json_array_append_new(ds, cm_json_text(pf_dtype_name((cpk_dtype)d)));
+    json_object_set_new(o, "name", cm_json_text(ops[i].name));
     json_object_set_new(o, "variants", vs);
     json_object_set_new(o, "dtypes", ds);
     json_array_append_new(arr, o);
   }
   json_object_set_new(root, "ops", arr);
-  json_object_set_new(root, "negative_control", json_string("copy_unmasked"));
+  json_object_set_new(root, "negative_control", cm_json_text("copy_unmasked"));
   text = json_dumps(root, JSON_INDENT(2));
   json_decref(root);
   if (!text)

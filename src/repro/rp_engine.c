@@ -7,6 +7,7 @@
 #include "archive/rp_archive.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_exit.h"
 
@@ -160,10 +161,10 @@ static void rp__manifest_git(rp_ctx *ctx, json_t *m) {
   json_t *g = json_object();
   if (rp__git(ctx, head, commit, sizeof commit, NULL) != CM_OK ||
       commit[0] == '\0') {
-    json_object_set_new(g, "commit", json_string("unknown"));
+    json_object_set_new(g, "commit", cm_json_text("unknown"));
     json_object_set_new(g, "dirty", json_null());
   } else {
-    json_object_set_new(g, "commit", json_string(commit));
+    json_object_set_new(g, "commit", cm_json_text(commit));
     if (rp__git(ctx, st, first, sizeof first, &len) == CM_OK)
       json_object_set_new(g, "dirty", json_boolean(len > 0));
     else
@@ -183,9 +184,9 @@ static void rp__manifest_tools(rp_ctx *ctx, json_t *m) {
     rp_tool_probe(&ctx->probe, names[i], &info);
     json_object_set_new(o, "found", json_boolean(info.found));
     if (info.found) {
-      json_object_set_new(o, "path", json_string(info.path));
+      json_object_set_new(o, "path", cm_json_text(info.path));
       json_object_set_new(o, "version",
-                          info.version[0] ? json_string(info.version)
+                          info.version[0] ? cm_json_text(info.version)
                                           : json_null());
     }
     json_object_set_new(t, names[i], o);
@@ -232,35 +233,35 @@ int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
   ctx->manifest = m = json_object();
   json_object_set_new(m, "schema_version",
                       json_integer(RP_MANIFEST_SCHEMA_VERSION));
-  json_object_set_new(m, "run_id", json_string(ctx->run_id));
+  json_object_set_new(m, "run_id", cm_json_text(ctx->run_id));
   plat_utc_now(now, sizeof now);
-  json_object_set_new(m, "started", json_string(now));
+  json_object_set_new(m, "started", cm_json_text(now));
   json_object_set_new(m, "ended", json_null());
-  json_object_set_new(m, "status", json_string("failed"));
-  json_object_set_new(m, "command", json_string(command));
-  json_object_set_new(m, "host", json_string(host));
-  json_object_set_new(m, "os", json_string(plat_os_name(plat_os_detect())));
+  json_object_set_new(m, "status", cm_json_text("failed"));
+  json_object_set_new(m, "command", cm_json_text(command));
+  json_object_set_new(m, "host", cm_json_text(host));
+  json_object_set_new(m, "os", cm_json_text(plat_os_name(plat_os_detect())));
   if (plat_os_release(now, sizeof now) == CM_OK)
-    json_object_set_new(m, "os_release", json_string(now));
-  json_object_set_new(m, "repro_version", json_string(RP_VERSION));
+    json_object_set_new(m, "os_release", cm_json_text(now));
+  json_object_set_new(m, "repro_version", cm_json_text(RP_VERSION));
   a = json_array();
   for (i = 0; i < argc; i++)
-    json_array_append_new(a, json_string(argv[i]));
+    json_array_append_new(a, cm_json_text(argv[i]));
   json_object_set_new(m, "argv", a);
   o = json_object();
-  json_object_set_new(o, "preset", json_string(ctx->opt.preset));
-  json_object_set_new(o, "build_dir", json_string(ctx->opt.build_dir));
+  json_object_set_new(o, "preset", cm_json_text(ctx->opt.preset));
+  json_object_set_new(o, "build_dir", cm_json_text(ctx->opt.build_dir));
   json_object_set_new(
       o, "gpu", ctx->opt.gpu >= 0 ? json_integer(ctx->opt.gpu) : json_null());
   json_object_set_new(o, "strict", json_boolean(ctx->opt.strict));
   json_object_set_new(o, "keep_going", json_boolean(ctx->opt.keep_going));
   json_object_set_new(o, "prebuilt", json_boolean(ctx->opt.prebuilt));
-  json_object_set_new(o, "select", json_string(ctx->opt.select));
+  json_object_set_new(o, "select", cm_json_text(ctx->opt.select));
   json_object_set_new(o, "profile_set",
-                      json_string(ctx->opt.profile_bench ? "bench" : "smoke"));
+                      cm_json_text(ctx->opt.profile_bench ? "bench" : "smoke"));
   json_object_set_new(o, "lock_clocks",
                       ctx->opt.lock_clocks[0] != '\0'
-                          ? json_string(ctx->opt.lock_clocks)
+                          ? cm_json_text(ctx->opt.lock_clocks)
                           : json_null());
   json_object_set_new(m, "options", o);
   rp__manifest_git(ctx, m);
@@ -304,10 +305,10 @@ int rp_stage_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   rp_env_free(env);
 
   rec = json_object();
-  json_object_set_new(rec, "name", json_string(step));
+  json_object_set_new(rec, "name", cm_json_text(step));
   a = json_array();
   for (i = 0; argv[i] != NULL; i++)
-    json_array_append_new(a, json_string(argv[i]));
+    json_array_append_new(a, cm_json_text(argv[i]));
   json_object_set_new(rec, "argv", a);
   json_object_set_new(rec, "started", json_boolean(res->spawned));
   json_object_set_new(rec, "exit_code",
@@ -324,11 +325,11 @@ int rp_stage_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   json_object_set_new(rec, "stderr_bytes",
                       json_integer((json_int_t)res->err_bytes));
   if (res->out_log[0] != '\0') {
-    json_object_set_new(rec, "stdout_log", json_string(res->out_log));
-    json_object_set_new(rec, "stderr_log", json_string(res->err_log));
+    json_object_set_new(rec, "stdout_log", cm_json_text(res->out_log));
+    json_object_set_new(rec, "stderr_log", cm_json_text(res->err_log));
   }
   if (res->error[0] != '\0')
-    json_object_set_new(rec, "error", json_string(res->error));
+    json_object_set_new(rec, "error", cm_json_text(res->error));
   json_array_append_new(st->steps, rec);
 
   st->exit_code = res->spawned && !res->term_signal ? res->exit_code : -1;
@@ -361,12 +362,12 @@ static json_t *rp__checks_json(const rp_checks *cs) {
   for (i = 0; i < cs->n; i++) {
     const rp_check *c = &cs->items[i];
     json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(c->name));
+    json_object_set_new(o, "name", cm_json_text(c->name));
     json_object_set_new(o, "ok", json_boolean(c->state == RP_CHECK_PASS));
     json_object_set_new(o, "outcome",
-                        json_string(rp_check_state_name(c->state)));
-    json_object_set_new(o, "effect", json_string(effects[c->effect]));
-    json_object_set_new(o, "detail", json_string(c->detail));
+                        cm_json_text(rp_check_state_name(c->state)));
+    json_object_set_new(o, "effect", cm_json_text(effects[c->effect]));
+    json_object_set_new(o, "detail", cm_json_text(c->detail));
     json_array_append_new(a, o);
   }
   return a;
@@ -412,9 +413,9 @@ static int rp__stage_preflight(rp_ctx *ctx, rp_stage_run *st) {
 
 static void rp__stage_record(rp_ctx *ctx, rp_stage_run *st, double t0) {
   json_object_set_new(st->record, "status",
-                      json_string(rp_stage_status_name(st->status)));
+                      cm_json_text(rp_stage_status_name(st->status)));
   json_object_set_new(st->record, "reason",
-                      st->reason[0] ? json_string(st->reason) : json_null());
+                      st->reason[0] ? cm_json_text(st->reason) : json_null());
   json_object_set_new(st->record, "refused", json_boolean(st->refused));
   json_object_set_new(st->record, "exit_code",
                       st->exit_code >= 0 ? json_integer(st->exit_code)
@@ -443,7 +444,7 @@ void rp_engine_run(rp_ctx *ctx, const rp_stage_desc *const *stages) {
     st->exit_code = -1;
     st->record = json_object();
     st->steps = json_array();
-    json_object_set_new(st->record, "name", json_string(st->desc->name));
+    json_object_set_new(st->record, "name", cm_json_text(st->desc->name));
     json_object_set_new(st->record, "steps", st->steps);
     json_array_append_new(ctx->stages, st->record);
     if (rp_runner_interrupted())
@@ -516,17 +517,17 @@ int rp_engine_end(rp_ctx *ctx) {
   int code = rp__exit_code(ctx, sig != 0);
   int r;
   plat_utc_now(now, sizeof now);
-  json_object_set_new(ctx->manifest, "ended", json_string(now));
+  json_object_set_new(ctx->manifest, "ended", cm_json_text(now));
   /* complete: every selected stage reached a verdict and every byte was
    * archived; failed: repro itself could not do its job (a log or file
    * could not be written), which is not the same as a stage failing. */
   json_object_set_new(ctx->manifest, "status",
-                      json_string(sig != 0        ? "interrupted"
-                                  : ctx->io_error ? "failed"
-                                                  : "complete"));
+                      cm_json_text(sig != 0        ? "interrupted"
+                                   : ctx->io_error ? "failed"
+                                                   : "complete"));
   if (sig != 0)
     json_object_set_new(ctx->manifest, "interrupted_by",
-                        json_string(sig == SIGINT ? "SIGINT" : "SIGTERM"));
+                        cm_json_text(sig == SIGINT ? "SIGINT" : "SIGTERM"));
   json_object_set_new(ctx->manifest, "exit_code", json_integer(code));
   r = rp_manifest_finish(ctx->run_dir, ctx->manifest);
   if (r == CM_OK)
@@ -536,9 +537,9 @@ int rp_engine_end(rp_ctx *ctx) {
     if (r != CM_OK) {
       /* No bundle: the run may not claim completeness. */
       fprintf(stderr, "repro: bundle not written: %s\n", cm_strerror(r));
-      json_object_set_new(ctx->manifest, "status", json_string("failed"));
+      json_object_set_new(ctx->manifest, "status", cm_json_text("failed"));
       json_object_set_new(ctx->manifest, "bundle_error",
-                          json_string(cm_strerror(r)));
+                          cm_json_text(cm_strerror(r)));
       rp_manifest_finish(ctx->run_dir, ctx->manifest);
     }
   } else {

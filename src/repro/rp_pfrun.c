@@ -2,6 +2,7 @@
 #include "rp_pfrun.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 
 #include <stdio.h>
@@ -62,10 +63,10 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   if (rp_banner_parse(res.out, &b, err, sizeof err) == CM_OK) {
     json_t *o = json_object();
     ok = 1;
-    json_object_set_new(o, "version", json_string(b.version));
-    json_object_set_new(o, "allocator", json_string(b.allocator));
+    json_object_set_new(o, "version", cm_json_text(b.version));
+    json_object_set_new(o, "allocator", cm_json_text(b.allocator));
     json_object_set_new(o, "instrumented", json_boolean(b.instrumented));
-    json_object_set_new(o, "markers", json_string(b.markers));
+    json_object_set_new(o, "markers", cm_json_text(b.markers));
     json_object_set_new(o, "seed", json_integer((json_int_t)b.seed));
     json_object_set_new(st->record, "banner", o);
     if (banner != NULL)
@@ -73,7 +74,7 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
     if (have_banner != NULL)
       *have_banner = 1;
   } else {
-    json_object_set_new(st->record, "banner_error", json_string(err));
+    json_object_set_new(st->record, "banner_error", cm_json_text(err));
   }
   code = rp_step_ok(&res) || (res.spawned && !res.term_signal &&
                               !res.timed_out && !res.interrupted)

@@ -5,6 +5,7 @@
 #include "cm_error.h"
 #include "cm_sha256.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_stage.h"
 
@@ -18,10 +19,10 @@ static int rp__record_binaries(rp_ctx *ctx, rp_stage_run *st) {
     uint64_t bytes = 0;
     json_t *o = json_object();
     rp_build_bin(ctx, names[i], path, sizeof path);
-    json_object_set_new(o, "path", json_string(path));
+    json_object_set_new(o, "path", cm_json_text(path));
     if (cm_sha256_file(path, hex, &bytes) == CM_OK) {
       json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
-      json_object_set_new(o, "sha256", json_string(hex));
+      json_object_set_new(o, "sha256", cm_json_text(hex));
       found += i == 0; /* cuda_portfolio is the one that matters */
     } else {
       json_object_set_new(o, "missing", json_true());

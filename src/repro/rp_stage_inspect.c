@@ -10,6 +10,7 @@
 #include "archive/rp_archive.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_resource_parse.h"
 #include "rp_stage.h"
@@ -72,7 +73,7 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
   rp_step_result res;
   json_t *rec = json_object();
 
-  json_object_set_new(rec, "source", json_string(file));
+  json_object_set_new(rec, "source", cm_json_text(file));
   json_array_append_new(files, rec);
   buf = malloc(strlen(cmd) + 1);
   if (buf == NULL)
@@ -121,7 +122,7 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
   if (arch[0] == '\0')
     cm_strlcpy(arch, "sm_90", sizeof arch);
   cm_snprintf(archflag, sizeof archflag, "-arch=%s", arch);
-  json_object_set_new(rec, "arch", json_string(arch));
+  json_object_set_new(rec, "arch", cm_json_text(arch));
 
   /* PTX */
   cm_snprintf(dir, sizeof dir, "%s/inspect/ptx", ctx->run_dir);
@@ -141,7 +142,7 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
     rp_stage_set(st, RP_ST_FAILED, "%s: nvcc -ptx exited %lld", base,
                  (long long)res.exit_code);
   cm_snprintf(rel, sizeof rel, "inspect/ptx/%s.ptx", base);
-  json_object_set_new(rec, "ptx", json_string(rel));
+  json_object_set_new(rec, "ptx", cm_json_text(rel));
   rp_step_result_free(&res);
 
   /* cubin with ptxas -v */
@@ -186,7 +187,7 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
       if (rp_step_ok(&res) && res.out != NULL &&
           rp_write_file_atomic(ctx->run_dir, rel, res.out, res.out_len) ==
               CM_OK)
-        json_object_set_new(rec, "sass", json_string(rel));
+        json_object_set_new(rec, "sass", cm_json_text(rel));
       else
         rp_stage_set(st, RP_ST_FAILED, "%s: cuobjdump -sass failed", base);
       rp_step_result_free(&res);
@@ -290,8 +291,8 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
                       json_integer((json_int_t)spilling));
   if (spilling > 0)
     json_object_set_new(st->record, "warning",
-                        json_string("some kernels spill registers to local "
-                                    "memory (SPILLS in resources.txt)"));
+                        cm_json_text("some kernels spill registers to local "
+                                     "memory (SPILLS in resources.txt)"));
   if (t.count == 0 && st->status == RP_ST_PASSED)
     rp_stage_set(st, RP_ST_FAILED, "no kernel found in the ptxas reports");
   if (!cuob.found)

@@ -22,6 +22,7 @@
 #include "cm_error.h"
 #include "cm_sha256.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "archive/rp_archive.h"
 #include "platform.h"
 #include "rp_ncu_parse.h"
@@ -169,13 +170,13 @@ static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
       !plat_path_exists(path))
     return;
   r = rp_results_check_clean(path);
-  json_object_set_new(rec, "result", json_string(rel));
+  json_object_set_new(rec, "result", cm_json_text(rel));
   if (r == CM_OK)
     json_object_set_new(rec, "result_warning",
-                        json_string("the binary marked this profiled run "
-                                    "instrumented: false (it missed the "
-                                    "tool's markers); filed as instrumented "
-                                    "anyway"));
+                        cm_json_text("the binary marked this profiled run "
+                                     "instrumented: false (it missed the "
+                                     "tool's markers); filed as instrumented "
+                                     "anyway"));
 }
 
 /* Appends the profiled program to a profiler's argv: cuda_portfolio with one
@@ -220,11 +221,11 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   in->ncu_found = ncu.found;
   if (!ncu.found)
     return;
-  json_object_set_new(rec, "tool", json_string(ncu.path));
-  json_object_set_new(rec, "version", json_string(ncu.version));
-  json_object_set_new(rec, "clock_control", json_string(RP__CLOCK_CONTROL));
+  json_object_set_new(rec, "tool", cm_json_text(ncu.path));
+  json_object_set_new(rec, "version", cm_json_text(ncu.version));
+  json_object_set_new(rec, "clock_control", cm_json_text(RP__CLOCK_CONTROL));
   json_object_set_new(rec, "case_set",
-                      json_string(ctx->opt.profile_bench ? "bench" : "smoke"));
+                      cm_json_text(ctx->opt.profile_bench ? "bench" : "smoke"));
   cm_snprintf(rep_base, sizeof rep_base, "%s/profile/ncu", ctx->run_dir);
   cm_snprintf(rep, sizeof rep, "%s.ncu-rep", rep_base);
   cm_snprintf(json_out, sizeof json_out,
@@ -255,9 +256,9 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   in->ncu_line = line;
   json_object_set_new(rec, "exit_code", json_integer(res.exit_code));
   json_object_set_new(rec, "issue",
-                      json_string(rp_ncu_issue_name(in->ncu_issue)));
+                      cm_json_text(rp_ncu_issue_name(in->ncu_issue)));
   if (line[0] != '\0')
-    json_object_set_new(rec, "diagnostic", json_string(line));
+    json_object_set_new(rec, "diagnostic", cm_json_text(line));
   json_object_set_new(rec, "console_logs",
                       json_pack("[ss]", res.out_log, res.err_log));
   rp_step_result_free(&res);
@@ -265,7 +266,7 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   in->ncu_report = rp__prof_size(rep) > 0;
   if (!in->ncu_report || in->ncu_issue == RP_NCU_NO_PERMISSION)
     return;
-  json_object_set_new(rec, "report", json_string("profile/ncu.ncu-rep"));
+  json_object_set_new(rec, "report", cm_json_text("profile/ncu.ncu-rep"));
   {
     rp_ncu_table det;
     int r1 = rp__ncu_page(ctx, st, ncu.path, rep, "raw", "ncu-raw.csv", table);
@@ -301,7 +302,7 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   nr->outcome = RP_NSYS_NOTHING;
   if (!in->nsys_found)
     return;
-  json_object_set_new(rec, "tool", json_string(rp__nsys_path));
+  json_object_set_new(rec, "tool", cm_json_text(rp__nsys_path));
   cm_snprintf(dir, sizeof dir, "%s/profile", ctx->run_dir);
   cm_snprintf(out_base, sizeof out_base, "%s/timeline", dir);
   cm_snprintf(json_out, sizeof json_out,
@@ -337,10 +338,10 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   in->nsys_outcome = nr->outcome;
   in->nsys_reason = nr->reason;
   json_object_set_new(rec, "outcome",
-                      json_string(rp_nsys_outcome_name(nr->outcome)));
-  json_object_set_new(rec, "files_reason", json_string(nr->reason));
+                      cm_json_text(rp_nsys_outcome_name(nr->outcome)));
+  json_object_set_new(rec, "files_reason", cm_json_text(nr->reason));
   if (line[0] != '\0')
-    json_object_set_new(rec, "importer", json_string(line));
+    json_object_set_new(rec, "importer", cm_json_text(line));
   if (nr->qdstrm[0] != '\0') {
     /* The raw capture cannot be opened without the importer and runs to
      * tens of MiB: record its hash and size, keep it out of the bundle. */
@@ -367,7 +368,7 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
           rp_write_file_atomic(ctx->run_dir, "profile/nsys-stats.txt", res.out,
                                res.out_len) == CM_OK)
         json_object_set_new(rec, "stats",
-                            json_string("profile/nsys-stats.txt"));
+                            cm_json_text("profile/nsys-stats.txt"));
       rp_step_result_free(&res);
     }
   }
@@ -422,13 +423,13 @@ static void rp__profile_steps(rp_ctx *ctx, rp_stage_run *st) {
   json_object_set_new(rec, "counters_claimed",
                       json_boolean(v.counters_claimed));
   json_object_set_new(ncu_rec, "status",
-                      json_string(rp_prof_status_name(v.ncu_status)));
+                      cm_json_text(rp_prof_status_name(v.ncu_status)));
   json_object_set_new(nsys_rec, "status",
-                      json_string(rp_prof_status_name(v.nsys_status)));
+                      cm_json_text(rp_prof_status_name(v.nsys_status)));
   if (v.ncu_reason[0])
-    json_object_set_new(ncu_rec, "reason", json_string(v.ncu_reason));
+    json_object_set_new(ncu_rec, "reason", cm_json_text(v.ncu_reason));
   if (v.nsys_reason[0])
-    json_object_set_new(nsys_rec, "reason", json_string(v.nsys_reason));
+    json_object_set_new(nsys_rec, "reason", cm_json_text(v.nsys_reason));
   if (v.counters_claimed) {
     char *csv = NULL;
     json_object_set_new(ncu_rec, "kernels", rp_ncu_table_json(&table));
@@ -436,7 +437,7 @@ static void rp__profile_steps(rp_ctx *ctx, rp_stage_run *st) {
         rp_write_file_atomic(ctx->run_dir, "profile/ncu-key-metrics.csv", csv,
                              strlen(csv)) == CM_OK)
       json_object_set_new(ncu_rec, "key_metrics",
-                          json_string("profile/ncu-key-metrics.csv"));
+                          cm_json_text("profile/ncu-key-metrics.csv"));
     free(csv);
   }
   rp_ncu_table_free(&table);

@@ -23,6 +23,7 @@
 #include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_banner.h"
 #include "rp_pfrun.h"
 #include "rp_sanitize_parse.h"
@@ -128,7 +129,7 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
     json_t *j = rp_san_report_json(rep);
     if (j != NULL) {
       json_object_set_new(j, "exit_code", json_integer((json_int_t)code));
-      json_object_set_new(j, "log", json_string(log_rel));
+      json_object_set_new(j, "log", cm_json_text(log_rel));
       json_object_set_new(rec, step, j);
     }
   }
@@ -196,7 +197,7 @@ static int64_t rp__san_attempts(rp_ctx *ctx, rp_stage_run *st, const char *cs,
           step);
   code = rp__san_step(ctx, st, cs, bin, used, tool, leak, negative, 1,
                       &timed_out, rep, rec);
-  rp__san_mark_last(st, "retry_of", json_string(step));
+  rp__san_mark_last(st, "retry_of", cm_json_text(step));
   one = json_object_get(rec, used);
   if (one == NULL) {
     /* The retry did not run to an exit either: keep a record of it. */
@@ -205,14 +206,14 @@ static int64_t rp__san_attempts(rp_ctx *ctx, rp_stage_run *st, const char *cs,
     json_object_set_new(one, "timed_out", json_boolean(timed_out));
   }
   json_object_set_new(one, "retried_after_timeout", json_true());
-  json_object_set_new(one, "retry_of", json_string(step));
+  json_object_set_new(one, "retry_of", cm_json_text(step));
   json_object_set_new(one, "launch",
-                      json_string(RP__SAN_ALT_OPT " " RP__SAN_ALT_VAL));
+                      cm_json_text(RP__SAN_ALT_OPT " " RP__SAN_ALT_VAL));
   /* The first attempt's entry: what happened to it. */
   one = json_object();
   json_object_set_new(one, "timed_out", json_true());
   json_object_set_new(one, "retried_after_timeout", json_true());
-  json_object_set_new(one, "retry", json_string(used));
+  json_object_set_new(one, "retry", cm_json_text(used));
   json_object_set_new(rec, step, one);
   return code;
 }
@@ -243,8 +244,8 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
     rp_stage_set(st, RP_ST_SKIPPED, "compute-sanitizer not found");
     return;
   }
-  json_object_set_new(rec, "tool", json_string(cs.path));
-  json_object_set_new(rec, "version", json_string(cs.version));
+  json_object_set_new(rec, "tool", cm_json_text(cs.path));
+  json_object_set_new(rec, "version", cm_json_text(cs.version));
   if (rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK) {
     rp_stage_set(st, RP_ST_FAILED, "build folder path too long");
     return;
@@ -258,7 +259,7 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
       json_t *one = json_object_get(rec, used);
       if (one != NULL) {
         json_object_set_new(one, "clean", json_boolean(clean));
-        json_object_set_new(one, "verdict", json_string(why));
+        json_object_set_new(one, "verdict", cm_json_text(why));
       }
       if (!clean)
         rp_stage_set(st, RP_ST_FAILED, "%s: %s", runs[i].step, why);
@@ -277,7 +278,7 @@ static void rp__sanitize_steps(rp_ctx *ctx, rp_stage_run *st) {
     json_t *neg = json_object_get(rec, used);
     if (neg != NULL) {
       json_object_set_new(neg, "caught", json_boolean(caught));
-      json_object_set_new(neg, "verdict", json_string(why));
+      json_object_set_new(neg, "verdict", cm_json_text(why));
     }
     if (!caught)
       rp_stage_set(st, RP_ST_FAILED, "negative control: %s", why);

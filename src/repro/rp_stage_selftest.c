@@ -3,6 +3,7 @@
  * step with its own logs; a part that cannot run is recorded with why. */
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_stage.h"
 
@@ -68,23 +69,23 @@ static void rp__selftest_steps(rp_ctx *ctx, rp_stage_run *st) {
   json_t *parts = json_array(), *p;
   int ok = rp__st_preset(ctx, st, "linux");
   p = json_object();
-  json_object_set_new(p, "preset", json_string("linux"));
-  json_object_set_new(p, "status", json_string(ok ? "passed" : "failed"));
+  json_object_set_new(p, "preset", cm_json_text("linux"));
+  json_object_set_new(p, "status", cm_json_text(ok ? "passed" : "failed"));
   json_array_append_new(parts, p);
   p = json_object();
-  json_object_set_new(p, "preset", json_string("windows-mingw"));
+  json_object_set_new(p, "preset", cm_json_text("windows-mingw"));
   if (rp_runner_interrupted()) {
-    json_object_set_new(p, "status", json_string("skipped"));
-    json_object_set_new(p, "reason", json_string("run interrupted"));
+    json_object_set_new(p, "status", cm_json_text("skipped"));
+    json_object_set_new(p, "reason", cm_json_text("run interrupted"));
   } else if (plat_find_executable(RP__MINGW_CC, NULL, cc, sizeof cc) != CM_OK) {
-    json_object_set_new(p, "status", json_string("skipped"));
+    json_object_set_new(p, "status", cm_json_text("skipped"));
     json_object_set_new(p, "reason",
-                        json_string(RP__MINGW_CC " not installed"));
+                        cm_json_text(RP__MINGW_CC " not installed"));
     rp_stage_set(st, RP_ST_LIMITED,
                  "windows-mingw part skipped: " RP__MINGW_CC " not installed");
   } else {
     ok = rp__st_preset(ctx, st, "windows-mingw");
-    json_object_set_new(p, "status", json_string(ok ? "passed" : "failed"));
+    json_object_set_new(p, "status", cm_json_text(ok ? "passed" : "failed"));
   }
   json_array_append_new(parts, p);
   json_object_set_new(st->record, "parts", parts);

@@ -5,6 +5,7 @@
 #include "archive/rp_archive.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_pfrun.h"
 
@@ -37,11 +38,11 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
     args[n++] = "--lock-clocks";
     args[n++] = ctx->opt.lock_clocks;
     json_object_set_new(st->record, "lock_clocks",
-                        json_string(ctx->opt.lock_clocks));
+                        cm_json_text(ctx->opt.lock_clocks));
   }
   args[n] = NULL;
   if (ctx->opt.select[0] != '\0')
-    json_object_set_new(st->record, "select", json_string(ctx->opt.select));
+    json_object_set_new(st->record, "select", cm_json_text(ctx->opt.select));
   code = rp_portfolio_step(ctx, st, "cuda_portfolio", args, &b, &have);
   if (code == 0 && have && b.instrumented)
     rp_stage_set(st, RP_ST_FAILED,
@@ -66,7 +67,7 @@ static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
   r = rp_results_check_clean(path);
   if (r == CM_OK) {
     json_object_set_new(st->record, "result",
-                        json_string("results/clean/" RP__TIME_JSON));
+                        cm_json_text("results/clean/" RP__TIME_JSON));
     return;
   }
   if (r == CM_EREFUSED) {
@@ -74,7 +75,7 @@ static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
     if (r == CM_OK && remove(path) != 0)
       r = CM_EIO;
     json_object_set_new(st->record, "result",
-                        json_string("results/instrumented/" RP__TIME_JSON));
+                        cm_json_text("results/instrumented/" RP__TIME_JSON));
     rp_stage_set(st, RP_ST_FAILED,
                  "result says instrumented: true; filed under "
                  "results/instrumented%s",

@@ -37,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(fuzz_terminated(r->readable, sizeof r->readable));
     FUZZ_CHECK(fuzz_terminated(r->arch, sizeof r->arch));
     FUZZ_CHECK(r->spills == (r->spill_stores > 0 || r->spill_loads > 0));
+    /* A count is read (>= 0, saturated at INT64_MAX) or unknown (-1). */
+    FUZZ_CHECK(r->registers >= -1 && r->barriers >= -1 &&
+               r->stack_frame >= -1 && r->spill_stores >= -1 &&
+               r->spill_loads >= -1 && r->shared >= -1 && r->constant0 >= -1 &&
+               r->local >= -1);
   }
   FUZZ_CHECK(rp_res_spilling(&t) <= t.count);
   if (rp_res_table_text(&t, &out) == CM_OK)

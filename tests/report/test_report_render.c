@@ -223,6 +223,57 @@ TEST_IMPL(junit_export) {
   return 0;
 }
 
+/* A bundle handed to an auditor is input repro does not control: every
+ * string of its manifest reaches the HTML escaped, attribute values
+ * included, and the markdown as text that cannot add a line, a heading or
+ * a table cell. Before, a stage named "<img src=x onerror=...>" was
+ * written into the page as markup (in the stage list, the limitations and
+ * the checks' summaries), a check's status ended the class attribute it
+ * was written into, and in the markdown a stage name was written as it
+ * was, and a reason ending in a backslash escaped the escape of the bar
+ * after it. tests/fuzz/regress/run/markup-in-names.json is the same case
+ * for the fuzz target's markup checks. */
+TEST_IMPL(html_escapes_manifest) {
+  char d[512];
+  rp_run run;
+  char *h = NULL;
+  int ncharts = 0;
+  size_t i;
+  ASSERT_EQ(make("markup", d, sizeof d), 0);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_GT(run.nstages, 0);
+  for (i = 0; i < run.nstages; i++) {
+    rp_stage *st = &run.stages[i];
+    cm_strlcpy(st->name, "<img src=x onerror=f()>", sizeof st->name);
+    if (st->nchecks > 0) {
+      cm_strlcpy(st->status, "limited", sizeof st->status);
+      cm_strlcpy(st->checks[0].status, "warn\" onmouseover=\"f()",
+                 sizeof st->checks[0].status);
+    }
+  }
+  for (i = 0; i < run.nfindings; i++)
+    cm_strlcpy(run.findings[i].tool, "<b>x</b>", sizeof run.findings[i].tool);
+  ASSERT_OK(rp_report_html(&run, &h, &ncharts));
+  ASSERT_TRUE(strstr(h, "<img") == NULL);
+  ASSERT_TRUE(strstr(h, "onmouseover=\"") == NULL);
+  ASSERT_TRUE(strstr(h, "<b>x") == NULL);
+  ASSERT_CONTAINS(h, "&lt;img src=x onerror=f()&gt;");
+  ASSERT_CONTAINS(h, "warn&quot; onmouseover=&quot;f()");
+  free(h);
+  /* The markdown: a name with a line break and a forged row, a reason
+   * ending in a backslash. */
+  cm_strlcpy(run.stages[0].name, "x\n| profile | **passed** |",
+             sizeof run.stages[0].name);
+  cm_strlcpy(run.stages[0].reason, "ends in \\", sizeof run.stages[0].reason);
+  ASSERT_OK(rp_report_markdown(&run, &h));
+  ASSERT_TRUE(strstr(h, "\n| profile | **passed**") == NULL);
+  ASSERT_CONTAINS(h, "| x \\| profile \\| **passed** \\| | **");
+  ASSERT_CONTAINS(h, "| ends in \\\\ |\n");
+  free(h);
+  rp_run_free(&run);
+  return 0;
+}
+
 TEST_IMPL(sarif_export) {
   char d[512];
   rp_run run;

@@ -24,7 +24,7 @@
  * from the fake's own file name. */
 static const char *exe_suffix(void) {
   size_t n = strlen(RP_FAKE_PF_EXE);
-  return n > 4 && strcmp(RP_FAKE_PF_EXE + n - 4, ".exe") == 0 ? ".exe" : "";
+  return n > 4 && strcmp(&RP_FAKE_PF_EXE[n - 4], ".exe") == 0 ? ".exe" : "";
 }
 
 /* Skips (77) when repro would not find cuda_portfolio<suffix> in a build

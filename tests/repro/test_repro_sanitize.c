@@ -27,7 +27,7 @@ static int san_setup(const char *name, san_fixture *f) {
   char p[900], err[256];
   size_t n = strlen(RP_FAKE_SAN_EXE);
   const char *suffix =
-      n > 4 && strcmp(RP_FAKE_SAN_EXE + n - 4, ".exe") == 0 ? ".exe" : "";
+      n > 4 && strcmp(&RP_FAKE_SAN_EXE[n - 4], ".exe") == 0 ? ".exe" : "";
   memset(f, 0, sizeof *f);
   if (rt_fresh_dir(name, f->dir, sizeof f->dir) != 0)
     return -1;

@@ -12,8 +12,10 @@
 #include "rp_resource_parse.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Counts lines of text containing needle: an independent tally to compare
  * the parser's results with. */
@@ -264,5 +266,62 @@ TEST_IMPL(res_ptxas_matches_cuobjdump) {
   rp_res_table_free(&b);
   free(pt);
   free(cu);
+  return 0;
+}
+
+/* The first 'what' in text, replaced by 'with', in a new string. */
+static char *replaced(const char *text, const char *what, const char *with) {
+  const char *at = strstr(text, what);
+  size_t n = strlen(text), a = strlen(what), b = strlen(with);
+  char *out;
+  if (at == NULL)
+    return NULL;
+  out = malloc(n - a + b + 1);
+  if (out == NULL)
+    return NULL;
+  memcpy(out, text, (size_t)(at - text));
+  memcpy(out + (at - text), with, b);
+  memcpy(out + (at - text) + b, at + a, n - (size_t)(at - text) - a + 1);
+  return out;
+}
+
+/* A count past INT64_MAX reads as INT64_MAX, never as a negative count or
+ * none: the real capture's first kernel with its spill stores, then its
+ * registers, out of range. (Before, 2^63 + 1 spill bytes were kept as a
+ * negative number and the kernel was listed as not spilling; a count past
+ * UINT64_MAX was dropped, leaving the registers unknown.) */
+TEST_IMPL(res_counts_saturate) {
+  char *text, *big, *huge;
+  size_t len;
+  rp_res_table t;
+  const rp_kernel_res *r;
+  FX_LOAD("ptxas_kernels_sm90.txt", &text, &len);
+  rp_res_table_init(&t);
+  ASSERT_OK(rp_res_parse_ptxas(text, len, &t));
+  ASSERT_EQ(t.rows[0].spills, 0); /* the capture as it is */
+  ASSERT_EQ(t.rows[0].registers, 10);
+  rp_res_table_free(&t);
+
+  big = replaced(text, "0 bytes spill stores",
+                 "9223372036854775809 bytes spill stores");
+  ASSERT_TRUE(big != NULL);
+  rp_res_table_init(&t);
+  ASSERT_OK(rp_res_parse_ptxas(big, strlen(big), &t));
+  r = &t.rows[0];
+  ASSERT_EQ(r->spill_stores, INT64_MAX);
+  ASSERT_EQ(r->spills, 1);
+  ASSERT_GE(rp_res_spilling(&t), 1);
+  rp_res_table_free(&t);
+
+  huge = replaced(text, "Used 10 registers",
+                  "Used 99999999999999999999999 registers");
+  ASSERT_TRUE(huge != NULL);
+  rp_res_table_init(&t);
+  ASSERT_OK(rp_res_parse_ptxas(huge, strlen(huge), &t));
+  ASSERT_EQ(t.rows[0].registers, INT64_MAX);
+  rp_res_table_free(&t);
+  free(huge);
+  free(big);
+  free(text);
   return 0;
 }

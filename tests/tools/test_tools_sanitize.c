@@ -8,6 +8,7 @@
 #include "rp_sanitize_parse.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,5 +185,110 @@ TEST_IMPL(san_empty_not_clean) {
   ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 0);
   ASSERT_EQ(rp_san_verdict_negative(&r, 86, 86, why, sizeof why), 0);
   rp_san_report_free(&r);
+  return 0;
+}
+
+/* text with extra appended, in a new string. */
+static char *with_line(const char *text, size_t len, const char *extra) {
+  size_t n = strlen(extra);
+  char *out = malloc(len + n + 1);
+  if (out == NULL)
+    return NULL;
+  memcpy(out, text, len);
+  memcpy(out + len, extra, n + 1);
+  return out;
+}
+
+/* Every summary line's count must be read before a run is called clean.
+ * The real racecheck capture is clean as it is; with an ERROR SUMMARY
+ * whose count is not a number added, it was still called clean (the line
+ * read as absent and racecheck's own summary said 0 hazards), and with a
+ * count past INT64_MAX it read as a negative or absent count. A LEAK
+ * SUMMARY of leaked bytes is not clean either, whatever ERROR SUMMARY
+ * says. */
+TEST_IMPL(san_summary_counts_read) {
+  char *text, *t2;
+  size_t len, i;
+  rp_san_report r;
+  char why[1024];
+  FX_PROBE("racecheck-clean.txt", &text, &len);
+  ASSERT_OK(rp_san_parse(text, len, &r));
+  ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 1);
+  rp_san_report_free(&r);
+
+  t2 = with_line(text, len, "========= ERROR SUMMARY: some errors\n");
+  ASSERT_TRUE(t2 != NULL);
+  ASSERT_OK(rp_san_parse(t2, strlen(t2), &r));
+  ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "ERROR SUMMARY: some errors");
+  ASSERT_CONTAINS(r.unreadable_summary, "some errors");
+  rp_san_report_free(&r);
+  free(t2);
+
+  for (i = 0; i < 2; i++) {
+    static const char *const past[] = {
+        "========= ERROR SUMMARY: 9223372036854775809 errors\n",
+        "========= ERROR SUMMARY: 99999999999999999999999 errors\n"};
+    t2 = with_line(text, len, past[i]);
+    ASSERT_TRUE(t2 != NULL);
+    ASSERT_OK(rp_san_parse(t2, strlen(t2), &r));
+    ASSERT_EQ(r.error_summary, INT64_MAX);
+    ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 0);
+    rp_san_report_free(&r);
+    free(t2);
+  }
+  free(text);
+
+  /* memcheck with --leak-check full: clean as captured, and not clean
+   * with bytes leaked in its LEAK SUMMARY. */
+  FX_LOAD("sanitize_memcheck_smoke.txt", &text, &len);
+  ASSERT_OK(rp_san_parse(text, len, &r));
+  ASSERT_EQ(r.leaked_bytes, 0);
+  ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 1);
+  rp_san_report_free(&r);
+  t2 = with_line(text, len,
+                 "========= LEAK SUMMARY: 64 bytes leaked in 1 allocations\n");
+  ASSERT_TRUE(t2 != NULL);
+  ASSERT_OK(rp_san_parse(t2, strlen(t2), &r));
+  ASSERT_EQ(r.leaked_bytes, 64);
+  ASSERT_EQ(rp_san_verdict_clean(&r, 0, 86, why, sizeof why), 0);
+  ASSERT_CONTAINS(why, "64 byte(s) leaked");
+  rp_san_report_free(&r);
+  free(t2);
+  free(text);
+  return 0;
+}
+
+/* A finding's text that is not UTF-8 (a Latin-1 source path, as a
+ * console code page writes it) is kept in the JSON with '?' for the stray
+ * byte. Before, jansson refused the string and the finding's "location"
+ * key was left out of the manifest without a word. */
+TEST_IMPL(san_json_not_utf8_kept) {
+  char *text, *at, *latin;
+  size_t len, n;
+  rp_san_report r;
+  json_t *arr, *first, *loc;
+  FX_PROBE("memcheck-oob.txt", &text, &len);
+  at = strstr(text, " in probe.cu:24");
+  ASSERT_TRUE(at != NULL);
+  n = (size_t)(at - text);
+  latin = malloc(len + 16);
+  ASSERT_TRUE(latin != NULL);
+  memcpy(latin, text, n);
+  memcpy(latin + n, " in Jos\xe9/probe.cu:24", 20);
+  memcpy(latin + n + 20, at + 15, len - n - 15);
+  ASSERT_OK(rp_san_parse(latin, len + 5, &r));
+  ASSERT_GT(r.count, 0);
+  ASSERT_CONTAINS(r.items[0].location, "Jos\xe9/probe.cu:24");
+  arr = rp_san_findings_json(&r);
+  ASSERT_TRUE(arr != NULL);
+  first = json_array_get(arr, 0);
+  loc = json_object_get(first, "location");
+  ASSERT_TRUE(loc != NULL);
+  ASSERT_STR_EQ(json_string_value(loc), "Jos?/probe.cu:24");
+  json_decref(arr);
+  rp_san_report_free(&r);
+  free(latin);
+  free(text);
   return 0;
 }

@@ -5,8 +5,10 @@
 #include "cm_file.h"
 #include "cm_sha256.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,123 @@ TEST_IMPL(strlcpy_truncates) {
   ASSERT_OK(cm_strlcpy(small, "ab", sizeof small));
   ASSERT_STR_EQ(small, "ab");
   ASSERT_EQ(cm_snprintf(small, sizeof small, "%d", 12345), CM_ERANGE);
+  return 0;
+}
+
+/* cm_utf8_seq's verdict on s[0..n) as a whole (one or more sequences). */
+static int utf8_whole(const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    size_t k = cm_utf8_seq(s + i, n - i);
+    if (k == 0)
+      return 0;
+    i += k;
+  }
+  return 1;
+}
+
+/* jansson's verdict, an independent reader of UTF-8. */
+static int jansson_whole(const unsigned char *s, size_t n) {
+  char buf[8];
+  json_t *j;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  j = json_string(buf);
+  json_decref(j);
+  return j != NULL;
+}
+
+/* Text cut short never ends inside a character, and text that is not
+ * UTF-8 is written with '?' for its stray bytes (cm_utf8.h). Before, a
+ * stage reason of 400 'e-acute' kept by the report model in its 512-byte
+ * field ended in half a character, and the markdown and HTML reports were
+ * not UTF-8. */
+TEST_IMPL(utf8_cut_scrub) {
+  static const struct {
+    const char *s;
+    size_t n, want;
+  } seqs[] = {
+      {"A", 1, 1},
+      {"\xc3\xa9", 2, 2},         /* U+00E9 */
+      {"\xe2\x82\xac", 3, 3},     /* U+20AC */
+      {"\xf0\x9f\x98\x80", 4, 4}, /* U+1F600 */
+      {"\xf4\x8f\xbf\xbf", 4, 4}, /* U+10FFFF */
+      {"\xc0\x80", 2, 0},         /* overlong NUL */
+      {"\xe0\x80\x80", 3, 0},     /* overlong */
+      {"\xed\xa0\x80", 3, 0},     /* a surrogate */
+      {"\xf4\x90\x80\x80", 4, 0}, /* past U+10FFFF */
+      {"\x80", 1, 0},             /* a continuation byte alone */
+      {"\xff", 1, 0},
+      {"\xc3\xa9", 1, 0}, /* cut short */
+  };
+  char b3[3], b4[4], b6[6], b7[7], bad[8];
+  size_t i;
+  unsigned a, b, c, d;
+  json_t *j;
+  for (i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
+    ASSERT_EQ(cm_utf8_seq((const unsigned char *)seqs[i].s, seqs[i].n),
+              seqs[i].want);
+
+  ASSERT_EQ(cm_strlcpy(b3, "a\xc3\xa9", sizeof b3), CM_ERANGE);
+  ASSERT_STR_EQ(b3, "a");
+  ASSERT_EQ(cm_strlcpy(b4, "a\xe2\x82\xac", sizeof b4), CM_ERANGE);
+  ASSERT_STR_EQ(b4, "a");
+  ASSERT_EQ(cm_strlcpy(b6, "ab\xf0\x9f\x98\x80", sizeof b6), CM_ERANGE);
+  ASSERT_STR_EQ(b6, "ab");
+  ASSERT_OK(cm_strlcpy(b7, "ab\xf0\x9f\x98\x80", sizeof b7));
+  ASSERT_STR_EQ(b7, "ab\xf0\x9f\x98\x80");
+  ASSERT_EQ(cm_snprintf(b4, sizeof b4, "%s!", "\xc3\xa9\xc3\xa9"), CM_ERANGE);
+  ASSERT_STR_EQ(b4, "\xc3\xa9");
+  /* Bytes that are no UTF-8 at all are cut as bytes. */
+  ASSERT_EQ(cm_strlcpy(b3, "\xff\xff\xff", sizeof b3), CM_ERANGE);
+  ASSERT_STR_EQ(b3, "\xff\xff");
+
+  cm_strlcpy(bad,
+             "a\xff"
+             "b\xc3",
+             sizeof bad);
+  ASSERT_EQ(cm_utf8_scrub(bad), 2);
+  ASSERT_STR_EQ(bad, "a?b?");
+  cm_strlcpy(bad, "\xc3\xa9t\xc3\xa9", sizeof bad);
+  ASSERT_EQ(cm_utf8_scrub(bad), 0);
+  ASSERT_STR_EQ(bad, "\xc3\xa9t\xc3\xa9");
+  j = cm_json_text("a\xff"
+                   "b");
+  ASSERT_TRUE(j != NULL);
+  ASSERT_STR_EQ(json_string_value(j), "a?b");
+  json_decref(j);
+
+  /* Against jansson on every string of two bytes, every three-byte one
+   * with a lead of 0xE0-0xEF, and four-byte ones over every lead of
+   * 0xF0-0xF7 and second byte with the last two from a set of edges. */
+  for (a = 1; a < 256; a++)
+    for (b = 1; b < 256; b++) {
+      unsigned char s2[2];
+      s2[0] = (unsigned char)a;
+      s2[1] = (unsigned char)b;
+      ASSERT_EQ(utf8_whole(s2, 2), jansson_whole(s2, 2));
+    }
+  for (a = 0xE0; a < 0xF0; a++)
+    for (b = 1; b < 256; b++)
+      for (c = 1; c < 256; c++) {
+        unsigned char s3[3];
+        s3[0] = (unsigned char)a;
+        s3[1] = (unsigned char)b;
+        s3[2] = (unsigned char)c;
+        ASSERT_EQ(utf8_whole(s3, 3), jansson_whole(s3, 3));
+      }
+  for (a = 0xF0; a < 0xF8; a++)
+    for (b = 1; b < 256; b++)
+      for (c = 0; c < 4; c++)
+        for (d = 0; d < 4; d++) {
+          static const unsigned char edge[4] = {0x41, 0x80, 0xBF, 0xC0};
+          unsigned char s4[4];
+          s4[0] = (unsigned char)a;
+          s4[1] = (unsigned char)b;
+          s4[2] = edge[c];
+          s4[3] = edge[d];
+          ASSERT_EQ(utf8_whole(s4, 4), jansson_whole(s4, 4));
+        }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "rp_archive.h"
 
 #include "cm_error.h"
+#include "cm_utf8.h"
 #include "rp_check.h"
 #include "rp_fs.h"
 
@@ -33,9 +34,9 @@ static int file_entry(const char *run_dir, const char *rel, json_t *files) {
   if (rc != CM_OK)
     return rc;
   e = json_object();
-  if (e == NULL || json_object_set_new(e, "path", json_string(rel)) != 0 ||
+  if (e == NULL || json_object_set_new(e, "path", cm_json_text(rel)) != 0 ||
       json_object_set_new(e, "bytes", json_integer((json_int_t)c.bytes)) != 0 ||
-      json_object_set_new(e, "sha256", json_string(c.sha_hex)) != 0 ||
+      json_object_set_new(e, "sha256", cm_json_text(c.sha_hex)) != 0 ||
       json_array_append_new(files, e) != 0) {
     json_decref(e);
     return CM_ENOMEM;

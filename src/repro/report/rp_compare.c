@@ -3,6 +3,7 @@
 
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_sb.h"
 
 #include <jansson.h>
@@ -266,21 +267,21 @@ json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
     return NULL;
   }
   json_object_set_new(doc, "schema_version", json_integer(1));
-  json_object_set_new(doc, "base", json_string(base_path));
-  json_object_set_new(doc, "new", json_string(new_path));
+  json_object_set_new(doc, "base", cm_json_text(base_path));
+  json_object_set_new(doc, "new", cm_json_text(new_path));
   json_object_set_new(doc, "refused", json_boolean(r->refused));
   json_object_set_new(doc, "forced", json_boolean(o->force && r->reasons[0]));
   json_object_set_new(doc, "reasons",
-                      r->reasons[0] ? json_string(r->reasons) : json_null());
+                      r->reasons[0] ? cm_json_text(r->reasons) : json_null());
   json_object_set_new(doc, "notes",
-                      r->notes[0] ? json_string(r->notes) : json_null());
+                      r->notes[0] ? cm_json_text(r->notes) : json_null());
   json_object_set_new(method, "decides",
-                      json_string("bootstrap percentile interval of "
-                                  "median(NEW)/median(BASE)"));
+                      cm_json_text("bootstrap percentile interval of "
+                                   "median(NEW)/median(BASE)"));
   json_object_set_new(method, "guard",
-                      json_string("Mann-Whitney U, two-sided, normal "
-                                  "approximation with tie and continuity "
-                                  "correction"));
+                      cm_json_text("Mann-Whitney U, two-sided, normal "
+                                   "approximation with tie and continuity "
+                                   "correction"));
   json_object_set_new(method, "threshold", json_real(o->threshold));
   json_object_set_new(method, "alpha", json_real(o->alpha));
   json_object_set_new(method, "level", json_real(o->level));
@@ -292,7 +293,7 @@ json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
   for (i = 0; i < r->ncases; i++) {
     const rp_case_cmp *c = &r->cases[i];
     json_t *e = json_object();
-    json_object_set_new(e, "key", json_string(c->key));
+    json_object_set_new(e, "key", cm_json_text(c->key));
     json_object_set_new(e, "n_base", json_integer((json_int_t)c->nbase));
     json_object_set_new(e, "n_new", json_integer((json_int_t)c->nnew));
     json_object_set_new(e, "base_median_s", num(c->base_median_s));
@@ -306,8 +307,9 @@ json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
     json_object_set_new(e, "u", c->stats_ok ? num(c->mw.u_a) : json_null());
     json_object_set_new(e, "z", c->stats_ok ? num(c->mw.z) : json_null());
     json_object_set_new(e, "p", c->stats_ok ? num(c->mw.p) : json_null());
-    json_object_set_new(e, "verdict", json_string(rp_verdict_name(c->verdict)));
-    json_object_set_new(e, "why", json_string(c->why));
+    json_object_set_new(e, "verdict",
+                        cm_json_text(rp_verdict_name(c->verdict)));
+    json_object_set_new(e, "why", cm_json_text(c->why));
     json_object_set_new(e, "throttled_base",
                         json_boolean(c->throttled & RP_THROTTLED_BASE));
     json_object_set_new(e, "throttled_new",
@@ -316,9 +318,9 @@ json_t *rp_compare_json(const rp_compare_result *r, const rp_compare_opts *o,
   }
   json_object_set_new(doc, "cases", cases);
   for (i = 0; i < r->nonly_base; i++)
-    json_array_append_new(ob, json_string(r->only_base[i]));
+    json_array_append_new(ob, cm_json_text(r->only_base[i]));
   for (i = 0; i < r->nonly_new; i++)
-    json_array_append_new(on, json_string(r->only_new[i]));
+    json_array_append_new(on, cm_json_text(r->only_new[i]));
   json_object_set_new(doc, "only_in_base", ob);
   json_object_set_new(doc, "only_in_new", on);
   for (v = 0; v < 4; v++)

@@ -4,6 +4,7 @@
 
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_report_common.h"
 #include "rp_sb.h"
 
@@ -115,7 +116,7 @@ static json_t *location_json(const char *loc) {
     file[colon - loc] = '\0';
   else
     line = 0;
-  json_object_set_new(art, "uri", json_string(file));
+  json_object_set_new(art, "uri", cm_json_text(file));
   json_object_set_new(phys, "artifactLocation", art);
   if (line > 0) {
     json_t *reg = json_object();
@@ -132,11 +133,11 @@ static json_t *result_json(const rp_finding *f) {
   cm_snprintf(text, sizeof text, "%s%s%s%s%s", f->kind,
               f->kernel[0] ? " in " : "", f->kernel, f->detail[0] ? ": " : "",
               f->detail);
-  json_object_set_new(o, "ruleId", json_string(f->cls[0] ? f->cls : "other"));
+  json_object_set_new(o, "ruleId", cm_json_text(f->cls[0] ? f->cls : "other"));
   json_object_set_new(
       o, "level",
-      json_string(strcmp(f->severity, "warning") == 0 ? "warning" : "error"));
-  json_object_set_new(msg, "text", json_string(text));
+      cm_json_text(strcmp(f->severity, "warning") == 0 ? "warning" : "error"));
+  json_object_set_new(msg, "text", cm_json_text(text));
   json_object_set_new(o, "message", msg);
   if (f->location[0]) {
     json_t *locs = json_array();
@@ -146,16 +147,16 @@ static json_t *result_json(const rp_finding *f) {
   if (f->negative_control) {
     /* An expected finding: CI must not fail on it, but it must be seen. */
     json_t *sup = json_array(), *s = json_object();
-    json_object_set_new(s, "kind", json_string("inSource"));
+    json_object_set_new(s, "kind", cm_json_text("inSource"));
     json_object_set_new(s, "justification",
-                        json_string("negative control: this finding is "
-                                    "required to prove the sanitizer works"));
+                        cm_json_text("negative control: this finding is "
+                                     "required to prove the sanitizer works"));
     json_array_append_new(sup, s);
     json_object_set_new(o, "suppressions", sup);
   }
   json_object_set_new(props, "negative_control",
                       json_boolean(f->negative_control));
-  json_object_set_new(props, "kernel", json_string(f->kernel));
+  json_object_set_new(props, "kernel", cm_json_text(f->kernel));
   json_object_set_new(o, "properties", props);
   return o;
 }
@@ -165,7 +166,7 @@ static json_t *sarif_run(const char *tool) {
   char name[64];
   cm_snprintf(name, sizeof name, "compute-sanitizer%s%s", tool[0] ? " " : "",
               tool);
-  json_object_set_new(drv, "name", json_string(name));
+  json_object_set_new(drv, "name", cm_json_text(name));
   json_object_set_new(t, "driver", drv);
   json_object_set_new(run, "tool", t);
   json_object_set_new(run, "results", json_array());
@@ -181,7 +182,7 @@ int rp_report_sarif(const rp_run *run, char **out) {
     json_decref(runs);
     return CM_ENOMEM;
   }
-  json_object_set_new(doc, "version", json_string("2.1.0"));
+  json_object_set_new(doc, "version", cm_json_text("2.1.0"));
   for (i = 0; i < run->nfindings; i++) {
     const rp_finding *f = &run->findings[i];
     json_t *target = NULL;

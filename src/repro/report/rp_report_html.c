@@ -35,9 +35,11 @@ static const char script[] =
     "})();";
 
 static void td(rp__sb *b, const char *cls, const char *text) {
-  if (cls != NULL)
-    rp__sb_printf(b, "<td class=\"%s\">", cls);
-  else
+  if (cls != NULL) {
+    rp__sb_add(b, "<td class=\"");
+    rp__sb_xml(b, cls);
+    rp__sb_add(b, "\">");
+  } else
     rp__sb_add(b, "<td>");
   rp__sb_xml(b, text);
   rp__sb_add(b, "</td>");
@@ -139,10 +141,10 @@ static void h_stages(rp__sb *b, const rp_run *run, int *ncharts) {
     const rp_stage *s = &run->stages[i];
     if (s->nchecks == 0 && s->nsteps == 0)
       continue;
-    rp__sb_printf(b,
-                  "<details><summary>stage %s: %zu checks, %zu steps"
-                  "</summary>\n<table>",
-                  s->name, s->nchecks, s->nsteps);
+    rp__sb_add(b, "<details><summary>stage ");
+    rp__sb_xml(b, s->name);
+    rp__sb_printf(b, ": %zu checks, %zu steps</summary>\n<table>", s->nchecks,
+                  s->nsteps);
     h_items(b, "check", s->checks, s->nchecks);
     h_items(b, "step", s->steps, s->nsteps);
     rp__sb_add(b, "</table></details>\n");
@@ -172,10 +174,12 @@ static void h_sanitizer(rp__sb *b, const rp_run *run) {
     const rp_finding *f = &run->findings[i];
     size_t more = rp__findings_elided(run, i);
     if (more > 0) {
+      rp__sb_add(b, "<tr><td>");
+      rp__sb_xml(b, f->tool);
       rp__sb_printf(b,
-                    "<tr><td>%s</td><td colspan=\"5\">... and %zu more "
+                    "</td><td colspan=\"5\">... and %zu more "
                     "findings of this step (all in its log)</td></tr>\n",
-                    f->tool, more);
+                    more);
       i += more - 1;
       continue;
     }
@@ -198,18 +202,26 @@ static void h_limitations(rp__sb *b, const rp_run *run) {
   for (i = 0; i < run->nstages; i++) {
     const rp_stage *s = &run->stages[i];
     if (rp__is_limitation(s->status)) {
-      rp__sb_printf(b, "<li>stage %s <span class=\"%s\">%s</span>: ", s->name,
-                    s->status, s->status);
+      rp__sb_add(b, "<li>stage ");
+      rp__sb_xml(b, s->name);
+      rp__sb_add(b, " <span class=\"");
+      rp__sb_xml(b, s->status);
+      rp__sb_add(b, "\">");
+      rp__sb_xml(b, s->status);
+      rp__sb_add(b, "</span>: ");
       rp__sb_xml(b, s->reason[0] ? s->reason : "no reason recorded");
       rp__sb_add(b, "</li>\n");
       n++;
     }
     for (j = 0; j < s->nchecks; j++)
       if (rp__is_limitation(s->checks[j].status)) {
-        rp__sb_printf(b, "<li>%s check ", s->name);
+        rp__sb_add(b, "<li>");
+        rp__sb_xml(b, s->name);
+        rp__sb_add(b, " check ");
         rp__sb_xml(b, s->checks[j].name);
-        rp__sb_printf(b,
-                      " <span class=\"warn\">%s</span>: ", s->checks[j].status);
+        rp__sb_add(b, " <span class=\"warn\">");
+        rp__sb_xml(b, s->checks[j].status);
+        rp__sb_add(b, "</span>: ");
         rp__sb_xml(b, s->checks[j].detail);
         rp__sb_add(b, "</li>\n");
         n++;

@@ -44,6 +44,14 @@ static void md_env(rp__sb *b, const rp_run *run) {
   rp__sb_add(b, "\n");
 }
 
+/* "- check NAME: STATUS" of a check or step, its detail to follow. */
+static void md_item(rp__sb *b, const char *what, const rp_item *it) {
+  rp__sb_printf(b, "- %s ", what);
+  rp__sb_md(b, it->name);
+  rp__sb_add(b, ": ");
+  rp__sb_md(b, it->status);
+}
+
 static void md_stages(rp__sb *b, const rp_run *run) {
   size_t i, j;
   rp__sb_add(b, "## Stages\n\n");
@@ -56,9 +64,11 @@ static void md_stages(rp__sb *b, const rp_run *run) {
   for (i = 0; i < run->nstages; i++) {
     const rp_stage *s = &run->stages[i];
     char a[32], d[32];
-    rp__sb_printf(b, "| %s | **%s** | %s | %s | ", s->name,
-                  s->status[0] ? s->status : "unknown",
-                  rp__fmt(a, sizeof a, 1, s->start_s),
+    rp__sb_add(b, "| ");
+    rp__sb_md(b, s->name);
+    rp__sb_add(b, " | **");
+    rp__sb_md(b, s->status[0] ? s->status : "unknown");
+    rp__sb_printf(b, "** | %s | %s | ", rp__fmt(a, sizeof a, 1, s->start_s),
                   rp__fmt(d, sizeof d, 2, s->duration_s));
     if (s->exit_code >= 0)
       rp__sb_printf(b, "%lld", (long long)s->exit_code);
@@ -71,10 +81,11 @@ static void md_stages(rp__sb *b, const rp_run *run) {
     const rp_stage *s = &run->stages[i];
     if (s->nchecks == 0 && s->nsteps == 0)
       continue;
-    rp__sb_printf(b, "### Stage %s\n\n", s->name);
+    rp__sb_add(b, "### Stage ");
+    rp__sb_md(b, s->name);
+    rp__sb_add(b, "\n\n");
     for (j = 0; j < s->nchecks; j++) {
-      rp__sb_printf(b, "- check %s: %s", s->checks[j].name,
-                    s->checks[j].status);
+      md_item(b, "check", &s->checks[j]);
       if (s->checks[j].detail[0]) {
         rp__sb_add(b, " (");
         rp__sb_md(b, s->checks[j].detail);
@@ -83,7 +94,7 @@ static void md_stages(rp__sb *b, const rp_run *run) {
       rp__sb_add(b, "\n");
     }
     for (j = 0; j < s->nsteps; j++) {
-      rp__sb_printf(b, "- step %s: %s", s->steps[j].name, s->steps[j].status);
+      md_item(b, "step", &s->steps[j]);
       if (s->steps[j].detail[0]) {
         rp__sb_add(b, " (");
         rp__sb_md(b, s->steps[j].detail);
@@ -102,11 +113,12 @@ static void md_sanitizer(rp__sb *b, const rp_run *run) {
   rp__sb_add(b, "## Sanitizer results\n\n");
   rp__sb_printf(b,
                 "Negative control (memcheck on a kernel that writes out "
-                "of bounds on purpose): **%s**. %s\n\n",
+                "of bounds on purpose): **%s**. ",
                 caught == 1   ? "caught"
                 : caught == 0 ? "NOT caught"
-                              : "not recorded",
-                nc);
+                              : "not recorded");
+  rp__sb_md(b, nc);
+  rp__sb_add(b, "\n\n");
   if (run->nfindings == 0) {
     rp__sb_add(b, "No sanitizer finding is recorded.\n\n");
     return;
@@ -117,15 +129,20 @@ static void md_sanitizer(rp__sb *b, const rp_run *run) {
     const rp_finding *f = &run->findings[i];
     size_t more = rp__findings_elided(run, i);
     if (more > 0) {
+      rp__sb_add(b, "| ");
+      rp__sb_md(b, f->tool);
       rp__sb_printf(b,
-                    "| %s | | | ... and %zu more findings of this step "
+                    " | | | ... and %zu more findings of this step "
                     "(all in its log) | | |\n",
-                    f->tool, more);
+                    more);
       i += more - 1;
       continue;
     }
-    rp__sb_printf(b, "| %s | %s | %s | ", f->tool,
-                  f->negative_control ? "negative control" : "", f->cls);
+    rp__sb_add(b, "| ");
+    rp__sb_md(b, f->tool);
+    rp__sb_printf(b, " | %s | ", f->negative_control ? "negative control" : "");
+    rp__sb_md(b, f->cls);
+    rp__sb_add(b, " | ");
     rp__sb_md(b, f->kind);
     rp__sb_add(b, " | ");
     rp__sb_md(b, f->kernel);
@@ -143,15 +160,24 @@ static void md_limitations(rp__sb *b, const rp_run *run) {
   for (i = 0; i < run->nstages; i++) {
     const rp_stage *s = &run->stages[i];
     if (rp__is_limitation(s->status)) {
-      rp__sb_printf(b, "- stage %s %s: ", s->name, s->status);
+      rp__sb_add(b, "- stage ");
+      rp__sb_md(b, s->name);
+      rp__sb_add(b, " ");
+      rp__sb_md(b, s->status);
+      rp__sb_add(b, ": ");
       rp__sb_md(b, s->reason[0] ? s->reason : "no reason recorded");
       rp__sb_add(b, "\n");
       n++;
     }
     for (j = 0; j < s->nchecks; j++)
       if (rp__is_limitation(s->checks[j].status)) {
-        rp__sb_printf(b, "- %s check %s %s: ", s->name, s->checks[j].name,
-                      s->checks[j].status);
+        rp__sb_add(b, "- ");
+        rp__sb_md(b, s->name);
+        rp__sb_add(b, " check ");
+        rp__sb_md(b, s->checks[j].name);
+        rp__sb_add(b, " ");
+        rp__sb_md(b, s->checks[j].status);
+        rp__sb_add(b, ": ");
         rp__sb_md(b, s->checks[j].detail);
         rp__sb_add(b, "\n");
         n++;
@@ -181,8 +207,9 @@ static void md_resources(rp__sb *b, const rp_run *run) {
     const rp_res_row *k = &run->resources[i];
     rp__sb_add(b, "| ");
     rp__sb_md(b, k->kernel);
-    rp__sb_printf(b, "%s | %s | %lld | %lld | %lld | %lld | %lld | %lld |\n",
-                  k->spills ? " **SPILLS**" : "", k->arch,
+    rp__sb_printf(b, "%s | ", k->spills ? " **SPILLS**" : "");
+    rp__sb_md(b, k->arch);
+    rp__sb_printf(b, " | %lld | %lld | %lld | %lld | %lld | %lld |\n",
                   (long long)k->registers, (long long)k->stack,
                   (long long)k->spill_stores, (long long)k->spill_loads,
                   (long long)k->shared, (long long)k->local);
@@ -210,20 +237,20 @@ static void md_timing(rp__sb *b, const rp_run *run) {
     if (c->n > 0)
       rp_five_number(c->samples, c->n, &f);
     rp__case_label(c, l, sizeof l);
-    rp__sb_printf(
-        b,
-        "| %s | %s | %zu | %s | %s | %s | %s | %s | %s | %s | %s "
-        "| %s |\n",
-        l,
-        c->passed == 1   ? "yes"
-        : c->passed == 0 ? "**NO**"
-                         : "?",
-        c->n, rp__fmt(t[0], 32, 3, f.median * 1e6),
-        rp__fmt(t[1], 32, 3, f.q1 * 1e6), rp__fmt(t[2], 32, 3, f.q3 * 1e6),
-        rp__fmt(t[3], 32, 4, c->cv), rp__fmt(t[4], 32, 1, c->gbps),
-        rp__fmt(t[5], 32, 3, c->fraction_of_copy_bw),
-        rp__fmt(t[6], 32, 2, c->tflops), c->peer_name[0] ? c->peer_name : "",
-        rp__fmt(t[7], 32, 2, rp__peer_tflops(c)));
+    rp__sb_add(b, "| ");
+    rp__sb_md(b, l);
+    rp__sb_printf(b, " | %s | %zu | %s | %s | %s | %s | %s | %s | %s | ",
+                  c->passed == 1   ? "yes"
+                  : c->passed == 0 ? "**NO**"
+                                   : "?",
+                  c->n, rp__fmt(t[0], 32, 3, f.median * 1e6),
+                  rp__fmt(t[1], 32, 3, f.q1 * 1e6),
+                  rp__fmt(t[2], 32, 3, f.q3 * 1e6), rp__fmt(t[3], 32, 4, c->cv),
+                  rp__fmt(t[4], 32, 1, c->gbps),
+                  rp__fmt(t[5], 32, 3, c->fraction_of_copy_bw),
+                  rp__fmt(t[6], 32, 2, c->tflops));
+    rp__sb_md(b, c->peer_name);
+    rp__sb_printf(b, " | %s |\n", rp__fmt(t[7], 32, 2, rp__peer_tflops(c)));
   }
   rp__sb_add(b, "\nCharts (in report.html): achieved bandwidth of each "
                 "memory-bound case against the copy ceiling measured in the "
@@ -235,12 +262,12 @@ static void md_timing(rp__sb *b, const rp_run *run) {
 int rp_report_markdown(const rp_run *run, char **out) {
   rp__sb b;
   rp__sb_init(&b);
-  rp__sb_printf(&b, "# Audit report: run %s\n\n",
-                run->run_id[0] ? run->run_id : "(no run id)");
-  rp__sb_printf(&b,
-                "Run status: **%s**. Written by `repro report`; "
-                "docs/REPORT.md says how to read it.\n\n",
-                run->status[0] ? run->status : "unknown");
+  rp__sb_add(&b, "# Audit report: run ");
+  rp__sb_md(&b, run->run_id[0] ? run->run_id : "(no run id)");
+  rp__sb_add(&b, "\n\nRun status: **");
+  rp__sb_md(&b, run->status[0] ? run->status : "unknown");
+  rp__sb_add(&b, "**. Written by `repro report`; "
+                 "docs/REPORT.md says how to read it.\n\n");
   md_binding(&b, run);
   md_env(&b, run);
   md_stages(&b, run);

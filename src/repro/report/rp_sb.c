@@ -2,6 +2,7 @@
 #include "rp_sb.h"
 
 #include "cm_error.h"
+#include "cm_utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,22 @@ void rp__sb_printf(rp__sb *b, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Adds the character at p: a whole UTF-8 sequence, or '?' for a byte
+ * that starts none (the documents are UTF-8, cm_utf8.h). Returns the
+ * bytes of p it took. */
+static size_t utf8_char(rp__sb *b, const char *p) {
+  size_t avail = 0, n;
+  while (avail < 4 && p[avail] != '\0')
+    avail++;
+  n = cm_utf8_seq((const unsigned char *)p, avail);
+  if (n == 0) {
+    rp__sb_add(b, "?");
+    return 1;
+  }
+  rp__sb_addn(b, p, n);
+  return n;
+}
+
 void rp__sb_xml(rp__sb *b, const char *s) {
   const char *p;
   if (s == NULL)
@@ -109,7 +126,7 @@ void rp__sb_xml(rp__sb *b, const char *s) {
       if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r')
         rp__sb_add(b, "?");
       else
-        rp__sb_addn(b, p, 1);
+        p += utf8_char(b, p) - 1;
     }
   }
 }
@@ -121,10 +138,12 @@ void rp__sb_md(rp__sb *b, const char *s) {
   for (p = s; *p; p++) {
     if (*p == '|')
       rp__sb_add(b, "\\|");
+    else if (*p == '\\')
+      rp__sb_add(b, "\\\\"); /* else "x\\" then "|" would end the cell */
     else if (*p == '\n' || *p == '\r')
       rp__sb_add(b, " ");
     else
-      rp__sb_addn(b, p, 1);
+      p += utf8_char(b, p) - 1;
   }
 }
 

@@ -33,11 +33,15 @@ const char *rp__sb_str(const rp__sb *b);
 void rp__sb_add(rp__sb *b, const char *s);
 void rp__sb_addn(rp__sb *b, const char *s, size_t n);
 void rp__sb_printf(rp__sb *b, const char *fmt, ...) CM_PRINTF_LIKE(2, 3);
-void rp__sb_vprintf(rp__sb *b, const char *fmt, va_list ap);
+void rp__sb_vprintf(rp__sb *b, const char *fmt, va_list ap)
+    CM_PRINTF_LIKE(2, 0);
 
-/* Appends s escaped for XML/HTML text and attribute values (& < > " '). */
+/* Appends s escaped for XML/HTML text and attribute values (& < > " '),
+ * '?' for a control character XML forbids or a byte that is not UTF-8. */
 void rp__sb_xml(rp__sb *b, const char *s);
-/* Appends s for a Markdown table cell: '|' escaped, newlines as spaces. */
+/* Appends s for Markdown (a table cell, a heading, a list item): '|' and
+ * '\' escaped, newlines as spaces, '?' for a byte that is not UTF-8. Every
+ * string from a manifest or results file goes through it. */
 void rp__sb_md(rp__sb *b, const char *s);
 
 /* Takes the buffer's data (caller frees it with free()); b is reset. Returns

@@ -223,7 +223,9 @@ void rp__svg_gantt(rp__sb *b, const char *name, const char *const *labels,
                   fmax(duration[i] / end * PLOT_W, 2.0), ROW_H - 6,
                   rp__status_colour(statuses[i]));
     rp__sb_xml(b, labels[i]);
-    rp__sb_printf(b, ": %s, %.2f s</title></rect>\n", statuses[i], duration[i]);
+    rp__sb_add(b, ": ");
+    rp__sb_xml(b, statuses[i]);
+    rp__sb_printf(b, ", %.2f s</title></rect>\n", duration[i]);
     cm_snprintf(t, sizeof t, "%s %.1f s", statuses[i], duration[i]);
     label(b, LABEL_W + (start[i] + duration[i]) / end * PLOT_W + 4, y + 15,
           "start", t);

@@ -4,6 +4,7 @@
 #include "cm_error.h"
 #include "cm_file.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_tools_text.h"
 
 #include <jansson.h>
@@ -349,9 +350,9 @@ json_t *rp_ncu_table_json(const rp_ncu_table *t) {
     }
     json_object_set_new(
         o, "id", r->id < 0 ? json_null() : json_integer((json_int_t)r->id));
-    json_object_set_new(o, "kernel", json_string(r->kernel));
+    json_object_set_new(o, "kernel", cm_json_text(r->kernel));
     if (r->nvtx[0])
-      json_object_set_new(o, "nvtx", json_string(r->nvtx));
+      json_object_set_new(o, "nvtx", cm_json_text(r->nvtx));
     json_object_set_new(o, "duration_ns", real_or_null(r->duration_ns));
     json_object_set_new(o, "dram_throughput_pct", real_or_null(r->dram_pct));
     json_object_set_new(o, "achieved_occupancy_pct",

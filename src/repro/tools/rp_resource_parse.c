@@ -4,6 +4,7 @@
 #include "cm_error.h"
 #include "cm_file.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_tools_text.h"
 
 #include <jansson.h>
@@ -70,16 +71,15 @@ static void ptxas_items(const char *s, rp_kernel_res *r) {
     const char *comma = strchr(s, ',');
     size_t n = comma ? (size_t)(comma - s) : strlen(s);
     const char *p;
-    uint64_t v = 0;
+    int64_t x = 0;
     int has_num;
     rp__copy_n(item, sizeof item, s, n);
     p = rp__skip_ws(item);
     if (cm_starts_with(p, "Used ") || cm_starts_with(p, "used "))
       p += 5;
-    has_num = rp__scan_u64(&p, &v);
+    has_num = rp__scan_count(&p, &x);
     p = rp__skip_ws(p);
     if (has_num) {
-      int64_t x = (int64_t)v;
       if (cm_starts_with(p, "registers"))
         r->registers = x;
       else if (cm_starts_with(p, "barriers"))
@@ -158,15 +158,14 @@ static void cuobjdump_items(const char *s, rp_kernel_res *r) {
   while (*s) {
     const char *colon;
     char key[32];
-    uint64_t v;
+    int64_t x;
     s = rp__skip_ws(s);
     colon = strchr(s, ':');
     if (colon == NULL)
       break;
     rp__copy_n(key, sizeof key, s, (size_t)(colon - s));
     s = colon + 1;
-    if (rp__scan_u64(&s, &v)) {
-      int64_t x = (int64_t)v;
+    if (rp__scan_count(&s, &x)) {
       if (strcmp(key, "REG") == 0)
         r->registers = x;
       else if (strcmp(key, "STACK") == 0 && r->stack_frame < 0)
@@ -353,10 +352,10 @@ json_t *rp_res_table_json(const rp_res_table *t) {
       json_decref(arr);
       return NULL;
     }
-    json_object_set_new(o, "kernel",
-                        json_string(r->readable[0] ? r->readable : r->mangled));
-    json_object_set_new(o, "mangled", json_string(r->mangled));
-    json_object_set_new(o, "arch", json_string(r->arch));
+    json_object_set_new(
+        o, "kernel", cm_json_text(r->readable[0] ? r->readable : r->mangled));
+    json_object_set_new(o, "mangled", cm_json_text(r->mangled));
+    json_object_set_new(o, "arch", cm_json_text(r->arch));
     {
       static const char *const keys[] = {
           "registers",        "stack_frame_bytes", "spill_store_bytes",
@@ -369,9 +368,9 @@ json_t *rp_res_table_json(const rp_res_table *t) {
     }
     json_object_set_new(o, "spills", json_boolean(r->spills));
     if (r->sources & RP_RES_FROM_PTXAS)
-      json_array_append_new(src, json_string("ptxas"));
+      json_array_append_new(src, cm_json_text("ptxas"));
     if (r->sources & RP_RES_FROM_CUOBJDUMP)
-      json_array_append_new(src, json_string("cuobjdump"));
+      json_array_append_new(src, cm_json_text("cuobjdump"));
     json_object_set_new(o, "sources", src);
     json_array_append_new(arr, o);
   }

@@ -11,6 +11,7 @@
 #include "cm_error.h"
 #include "cm_file.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_tools_text.h"
 
 #include <jansson.h>
@@ -284,10 +285,17 @@ static void race_heading(rp_san_finding *f, const char *r) {
 
 static int64_t scan_i64_after(const char *s, const char *needle) {
   const char *p = needle ? rp__after(s, needle) : s;
-  uint64_t v;
-  if (p == NULL || !rp__scan_u64(&p, &v))
+  int64_t v;
+  if (p == NULL || !rp__scan_count(&p, &v))
     return -1;
-  return (int64_t)v;
+  return v;
+}
+
+/* A summary line whose count cannot be read must not leave the run to
+ * the other summary line: keeps the first such line for the verdict. */
+static void note_unreadable(rp_san_report *r, const char *b, int64_t v) {
+  if (v < 0 && r->unreadable_summary[0] == '\0')
+    cm_strlcpy(r->unreadable_summary, b, sizeof r->unreadable_summary);
 }
 
 static void set_tool_failed(rp_san_report *r, const char *line) {
@@ -310,15 +318,19 @@ static rp_san_finding *heading(rp_san_report *r, const char *b, int *err) {
     /* With more errors than --print-limit, a second line follows:
      * "ERROR SUMMARY: 900 errors were not printed. ..."; it must not
      * replace the total of the first. */
-    if (strstr(b, "not printed") != NULL)
+    if (strstr(b, "not printed") != NULL) {
       r->errors_not_printed = scan_i64_after(b, "SUMMARY:");
-    else
+      note_unreadable(r, b, r->errors_not_printed);
+    } else {
       r->error_summary = scan_i64_after(b, "SUMMARY:");
+      note_unreadable(r, b, r->error_summary);
+    }
     return NULL;
   }
   if (cm_starts_with(b, "RACECHECK SUMMARY:")) {
     const char *paren = strchr(b, '(');
     r->hazards = scan_i64_after(b, "SUMMARY:");
+    note_unreadable(r, b, r->hazards);
     if (paren != NULL) {
       r->hazard_errors = scan_i64_after(paren + 1, NULL);
       {
@@ -332,6 +344,7 @@ static rp_san_finding *heading(rp_san_report *r, const char *b, int *err) {
   if (cm_starts_with(b, "LEAK SUMMARY:")) {
     r->leaked_bytes = scan_i64_after(b, "SUMMARY:");
     r->leak_allocs = scan_i64_after(b, " in ");
+    note_unreadable(r, b, r->leaked_bytes);
     return NULL;
   }
   if (cm_starts_with(b, "Leaked ")) {
@@ -432,7 +445,7 @@ void rp_san_report_free(rp_san_report *r) {
 
 static void set_str(json_t *o, const char *key, const char *v) {
   if (v != NULL && v[0] != '\0')
-    json_object_set_new(o, key, json_string(v));
+    json_object_set_new(o, key, cm_json_text(v));
 }
 
 json_t *rp_san_findings_json(const rp_san_report *r) {
@@ -447,7 +460,7 @@ json_t *rp_san_findings_json(const rp_san_report *r) {
       json_decref(arr);
       return NULL;
     }
-    json_object_set_new(o, "class", json_string(rp_san_class_name(f->cls)));
+    json_object_set_new(o, "class", cm_json_text(rp_san_class_name(f->cls)));
     set_str(o, "kind", f->kind);
     set_str(o, "severity", f->severity);
     set_str(o, "kernel", f->kernel);
@@ -458,7 +471,10 @@ json_t *rp_san_findings_json(const rp_san_report *r) {
     set_str(o, "address", f->address);
     set_str(o, "detail", f->detail);
     if (f->bytes > 0)
-      json_object_set_new(o, "bytes", json_integer((json_int_t)f->bytes));
+      json_object_set_new(o, "bytes",
+                          json_integer(f->bytes > (uint64_t)INT64_MAX
+                                           ? (json_int_t)INT64_MAX
+                                           : (json_int_t)f->bytes));
     json_array_append_new(arr, o);
   }
   return arr;
@@ -481,7 +497,10 @@ json_t *rp_san_report_json(const rp_san_report *r) {
   }
   json_object_set_new(o, "tool_failed", json_boolean(r->tool_failed));
   if (r->tool_failed)
-    json_object_set_new(o, "tool_error", json_string(r->tool_error));
+    json_object_set_new(o, "tool_error", cm_json_text(r->tool_error));
+  if (r->unreadable_summary[0] != '\0')
+    json_object_set_new(o, "unreadable_summary",
+                        cm_json_text(r->unreadable_summary));
   json_object_set_new(o, "target_failed", json_boolean(r->target_failed));
   json_object_set_new(o, "findings_total",
                       json_integer((json_int_t)r->findings_total));
@@ -528,6 +547,13 @@ int rp_san_verdict_clean(const rp_san_report *r, int exit_code,
                 first);
     return 0;
   }
+  if (r->unreadable_summary[0] != '\0') {
+    cm_snprintf(why, size,
+                "a summary line without a count this parser can read, "
+                "so the run is not known to be clean: \"%s\"",
+                r->unreadable_summary);
+    return 0;
+  }
   /* racecheck ends with its RACECHECK SUMMARY instead of an ERROR
    * SUMMARY; either line shows that the tool ran to its end. */
   if (r->error_summary < 0 && r->hazards < 0) {
@@ -545,6 +571,11 @@ int rp_san_verdict_clean(const rp_san_report *r, int exit_code,
   if (r->hazards > 0) {
     cm_snprintf(why, size, "RACECHECK SUMMARY: %lld hazard(s)",
                 (long long)r->hazards);
+    return 0;
+  }
+  if (r->leaked_bytes > 0) {
+    cm_snprintf(why, size, "LEAK SUMMARY: %lld byte(s) leaked",
+                (long long)r->leaked_bytes);
     return 0;
   }
   if (exit_code == error_exitcode) {

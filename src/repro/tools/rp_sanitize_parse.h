@@ -70,6 +70,9 @@ typedef struct {
   int tool_failed;       /* the sanitizer could not do its job */
   char tool_error[512];  /* the first line saying so */
   size_t findings_total; /* findings seen (items may be capped) */
+  char unreadable_summary[256]; /* the first ERROR / RACECHECK / LEAK
+                                   SUMMARY line whose count could not be
+                                   read, or "" */
 } rp_san_report;
 
 /* Most findings kept per report; the rest are counted in findings_total.
@@ -90,15 +93,17 @@ struct json_t *rp_san_findings_json(const rp_san_report *r);
 
 /* The whole report: {error_summary, errors_not_printed, hazards, hazard_errors,
  * hazard_warnings, leaked_bytes, leak_allocs, tool_failed, tool_error,
- * target_failed, findings_total, findings: [...]}; -1 values are null. */
+ * target_failed, findings_total, unreadable_summary (when set), findings:
+ * [...]}; -1 values are null. */
 struct json_t *rp_san_report_json(const rp_san_report *r);
 
 /* Verdict on an ordinary (non-negative-control) step. exit_code is the
  * sanitizer's exit status, error_exitcode the value given to
  * --error-exitcode. Returns 1 when the run proves the target clean: the
  * sanitizer finished (ERROR SUMMARY seen, or racecheck's RACECHECK SUMMARY,
- * which racecheck prints instead; no tool failure), reported zero
- * errors, zero hazards and no findings, and exited 0. Otherwise 0, with one
+ * which racecheck prints instead; no tool failure), every summary line's
+ * count could be read, it reported zero errors, zero hazards, no leaked
+ * bytes and no findings, and exited 0. Otherwise 0, with one
  * sentence in why[size] naming the first finding or the reason. */
 int rp_san_verdict_clean(const rp_san_report *r, int exit_code,
                          int error_exitcode, char *why, size_t size);

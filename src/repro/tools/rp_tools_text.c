@@ -2,6 +2,7 @@
 #include "rp_tools_text.h"
 
 #include "cm_error.h"
+#include "cm_utf8.h"
 
 #include <string.h>
 
@@ -70,16 +71,23 @@ const char *rp__san_body(const char *line) {
   return line;
 }
 
-int rp__scan_u64(const char **s, uint64_t *out) {
+/* The digits at *s (after spaces; "1,024" separators allowed) up to
+ * limit: past it, 0 (nothing read) or, with saturate, limit. */
+static int scan_digits(const char **s, uint64_t limit, int saturate,
+                       uint64_t *out) {
   const char *p = rp__skip_ws(*s);
   uint64_t v = 0;
   int digits = 0;
   for (;; p++) {
     if (*p >= '0' && *p <= '9') {
       unsigned d = (unsigned)(*p - '0');
-      if (v > (UINT64_MAX - d) / 10)
-        return 0;
-      v = v * 10 + d;
+      if (v > (limit - d) / 10) {
+        if (!saturate)
+          return 0;
+        v = limit;
+      } else {
+        v = v * 10 + d;
+      }
       digits++;
     } else if (*p == ',' && digits > 0 && p[1] >= '0' && p[1] <= '9' &&
                p[2] >= '0' && p[2] <= '9' && p[3] >= '0' && p[3] <= '9') {
@@ -95,6 +103,18 @@ int rp__scan_u64(const char **s, uint64_t *out) {
   return 1;
 }
 
+int rp__scan_u64(const char **s, uint64_t *out) {
+  return scan_digits(s, UINT64_MAX, 0, out);
+}
+
+int rp__scan_count(const char **s, int64_t *out) {
+  uint64_t v;
+  if (!scan_digits(s, (uint64_t)INT64_MAX, 1, &v))
+    return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
 const char *rp__after(const char *s, const char *needle) {
   const char *p = strstr(s, needle);
   return p ? p + strlen(needle) : NULL;
@@ -103,8 +123,11 @@ const char *rp__after(const char *s, const char *needle) {
 void rp__copy_n(char *dst, size_t size, const char *src, size_t n) {
   if (size == 0)
     return;
-  if (n >= size)
-    n = size - 1;
+  if (n >= size) {
+    memcpy(dst, src, size - 1);
+    dst[cm_utf8_cut(dst, size - 1)] = '\0';
+    return;
+  }
   memcpy(dst, src, n);
   dst[n] = '\0';
 }

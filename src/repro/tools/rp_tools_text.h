@@ -52,6 +52,10 @@ const char *rp__san_body(const char *line);
  * thousands separators; advances *s past it. Returns 1 on success. */
 int rp__scan_u64(const char **s, uint64_t *out);
 
+/* The same for a count kept signed (-1 meaning "absent"): a decimal past
+ * INT64_MAX reads as INT64_MAX, never as a negative or absent count. */
+int rp__scan_count(const char **s, int64_t *out);
+
 /* Case-sensitive search for needle in s; returns the position just after the
  * match, or NULL. */
 const char *rp__after(const char *s, const char *needle);

@@ -1,0 +1,101 @@
+/* cm_utf8.c: see cm_utf8.h. */
+#include "cm_utf8.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cont(unsigned char c) {
+  return (c & 0xC0) == 0x80;
+}
+
+size_t cm_utf8_seq(const unsigned char *s, size_t n) {
+  unsigned char c, lo = 0x80, hi = 0xBF;
+  size_t len, i;
+  if (n == 0)
+    return 0;
+  c = s[0];
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4;
+  else
+    return 0; /* a continuation byte, an overlong lead, or past U+10FFFF */
+  /* The second byte's range rules out overlong forms, surrogates and code
+   * points past U+10FFFF. */
+  if (c == 0xE0)
+    lo = 0xA0;
+  else if (c == 0xED)
+    hi = 0x9F;
+  else if (c == 0xF0)
+    lo = 0x90;
+  else if (c == 0xF4)
+    hi = 0x8F;
+  if (n < len || s[1] < lo || s[1] > hi)
+    return 0;
+  for (i = 2; i < len; i++)
+    if (!cont(s[i]))
+      return 0;
+  return len;
+}
+
+size_t cm_utf8_cut(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t k = n, back = 0;
+  /* The last byte that is not a continuation byte, at most 3 back. */
+  while (k > 0 && back < 4 && cont(u[k - 1])) {
+    k--;
+    back++;
+  }
+  if (k == 0 || back == 4)
+    return n; /* not UTF-8 here: nothing to keep whole */
+  k--;
+  {
+    unsigned char c = u[k];
+    size_t want = c >= 0xF5   ? 1 /* never a lead: nothing to keep whole */
+                  : c >= 0xF0 ? 4
+                  : c >= 0xE0 ? 3
+                  : c >= 0xC2 ? 2
+                              : 1;
+    return n - k < want ? k : n;
+  }
+}
+
+size_t cm_utf8_scrub(char *s) {
+  unsigned char *u = (unsigned char *)s;
+  size_t n = strlen(s), i = 0, bad = 0;
+  while (i < n) {
+    size_t len = cm_utf8_seq(u + i, n - i);
+    if (len == 0) {
+      u[i++] = '?';
+      bad++;
+    } else {
+      i += len;
+    }
+  }
+  return bad;
+}
+
+json_t *cm_json_text(const char *s) {
+  json_t *j;
+  char *copy;
+  size_t n;
+  if (s == NULL)
+    return NULL;
+  j = json_string(s);
+  if (j != NULL)
+    return j;
+  n = strlen(s);
+  copy = malloc(n + 1);
+  if (copy == NULL)
+    return NULL;
+  memcpy(copy, s, n + 1);
+  cm_utf8_scrub(copy);
+  j = json_string(copy);
+  free(copy);
+  return j;
+}

@@ -1,0 +1,37 @@
+/* cm_utf8.h: text that leaves the programs stays UTF-8.
+ *
+ * The manifest, results files and reports are UTF-8 (JSON must be, the
+ * reports declare it). Text reaches them from fixed buffers that may cut
+ * a string short, and from tools, paths and argv that may not be UTF-8 at
+ * all (a console code page, a Latin-1 file name). jansson refuses such a
+ * string (its constructor returns NULL), and a refused value drops its key
+ * without a word; a report would carry the bytes as they are. So: a cut
+ * never ends inside a character (cm_strlcpy and cm_snprintf use
+ * cm_utf8_cut), and what is not UTF-8 is shown with '?' in place of each
+ * stray byte, never dropped.
+ */
+#ifndef CM_UTF8_H
+#define CM_UTF8_H
+
+#include <stddef.h>
+
+struct json_t;
+
+/* Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms,
+ * no surrogates, nothing past U+10FFFF) that starts s[0..n), or 0 when
+ * there is none. An ASCII byte, NUL included, is a sequence of 1. */
+size_t cm_utf8_seq(const unsigned char *s, size_t n);
+
+/* For s[0..n), a prefix of some longer text: the largest m <= n for which
+ * s[0..m) does not end in the first bytes of a character cut short. */
+size_t cm_utf8_cut(const char *s, size_t n);
+
+/* Replaces, in place, every byte of the NUL-terminated s that is not part
+ * of a well-formed sequence with '?'. Returns how many were replaced. */
+size_t cm_utf8_scrub(char *s);
+
+/* json_string(s), with a scrubbed copy when s is not UTF-8: a value that
+ * is always written. NULL only for s == NULL or out of memory. */
+struct json_t *cm_json_text(const char *s);
+
+#endif
