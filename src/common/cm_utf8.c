@@ -80,6 +80,27 @@ size_t cm_utf8_scrub(char *s) {
   return bad;
 }
 
+size_t cm_text_oneline(char *s) {
+  unsigned char *u = (unsigned char *)s;
+  size_t n = strlen(s), i = 0, bad = 0;
+  while (i < n) {
+    size_t len = cm_utf8_seq(u + i, n - i), k;
+    if (len == 1 && (u[i] == '\n' || u[i] == '\r' || u[i] == '\t')) {
+      u[i] = ' ';
+      bad++;
+    } else if (len == 0 || (len == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
+               (len == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
+      /* a stray byte, a C0 control or DEL, or a C1 control (two bytes) */
+      for (k = 0; k < (len ? len : 1); k++)
+        u[i + k] = '?';
+      bad++;
+      len = len ? len : 1;
+    }
+    i += len;
+  }
+  return bad;
+}
+
 json_t *cm_json_text(const char *s) {
   json_t *j;
   char *copy;

@@ -30,6 +30,15 @@ size_t cm_utf8_cut(const char *s, size_t n);
  * of a well-formed sequence with '?'. Returns how many were replaced. */
 size_t cm_utf8_scrub(char *s);
 
+/* Makes s, in place, one line of text fit for a terminal: a line break
+ * or tab becomes a space; any other control character (C0, DEL, and the
+ * C1 range U+0080-U+009F, which some terminals obey), and every byte that
+ * is not UTF-8, becomes '?'. For text from a file repro does not control
+ * (a bundle's names, a manifest's strings) before it is printed: an ESC
+ * or a carriage return in a file name must not rewrite what the terminal
+ * shows. Returns how many bytes were replaced. */
+size_t cm_text_oneline(char *s);
+
 /* json_string(s), with a scrubbed copy when s is not UTF-8: a value that
  * is always written. NULL only for s == NULL or out of memory. */
 struct json_t *cm_json_text(const char *s);

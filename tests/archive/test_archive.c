@@ -256,6 +256,40 @@ TEST_IMPL(verify_extra_and_missing) {
   return 0;
 }
 
+/* verify names files of a bundle from elsewhere: a name holding an ESC
+ * sequence and a carriage return is printed with '?' and a space in their
+ * place, so that it cannot rewrite the terminal's line into "ok". Before,
+ * the problem carried the bytes as they were. */
+TEST_IMPL(verify_names_printable) {
+  char dir[4096], path[4096], *text;
+  size_t len, i;
+  json_t *doc, *entry;
+  rp_verify_result res;
+  static const char forged[] = "late\x1b[2K\rrepro verify: ok";
+  ASSERT_OK(fx_fresh_dir("verify_names_printable", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/manifest.json", dir));
+  text = fx_read(path, &len);
+  ASSERT_TRUE(text != NULL);
+  doc = json_loadb(text, len, 0, NULL);
+  free(text);
+  ASSERT_TRUE(doc != NULL);
+  entry = json_pack(
+      "{s:s, s:i, s:s}", "path", forged, "bytes", 1, "sha256",
+      "0000000000000000000000000000000000000000000000000000000000000000");
+  ASSERT_TRUE(entry != NULL);
+  ASSERT_EQ(json_array_append_new(json_object_get(doc, "files"), entry), 0);
+  ASSERT_EQ(json_dump_file(doc, path, 0), 0);
+  json_decref(doc);
+  ASSERT_OK(rp_verify(dir, &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_STR_EQ(res.problem, "late?[2K repro verify: ok: missing (named in "
+                             "the manifest, not found)");
+  for (i = 0; res.problem[i] != '\0'; i++)
+    ASSERT_TRUE((unsigned char)res.problem[i] >= 0x20);
+  return 0;
+}
+
 /* Concatenated gzip members are one valid gzip file (gzip(1) agrees). */
 TEST_IMPL(verify_concatenated_members) {
   char dir[4096], path[4096], two[4096];

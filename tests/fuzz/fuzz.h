@@ -18,6 +18,7 @@
 #define CP_FUZZ_H
 
 #include "cm_error.h"
+#include "cm_utf8.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -71,6 +72,22 @@ static inline int fuzz_selector(const uint8_t **data, size_t *size) {
 /* 1 if s[0..size) is NUL-terminated within size bytes. */
 static inline int fuzz_terminated(const char *s, size_t size) {
   return memchr(s, '\0', size) != NULL;
+}
+
+/* 1 if s (NUL-terminated) is one line a terminal shows as text: UTF-8,
+ * no control character (C0, DEL, C1). What repro prints of a file it does
+ * not control must be (cm_text_oneline). */
+static inline int fuzz_printable(const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t n = strlen(s), i = 0;
+  while (i < n) {
+    size_t k = cm_utf8_seq(u + i, n - i);
+    if (k == 0 || (k == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
+        (k == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0))
+      return 0;
+    i += k;
+  }
+  return 1;
 }
 
 /* The JSON a reader made of its input (a new reference, NULL when out of

@@ -56,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rc = rp_verify_bundle_files(path, "results/", (size_t)1 << 20, on_kept,
                                 &calls, &res);
     FUZZ_CHECK(fuzz_terminated(res.problem, sizeof res.problem));
+    FUZZ_CHECK(fuzz_printable(res.problem));
     if (rc == CM_OK)
       FUZZ_CHECK(res.ok == (res.problem[0] == '\0'));
     else

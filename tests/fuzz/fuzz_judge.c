@@ -66,6 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(fuzz_terminated(res.problem, sizeof res.problem));
     FUZZ_CHECK(fuzz_terminated(res.status, sizeof res.status));
     FUZZ_CHECK(fuzz_terminated(res.run_id, sizeof res.run_id));
+    /* verify prints these three of a manifest it does not control */
+    FUZZ_CHECK(fuzz_printable(res.problem) && fuzz_printable(res.status) &&
+               fuzz_printable(res.run_id));
     /* ok and a problem exclude each other */
     FUZZ_CHECK(res.ok == (res.problem[0] == '\0'));
     /* an altered size, digest or content, or an extra file, is never

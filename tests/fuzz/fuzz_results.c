@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       char key[512];
       rp_case_key(&r.cases[i], key, sizeof key);
       FUZZ_CHECK(fuzz_terminated(key, sizeof key));
+      FUZZ_CHECK(fuzz_printable(key)); /* compare prints it */
     }
     rp_compare_opts_init(&o);
     o.resamples = 50; /* the rule, not the interval's precision, is tested */
@@ -48,6 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       char *text = rp_compare_text(&cr, &o, "base.json", "new.json");
       json_t *js = rp_compare_json(&cr, &o, "base.json", "new.json");
       FUZZ_CHECK(rp_compare_exit_code(&cr) != 1);
+      if (text != NULL) {
+        /* printed to a terminal: lines of text, no control character */
+        char *line = text, *nl;
+        for (; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+          *nl = '\0';
+          FUZZ_CHECK(fuzz_printable(line));
+        }
+        FUZZ_CHECK(fuzz_printable(line));
+      }
       free(text);
       json_decref(js);
     }

@@ -28,6 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(fuzz_terminated(run.tools, sizeof run.tools));
     FUZZ_CHECK(run.negative_control_caught >= -1 &&
                run.negative_control_caught <= 1);
+    /* the model's strings are one printable line each */
+    FUZZ_CHECK(fuzz_printable(run.status) && fuzz_printable(run.tools));
+    {
+      size_t i;
+      for (i = 0; i < run.nstages; i++)
+        FUZZ_CHECK(fuzz_printable(run.stages[i].name) &&
+                   fuzz_printable(run.stages[i].status) &&
+                   fuzz_printable(run.stages[i].reason));
+    }
     fuzz_render(&run);
   }
   rp_run_free(&run);

@@ -219,6 +219,28 @@ TEST_IMPL(utf8_cut_scrub) {
   return 0;
 }
 
+/* One line for a terminal: breaks and tabs as spaces, controls (C0, DEL,
+ * C1) and stray bytes as '?', everything else kept. */
+TEST_IMPL(text_oneline) {
+  char s[64];
+  cm_strlcpy(s, "a\tb\nc\rd", sizeof s);
+  ASSERT_EQ(cm_text_oneline(s), 3);
+  ASSERT_STR_EQ(s, "a b c d");
+  cm_strlcpy(s, "\x1b[2Kok\x7f", sizeof s);
+  ASSERT_EQ(cm_text_oneline(s), 2);
+  ASSERT_STR_EQ(s, "?[2Kok?");
+  cm_strlcpy(s,
+             "\xc2\x9b"
+             "2K \xc2\xa0 \xc3\xa9 \xff",
+             sizeof s);
+  ASSERT_EQ(cm_text_oneline(s), 2);
+  ASSERT_STR_EQ(s, "??2K \xc2\xa0 \xc3\xa9 ?");
+  cm_strlcpy(s, "plain: 1,024 bytes", sizeof s);
+  ASSERT_EQ(cm_text_oneline(s), 0);
+  ASSERT_STR_EQ(s, "plain: 1,024 bytes");
+  return 0;
+}
+
 TEST_IMPL(error_table) {
   ASSERT_STR_EQ(cm_err_name(CM_EINVAL), "CM_EINVAL");
   ASSERT_STR_EQ(cm_strerror(CM_ETIMEDOUT), "timed out");

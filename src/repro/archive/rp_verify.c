@@ -6,6 +6,7 @@
 #include "cm_error.h"
 #include "cm_file.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_fs.h"
 
 #include <jansson.h>
@@ -53,15 +54,23 @@ void rp__seen_free(rp__seenlist *l) {
 
 void rp__verify_fail(rp_verify_result *res, const char *fmt, ...) {
   va_list ap;
+  int n;
   res->ok = 0;
   if (res->problem[0] != '\0')
     return;
   va_start(ap, fmt);
   /* Truncation of a long problem line is acceptable: it stays
-   * NUL-terminated and its start names the file. */
-  if (vsnprintf(res->problem, sizeof res->problem, fmt, ap) < 0)
+   * NUL-terminated, cut between characters, and its start names the
+   * file. */
+  n = vsnprintf(res->problem, sizeof res->problem, fmt, ap);
+  if (n < 0)
     cm_strlcpy(res->problem, "problem (unprintable)", sizeof res->problem);
+  else if ((size_t)n >= sizeof res->problem)
+    res->problem[cm_utf8_cut(res->problem, sizeof res->problem - 1)] = '\0';
   va_end(ap);
+  /* It names files of a bundle from elsewhere: a name with an ESC or a
+   * carriage return must not rewrite the terminal's "MISMATCH". */
+  cm_text_oneline(res->problem);
 }
 
 /* One files[] member as read from the manifest. */
@@ -193,6 +202,8 @@ int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
   if (json_is_string(json_object_get(doc, "run_id")))
     cm_strlcpy(res->run_id, json_string_value(json_object_get(doc, "run_id")),
                sizeof res->run_id);
+  cm_text_oneline(res->status);
+  cm_text_oneline(res->run_id);
   sv = json_object_get(doc, "schema_version");
   files = json_object_get(doc, "files");
   if (!json_is_integer(sv))

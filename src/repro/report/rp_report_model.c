@@ -6,6 +6,7 @@
 #include "cm_sha256.h"
 #include "cm_file.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #if defined(RP_REPORT_HAVE_ARCHIVE)
 #include "rp_archive.h"
@@ -29,6 +30,9 @@ static void get_str(const json_t *o, const char *key, char *dst, size_t size) {
   dst[0] = '\0';
   if (json_is_string(v))
     cm_strlcpy(dst, json_string_value(v), size);
+  /* The model's strings come from files repro does not control: one
+   * line each, with no control character for a terminal to obey. */
+  cm_text_oneline(dst);
 }
 
 static double get_num(const json_t *o, const char *key) {
@@ -120,6 +124,7 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
     cm_snprintf(out->markers + l, sizeof out->markers - l, "%s%s",
                 l ? ", " : "", json_string_value(m));
   }
+  cm_text_oneline(out->markers);
   env = get(doc, "environment");
   gpu = get(env, "gpu");
   get_str(gpu, "name", out->gpu_name, sizeof out->gpu_name);
@@ -137,6 +142,7 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
   os = get(env, "os");
   if (json_is_string(os)) /* tolerate a flat "os": "linux" */
     cm_strlcpy(out->os, json_string_value(os), sizeof out->os);
+  cm_text_oneline(out->os);
   if (json_is_object(os))
     get_str(os, "name", out->os, sizeof out->os);
   get_str(os, "release", out->os_release, sizeof out->os_release);
@@ -177,6 +183,7 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
       if (d == NULL)
         return CM_ENOMEM;
       memcpy(d, t, l);
+      cm_text_oneline(d);
       out->warnings[out->nwarnings++] = d;
     }
   }
@@ -583,6 +590,7 @@ static void parse_tools(const json_t *tools, char *dst, size_t size) {
     cm_snprintf(dst + l, size - l, "%s%s %s", l ? "; " : "", key,
                 ver[0] ? ver : "(version unknown)");
   }
+  cm_text_oneline(dst);
 }
 
 /* ---- sanitizer findings and the resource table, wherever they sit ----
