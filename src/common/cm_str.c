@@ -120,12 +120,8 @@ int cm_strlcpy(char *dst, const char *src, size_t size) {
   return CM_OK;
 }
 
-int cm_snprintf(char *dst, size_t size, const char *fmt, ...) {
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(dst, size, fmt, ap);
-  va_end(ap);
+int cm_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap) {
+  int n = vsnprintf(dst, size, fmt, ap);
   if (n < 0)
     return CM_EINVAL;
   if ((size_t)n >= size) {
@@ -134,6 +130,15 @@ int cm_snprintf(char *dst, size_t size, const char *fmt, ...) {
     return CM_ERANGE;
   }
   return CM_OK;
+}
+
+int cm_snprintf(char *dst, size_t size, const char *fmt, ...) {
+  va_list ap;
+  int r;
+  va_start(ap, fmt);
+  r = cm_vsnprintf(dst, size, fmt, ap);
+  va_end(ap);
+  return r;
 }
 
 void cm_hex(const unsigned char *in, size_t len, char *out) {

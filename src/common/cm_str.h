@@ -7,6 +7,7 @@
 #ifndef CM_STR_H
 #define CM_STR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,10 @@ int cm_strlcpy(char *dst, const char *src, size_t size);
  * as cm_strlcpy cuts), or CM_EINVAL on an encoding error. */
 int cm_snprintf(char *dst, size_t size, const char *fmt, ...)
     CM_PRINTF_LIKE(3, 4);
+/* The same with a va_list, for the functions that take a format of their
+ * own (a stage's reason, a check's detail, verify's problem). */
+int cm_vsnprintf(char *dst, size_t size, const char *fmt, va_list ap)
+    CM_PRINTF_LIKE(3, 0);
 
 /* Lower-case hex of len bytes into out[2*len+1]. */
 void cm_hex(const unsigned char *in, size_t len, char *out);

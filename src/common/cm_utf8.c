@@ -65,40 +65,39 @@ size_t cm_utf8_cut(const char *s, size_t n) {
   }
 }
 
-size_t cm_utf8_scrub(char *s) {
+/* Walks s's characters, writing '?' over each byte that starts no
+ * well-formed sequence; with oneline, also a space over a line break or
+ * tab and '?'s over every other control character (C0, DEL, C1). */
+static size_t scrub(char *s, int oneline) {
   unsigned char *u = (unsigned char *)s;
-  size_t n = strlen(s), i = 0, bad = 0;
+  size_t n = strlen(s), i = 0, bad = 0, k;
   while (i < n) {
     size_t len = cm_utf8_seq(u + i, n - i);
     if (len == 0) {
-      u[i++] = '?';
+      len = 1;
+      u[i] = '?';
       bad++;
-    } else {
-      i += len;
-    }
-  }
-  return bad;
-}
-
-size_t cm_text_oneline(char *s) {
-  unsigned char *u = (unsigned char *)s;
-  size_t n = strlen(s), i = 0, bad = 0;
-  while (i < n) {
-    size_t len = cm_utf8_seq(u + i, n - i), k;
-    if (len == 1 && (u[i] == '\n' || u[i] == '\r' || u[i] == '\t')) {
+    } else if (oneline && len == 1 &&
+               (u[i] == '\n' || u[i] == '\r' || u[i] == '\t')) {
       u[i] = ' ';
       bad++;
-    } else if (len == 0 || (len == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
-               (len == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
-      /* a stray byte, a C0 control or DEL, or a C1 control (two bytes) */
-      for (k = 0; k < (len ? len : 1); k++)
+    } else if (oneline && ((len == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
+                           (len == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0))) {
+      for (k = 0; k < len; k++)
         u[i + k] = '?';
       bad++;
-      len = len ? len : 1;
     }
     i += len;
   }
   return bad;
+}
+
+size_t cm_utf8_scrub(char *s) {
+  return scrub(s, 0);
+}
+
+size_t cm_text_oneline(char *s) {
+  return scrub(s, 1);
 }
 
 json_t *cm_json_text(const char *s) {

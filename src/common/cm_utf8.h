@@ -6,7 +6,7 @@
  * all (a console code page, a Latin-1 file name). jansson refuses such a
  * string (its constructor returns NULL), and a refused value drops its key
  * without a word; a report would carry the bytes as they are. So: a cut
- * never ends inside a character (cm_strlcpy and cm_snprintf use
+ * never ends inside a character (cm_strlcpy, cm_snprintf and cm_vsnprintf use
  * cm_utf8_cut), and what is not UTF-8 is shown with '?' in place of each
  * stray byte, never dropped.
  */

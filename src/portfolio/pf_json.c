@@ -56,8 +56,8 @@ int pf_results_warn(pf_results *r, const char *fmt, ...) {
   char **w;
   va_list ap;
   va_start(ap, fmt);
-  /* vsnprintf truncates safely; a cut warning is still a warning. */
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  /* A cut warning is still a warning (cut between characters). */
+  (void)cm_vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   w = realloc(r->warnings, (r->nwarnings + 1) * sizeof *w);
   if (w == NULL)

@@ -42,7 +42,7 @@ void rp_stage_set(rp_stage_run *st, rp_stage_status s, const char *fmt, ...) {
     return;
   st->status = s;
   va_start(ap, fmt);
-  vsnprintf(st->reason, sizeof st->reason, fmt, ap);
+  (void)cm_vsnprintf(st->reason, sizeof st->reason, fmt, ap); /* cut: kept */
   va_end(ap);
 }
 

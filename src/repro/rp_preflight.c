@@ -27,7 +27,7 @@ void rp_checks_add(rp_checks *cs, const char *name, rp_check_state state,
   c->state = state;
   c->effect = state == RP_CHECK_PASS ? RP_EFFECT_NONE : effect;
   va_start(ap, fmt);
-  vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+  (void)cm_vsnprintf(c->detail, sizeof c->detail, fmt, ap); /* cut: kept */
   va_end(ap);
   if (cs->n == RP_MAX_CHECKS) {
     cm_strlcpy(c->name, "checks", sizeof c->name);

@@ -54,7 +54,6 @@ void rp__seen_free(rp__seenlist *l) {
 
 void rp__verify_fail(rp_verify_result *res, const char *fmt, ...) {
   va_list ap;
-  int n;
   res->ok = 0;
   if (res->problem[0] != '\0')
     return;
@@ -62,11 +61,8 @@ void rp__verify_fail(rp_verify_result *res, const char *fmt, ...) {
   /* Truncation of a long problem line is acceptable: it stays
    * NUL-terminated, cut between characters, and its start names the
    * file. */
-  n = vsnprintf(res->problem, sizeof res->problem, fmt, ap);
-  if (n < 0)
+  if (cm_vsnprintf(res->problem, sizeof res->problem, fmt, ap) == CM_EINVAL)
     cm_strlcpy(res->problem, "problem (unprintable)", sizeof res->problem);
-  else if ((size_t)n >= sizeof res->problem)
-    res->problem[cm_utf8_cut(res->problem, sizeof res->problem - 1)] = '\0';
   va_end(ap);
   /* It names files of a bundle from elsewhere: a name with an ESC or a
    * carriage return must not rewrite the terminal's "MISMATCH". */

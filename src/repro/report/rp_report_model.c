@@ -140,9 +140,7 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
   get_str(get(env, "nvcc"), "version", out->nvcc, sizeof out->nvcc);
   get_str(env, "host", out->host, sizeof out->host);
   os = get(env, "os");
-  if (json_is_string(os)) /* tolerate a flat "os": "linux" */
-    cm_strlcpy(out->os, json_string_value(os), sizeof out->os);
-  cm_text_oneline(out->os);
+  get_str(env, "os", out->os, sizeof out->os); /* a flat "os": "linux" */
   if (json_is_object(os))
     get_str(os, "name", out->os, sizeof out->os);
   get_str(os, "release", out->os_release, sizeof out->os_release);
