@@ -136,11 +136,20 @@ static const char *const fuzz_junit_attrs[] = {
     "time", "classname", "type",     "message", NULL};
 
 /* Markdown whose strings from the run went through its escaper: each
- * heading is one the renderer writes, and each table row has as many
- * cell bars ('|' not escaped by a backslash, which itself may be escaped)
- * as its table's header. A stage reason with
- * a line break and "| profile | **passed** |" in it would otherwise add a
- * row the manifest does not have. */
+ * heading is one the renderer writes, each table row has as many cell
+ * bars ('|' not escaped by a backslash, which itself may be escaped) as
+ * its table's header, and no line has inline markup the renderer did not
+ * write (a bare < > [ ] & ~, a bare '_' but between two letters or digits,
+ * a '*' that is not one of its '**' pairs, an odd backtick). A stage reason
+ * with a line break and
+ * "| profile | **passed** |" in it would otherwise add a row the manifest
+ * does not have; a stage named "<img src=x onerror=...>" would be raw HTML
+ * to a Markdown viewer. */
+static inline int fuzz_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z');
+}
+
 static inline int fuzz_md_ok(const char *s) {
   static const char *const heads[] = {"# Audit report: run ",
                                       "## Binding to the archive\n",
@@ -164,6 +173,26 @@ static inline int fuzz_md_ok(const char *s) {
         if (strncmp(line, heads[i], strlen(heads[i])) == 0)
           break;
       if (heads[i] == NULL || (i == 0 && heads_seen++ > 0))
+        return 0;
+    }
+    {
+      /* Inline markup only the renderer's own: no bare character that
+       * starts raw HTML, an entity, a link or other emphasis, '**' pairs
+       * and code spans whole. */
+      size_t stars = 0, ticks = 0;
+      for (p = line; p < line + len; p++) {
+        if (*p == '\\' && p + 1 < line + len)
+          p++;
+        else if (*p == '_' && p > line && fuzz_alnum(p[-1]) && fuzz_alnum(p[1]))
+          continue; /* inside a word: no emphasis */
+        else if (strchr("<>[]&~_", *p) != NULL)
+          return 0;
+        else if (*p == '*')
+          stars++;
+        else if (*p == '`')
+          ticks++;
+      }
+      if (stars % 4 != 0 || ticks % 2 != 0)
         return 0;
     }
     if (line[0] == '|') {

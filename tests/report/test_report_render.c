@@ -14,6 +14,7 @@
 #include "rp_report_cli.h"
 #include "rp_report_model.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +163,7 @@ TEST_IMPL(report_writes_and_binds) {
   ASSERT_CONTAINS(md, "ERR_NVGPUCTRPERM");
   ASSERT_CONTAINS(md, "Negative control");
   ASSERT_CONTAINS(md, "**caught**");
-  ASSERT_CONTAINS(md, "softmax_warp<float>");
+  ASSERT_CONTAINS(md, "softmax_warp\\<float\\>");
   ASSERT_CONTAINS(md, "cublasGemmEx");
   /* The results' ceilings and timing protocol reach the environment. */
   ASSERT_CONTAINS(md,
@@ -223,6 +224,24 @@ TEST_IMPL(junit_export) {
   return 0;
 }
 
+/* How many of the characters in set stand in md without a backslash
+ * before them (a backslash escapes the one character after it), a '_'
+ * between two letters or digits aside. */
+static size_t md_bare(const char *md, const char *set) {
+  const char *start = md;
+  size_t n = 0;
+  for (; *md; md++) {
+    if (*md == '\\' && md[1] != '\0')
+      md++;
+    else if (*md == '_' && md > start && isalnum((unsigned char)md[-1]) &&
+             isalnum((unsigned char)md[1]))
+      continue; /* inside a word '_' is no emphasis */
+    else if (strchr(set, *md) != NULL)
+      n++;
+  }
+  return n;
+}
+
 /* A bundle handed to an auditor is input repro does not control: every
  * string of its manifest reaches the HTML escaped, attribute values
  * included, and the markdown as text that cannot add a line, a heading or
@@ -261,14 +280,28 @@ TEST_IMPL(html_escapes_manifest) {
   ASSERT_CONTAINS(h, "warn&quot; onmouseover=&quot;f()");
   free(h);
   /* The markdown: a name with a line break and a forged row, a reason
-   * ending in a backslash. */
+   * ending in a backslash, raw HTML (the other stages' names), a link,
+   * emphasis and a code span, and a results path with a backtick, which
+   * used to end the code span it was written in. */
   cm_strlcpy(run.stages[0].name, "x\n| profile | **passed** |",
              sizeof run.stages[0].name);
   cm_strlcpy(run.stages[0].reason, "ends in \\", sizeof run.stages[0].reason);
+  ASSERT_GT(run.nstages, 1);
+  cm_strlcpy(run.stages[1].reason,
+             "[x](javascript:f()) *y* `z` &amp; ~~s~~ _e_ a_b",
+             sizeof run.stages[1].reason);
+  ASSERT_GT(run.nclean, 0);
+  cm_strlcpy(run.clean[0].path, "results/clean/a`<b>`.json",
+             sizeof run.clean[0].path);
   ASSERT_OK(rp_report_markdown(&run, &h));
   ASSERT_TRUE(strstr(h, "\n| profile | **passed**") == NULL);
-  ASSERT_CONTAINS(h, "| x \\| profile \\| **passed** \\| | **");
+  ASSERT_CONTAINS(h, "| x \\| profile \\| \\*\\*passed\\*\\* \\| | **");
   ASSERT_CONTAINS(h, "| ends in \\\\ |\n");
+  ASSERT_EQ(md_bare(h, "<>[]&~_"), 0);
+  ASSERT_CONTAINS(h, "| \\<img src=x onerror=f()\\> | **");
+  ASSERT_CONTAINS(h, "| \\[x\\](javascript:f()) \\*y\\* \\`z\\` \\&amp; "
+                     "\\~\\~s\\~\\~ \\_e\\_ a_b |\n");
+  ASSERT_CONTAINS(h, "a\\`\\<b\\>\\`.json: SHA-256 `");
   free(h);
   rp_run_free(&run);
   return 0;

@@ -10,6 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "- KIND results PATH: SHA-256 `HEX`": the path is the manifest's, so
+ * text (a code span would end at a backtick in it); the digest is of the
+ * file's bytes, computed here. */
+static void md_file(rp__sb *b, const char *kind, const rp_run *run,
+                    const rp_results *r) {
+  rp__sb_printf(b, "- %s results ", kind);
+  rp__sb_md(b, rp__relpath(run, r->path));
+  rp__sb_printf(b, ": SHA-256 `%s`\n", r->sha256);
+}
+
 static void md_binding(rp__sb *b, const rp_run *run) {
   size_t i;
   rp__sb_add(&*b, "## Binding to the archive\n\n");
@@ -23,12 +33,9 @@ static void md_binding(rp__sb *b, const rp_run *run) {
     rp__sb_add(b, "This run folder has no manifest.json: the report is "
                   "not bound to an archive.\n\n");
   for (i = 0; i < run->nclean; i++)
-    rp__sb_printf(b, "- clean results `%s`: SHA-256 `%s`\n",
-                  rp__relpath(run, run->clean[i].path), run->clean[i].sha256);
+    md_file(b, "clean", run, &run->clean[i]);
   for (i = 0; i < run->ninstrumented; i++)
-    rp__sb_printf(b, "- instrumented results `%s`: SHA-256 `%s`\n",
-                  rp__relpath(run, run->instrumented[i].path),
-                  run->instrumented[i].sha256);
+    md_file(b, "instrumented", run, &run->instrumented[i]);
   rp__sb_add(b, "\n");
 }
 

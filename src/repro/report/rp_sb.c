@@ -131,19 +131,32 @@ void rp__sb_xml(rp__sb *b, const char *s) {
   }
 }
 
+static int md_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z');
+}
+
 void rp__sb_md(rp__sb *b, const char *s) {
+  /* CommonMark lets a backslash escape any ASCII punctuation: these are
+   * the characters that start inline markup (emphasis, code, links, raw
+   * HTML, entities, strikethrough), a heading, or a cell. */
+  static const char special[] = "\\|`*_[]<>&~#";
   const char *p;
   if (s == NULL)
     return;
   for (p = s; *p; p++) {
-    if (*p == '|')
-      rp__sb_add(b, "\\|");
-    else if (*p == '\\')
-      rp__sb_add(b, "\\\\"); /* else "x\\" then "|" would end the cell */
-    else if (*p == '\n' || *p == '\r')
+    if (*p == '_' && p > s && md_alnum(p[-1]) && md_alnum(p[1])) {
+      rp__sb_add(b, "_"); /* inside a word '_' is no emphasis: cuda_portfolio */
+    } else if (strchr(special, *p) != NULL) {
+      char esc[3] = {'\\', *p, '\0'};
+      rp__sb_add(b, esc);
+    } else if (*p == '\n' || *p == '\r' || *p == '\t') {
       rp__sb_add(b, " ");
-    else
+    } else if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+      rp__sb_add(b, "?");
+    } else {
       p += utf8_char(b, p) - 1;
+    }
   }
 }
 

@@ -39,9 +39,14 @@ void rp__sb_vprintf(rp__sb *b, const char *fmt, va_list ap)
 /* Appends s escaped for XML/HTML text and attribute values (& < > " '),
  * '?' for a control character XML forbids or a byte that is not UTF-8. */
 void rp__sb_xml(rp__sb *b, const char *s);
-/* Appends s for Markdown (a table cell, a heading, a list item): '|' and
- * '\' escaped, newlines as spaces, '?' for a byte that is not UTF-8. Every
- * string from a manifest or results file goes through it. */
+/* Appends s for Markdown (a table cell, a heading, a list item) as text:
+ * a backslash before each of \ | ` * _ [ ] < > & ~ # (no cell, emphasis,
+ * code span, link, raw HTML, entity or heading can start inside it; a '_'
+ * between two letters or digits, which CommonMark never reads as
+ * emphasis, stays as it is: cuda_portfolio, not cuda\_portfolio), line
+ * breaks and tabs as spaces, '?' for another control character or a byte
+ * that is not UTF-8. Every string from a manifest or results file goes
+ * through it. */
 void rp__sb_md(rp__sb *b, const char *s);
 
 /* Takes the buffer's data (caller frees it with free()); b is reset. Returns
