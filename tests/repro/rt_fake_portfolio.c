@@ -8,6 +8,8 @@
  *   sleep       write its pid to FAKE_PF_PIDFILE and hang
  *   json_clean  write an uninstrumented results JSON to the --json path
  *   json_instr  write an instrumented one
+ *   fail_utf8   write a line of 700 "é" and "xy" to stderr, exit 1 (a
+ *               failed verification whose message is cut mid-character)
  * (both with the arguments it was given, as "fake_argv")
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
@@ -75,6 +77,12 @@ int main(int argc, char **argv) {
     }
     for (;;)
       uv_sleep(1000);
+  }
+  if (strcmp(mode, "fail_utf8") == 0) {
+    for (i = 0; i < 700; i++)
+      fputs("\xc3\xa9", stderr);
+    fputs("xy\n", stderr);
+    return 1;
   }
   if (strcmp(mode, "json_clean") == 0 || strcmp(mode, "json_instr") == 0)
     return json != NULL ? rt__write_json(json, mode[5] == 'i', argc, argv) : 0;

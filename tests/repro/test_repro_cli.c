@@ -142,6 +142,22 @@ static const char *str(json_t *o, const char *key) {
   return v != NULL ? v : "(null)";
 }
 
+/* repro ARGS under ENV in a fresh root NAME: its manifest when it exited
+ * with want (run gets the run folder), else NULL. */
+static json_t *repro_manifest(const char *name, const char *const *args,
+                              const char *const *env, int64_t want, char *run,
+                              size_t size) {
+  char root[600];
+  rp_step_result res;
+  int64_t code;
+  if (make_root(name, root, sizeof root) != 0 ||
+      run_repro(root, args, env, &res) != CM_OK)
+    return NULL;
+  code = res.exit_code;
+  rp_step_result_free(&res);
+  return code == want ? load_manifest(root, run, size) : NULL;
+}
+
 TEST_IMPL(cli_no_device_archive) {
   static const char *const args[] = {"all", "--only", "test,time", NULL};
   static const char *const env[] = {"FAKE_PF_MODE=nodev", NULL};
@@ -198,6 +214,31 @@ TEST_IMPL(cli_no_device_archive) {
   return 0;
 }
 
+/* A failed verification's reason ends with cuda_portfolio's last line of
+ * stderr, cut to fit: the cut begins at a character, so the manifest
+ * holds the message, not a '?' for half of one. Before, a line of
+ * non-ASCII text cut at an odd byte began with a stray byte. */
+TEST_IMPL(cli_reason_cut_utf8) {
+  static const char *const args[] = {"test", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=fail_utf8", NULL};
+  char run[1300];
+  const char *reason, *msg;
+  json_t *m;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = repro_manifest("cututf8", args, env, 1, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(stage(m, "test"), "status"), "failed");
+  reason = str(stage(m, "test"), "reason");
+  ASSERT_CONTAINS(reason, "verification failed (exit 1): ");
+  msg = strstr(reason, "): ") + 3;
+  ASSERT_TRUE(strchr(reason, '?') == NULL);
+  ASSERT_TRUE(strncmp(msg, "\xc3\xa9", 2) == 0);
+  ASSERT_TRUE(strlen(msg) > 200);
+  json_decref(m);
+  return 0;
+}
+
 TEST_IMPL(cli_time_refuses_marker) {
   static const char *const args[] = {"time", NULL};
   static const char *const env[] = {"FAKE_PF_MODE=json_clean",
@@ -230,11 +271,7 @@ TEST_IMPL(cli_time_results_filed) {
   json_t *m;
   if (engine_names_exe() != 0)
     return TEST_SKIP;
-  ASSERT_EQ(make_root("clean", root, sizeof root), 0);
-  ASSERT_OK(run_repro(root, args, clean, &res));
-  ASSERT_EQ(res.exit_code, 0);
-  rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = repro_manifest("clean", args, clean, 0, run, sizeof run);
   ASSERT_TRUE(m != NULL);
   ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
   json_decref(m);
