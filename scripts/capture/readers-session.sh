@@ -19,7 +19,9 @@
 #  - report of a bundle (exit 1, naming it a file);
 #  - the write and read flush sets of the final run compared (refused:
 #    the protocols differ, d3f7dc6);
-#  - the GPU ctest entries.
+#  - the GPU ctest entries;
+#  - time left: the whole benchmark set of the head's build, compared with
+#    the final run's (the kernels are the same; the host code is newer).
 #   bash scripts/capture/readers-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: readers-session.sh OUTDIR [BUDGET_S]}
@@ -29,7 +31,7 @@ BIN=${BIN:-build/linux/bin}
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 runs=/tmp/readers-runs
-run repro-all.txt $(($(left) - 90)) ./repro --prebuilt --out "$runs" \
+run repro-all.txt 300 ./repro --prebuilt --out "$runs" \
   --skip inspect --keep-going --profile-set bench \
   --select "--op softmax --dtype bf16" all
 b=$(ls "$runs"/*.tar.gz 2>/dev/null | head -1)
@@ -59,6 +61,13 @@ run compare-flushes.txt 60 ./repro compare results/h200/bench/bench-all.json \
 run ctest-gpu.txt 40 ctest --test-dir build/linux/tests -L gpu \
   -E "gpu\.test_only" --output-on-failure
 cp "${b:-/dev/null}" "$out/" 2>/dev/null
+# The head's whole benchmark set (the kernels are the final run's; the
+# host code is not) beside the final run's, when there is time for it.
+if [ "$(left)" -gt 175 ]; then
+  run bench-all.txt 170 "$pf" --bench --json "$out/bench-all-head.json"
+  run compare-head.txt 30 ./repro compare results/h200/bench/bench-all.json \
+    "$out/bench-all-head.json"
+fi
 gpu_csv gpu-after.csv
 finish
 exit 0
