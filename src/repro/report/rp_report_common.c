@@ -137,6 +137,33 @@ int rp__is_limitation(const char *s) {
          strcmp(s, "ok") != 0;
 }
 
+size_t rp__each_limit(const rp_run *run,
+                      void (*fn)(void *ud, const rp__limit *l), void *ud) {
+  const rp_results *r = rp__main_results(run);
+  size_t i, j, n = 0;
+  for (i = 0; i < run->nstages; i++) {
+    const rp_stage *s = &run->stages[i];
+    if (rp__is_limitation(s->status)) {
+      rp__limit l = {s->name, NULL, s->status,
+                     s->reason[0] ? s->reason : "no reason recorded"};
+      fn(ud, &l);
+      n++;
+    }
+    for (j = 0; j < s->nchecks; j++)
+      if (rp__is_limitation(s->checks[j].status)) {
+        rp__limit l = {s->name, s->checks[j].name, s->checks[j].status,
+                       s->checks[j].detail};
+        fn(ud, &l);
+        n++;
+      }
+  }
+  for (i = 0; r != NULL && i < r->nwarnings; i++, n++) {
+    rp__limit l = {NULL, NULL, NULL, r->warnings[i]};
+    fn(ud, &l);
+  }
+  return n;
+}
+
 const char *rp__fmt(char *buf, size_t size, int digits, double v) {
   if (!isfinite(v))
     cm_strlcpy(buf, "n/a", size);

@@ -43,6 +43,21 @@ size_t rp__findings_elided(const rp_run *run, size_t i);
 /* 1 if the stage or check status is not a pass. */
 int rp__is_limitation(const char *status);
 
+/* One entry of the limitations list: a stage that did not pass (check
+ * NULL), a check that did not pass (stage and check), or a warning of the
+ * main results (stage, check and status NULL). */
+typedef struct {
+  const char *stage;
+  const char *check;
+  const char *status;
+  const char *text; /* the reason, the check's detail, or the warning */
+} rp__limit;
+
+/* Calls fn for each limitation of the run, stage by stage (the stage
+ * before its checks), then the main results' warnings; returns how many. */
+size_t rp__each_limit(const rp_run *run,
+                      void (*fn)(void *ud, const rp__limit *l), void *ud);
+
 /* v with digits decimals ("%.*f"), or "n/a" when not finite. Returns
  * buf. */
 const char *rp__fmt(char *buf, size_t size, int digits, double v);

@@ -195,44 +195,31 @@ static void h_sanitizer(rp__sb *b, const rp_run *run) {
   rp__sb_add(b, "</table>\n");
 }
 
-static void h_limitations(rp__sb *b, const rp_run *run) {
-  const rp_results *r = rp__main_results(run);
-  size_t i, j, n = 0;
-  rp__sb_add(b, "<h2>Limitations</h2>\n<ul>\n");
-  for (i = 0; i < run->nstages; i++) {
-    const rp_stage *s = &run->stages[i];
-    if (rp__is_limitation(s->status)) {
-      rp__sb_add(b, "<li>stage ");
-      rp__sb_xml(b, s->name);
-      rp__sb_add(b, " <span class=\"");
-      rp__sb_xml(b, s->status);
-      rp__sb_add(b, "\">");
-      rp__sb_xml(b, s->status);
-      rp__sb_add(b, "</span>: ");
-      rp__sb_xml(b, s->reason[0] ? s->reason : "no reason recorded");
-      rp__sb_add(b, "</li>\n");
-      n++;
-    }
-    for (j = 0; j < s->nchecks; j++)
-      if (rp__is_limitation(s->checks[j].status)) {
-        rp__sb_add(b, "<li>");
-        rp__sb_xml(b, s->name);
-        rp__sb_add(b, " check ");
-        rp__sb_xml(b, s->checks[j].name);
-        rp__sb_add(b, " <span class=\"warn\">");
-        rp__sb_xml(b, s->checks[j].status);
-        rp__sb_add(b, "</span>: ");
-        rp__sb_xml(b, s->checks[j].detail);
-        rp__sb_add(b, "</li>\n");
-        n++;
-      }
-  }
-  for (i = 0; r != NULL && i < r->nwarnings; i++, n++) {
+static void h_limit(void *ud, const rp__limit *l) {
+  rp__sb *b = ud;
+  if (l->stage == NULL) {
     rp__sb_add(b, "<li>results warning: ");
-    rp__sb_xml(b, r->warnings[i]);
-    rp__sb_add(b, "</li>\n");
+  } else {
+    rp__sb_add(b, l->check == NULL ? "<li>stage " : "<li>");
+    rp__sb_xml(b, l->stage);
+    if (l->check != NULL) {
+      rp__sb_add(b, " check ");
+      rp__sb_xml(b, l->check);
+    }
+    /* a stage's own status names its class; a check's is a warning */
+    rp__sb_add(b, " <span class=\"");
+    rp__sb_xml(b, l->check == NULL ? l->status : "warn");
+    rp__sb_add(b, "\">");
+    rp__sb_xml(b, l->status);
+    rp__sb_add(b, "</span>: ");
   }
-  if (n == 0)
+  rp__sb_xml(b, l->text);
+  rp__sb_add(b, "</li>\n");
+}
+
+static void h_limitations(rp__sb *b, const rp_run *run) {
+  rp__sb_add(b, "<h2>Limitations</h2>\n<ul>\n");
+  if (rp__each_limit(run, h_limit, b) == 0)
     rp__sb_add(b, "<li>None recorded.</li>\n");
   rp__sb_add(b, "</ul>\n");
 }

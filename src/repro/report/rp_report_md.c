@@ -160,42 +160,28 @@ static void md_sanitizer(rp__sb *b, const rp_run *run) {
   rp__sb_add(b, "\n");
 }
 
-static void md_limitations(rp__sb *b, const rp_run *run) {
-  const rp_results *r = rp__main_results(run);
-  size_t i, j, n = 0;
-  rp__sb_add(b, "## Limitations\n\n");
-  for (i = 0; i < run->nstages; i++) {
-    const rp_stage *s = &run->stages[i];
-    if (rp__is_limitation(s->status)) {
-      rp__sb_add(b, "- stage ");
-      rp__sb_md(b, s->name);
-      rp__sb_add(b, " ");
-      rp__sb_md(b, s->status);
-      rp__sb_add(b, ": ");
-      rp__sb_md(b, s->reason[0] ? s->reason : "no reason recorded");
-      rp__sb_add(b, "\n");
-      n++;
-    }
-    for (j = 0; j < s->nchecks; j++)
-      if (rp__is_limitation(s->checks[j].status)) {
-        rp__sb_add(b, "- ");
-        rp__sb_md(b, s->name);
-        rp__sb_add(b, " check ");
-        rp__sb_md(b, s->checks[j].name);
-        rp__sb_add(b, " ");
-        rp__sb_md(b, s->checks[j].status);
-        rp__sb_add(b, ": ");
-        rp__sb_md(b, s->checks[j].detail);
-        rp__sb_add(b, "\n");
-        n++;
-      }
-  }
-  for (i = 0; r != NULL && i < r->nwarnings; i++, n++) {
+static void md_limit(void *ud, const rp__limit *l) {
+  rp__sb *b = ud;
+  if (l->stage == NULL) {
     rp__sb_add(b, "- results warning: ");
-    rp__sb_md(b, r->warnings[i]);
-    rp__sb_add(b, "\n");
+  } else {
+    rp__sb_add(b, l->check == NULL ? "- stage " : "- ");
+    rp__sb_md(b, l->stage);
+    if (l->check != NULL) {
+      rp__sb_add(b, " check ");
+      rp__sb_md(b, l->check);
+    }
+    rp__sb_add(b, " ");
+    rp__sb_md(b, l->status);
+    rp__sb_add(b, ": ");
   }
-  if (n == 0)
+  rp__sb_md(b, l->text);
+  rp__sb_add(b, "\n");
+}
+
+static void md_limitations(rp__sb *b, const rp_run *run) {
+  rp__sb_add(b, "## Limitations\n\n");
+  if (rp__each_limit(run, md_limit, b) == 0)
     rp__sb_add(b, "None recorded.\n");
   rp__sb_add(b, "\n");
 }
