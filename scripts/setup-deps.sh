@@ -24,10 +24,12 @@ for a in "$@"; do
   esac
 done
 
-# package:probe pairs; a probe is a file whose presence means installed.
+# package:probe pairs; a probe is a file whose presence means installed,
+# or cmd:NAME, a command on PATH (cmake and ninja from pip, snap or a
+# vendor's installer count: the GPU machine's cmake is pip's).
 need=(
-  "cmake:/usr/bin/cmake"
-  "ninja-build:/usr/bin/ninja"
+  "cmake:cmd:cmake"
+  "ninja-build:cmd:ninja"
   "gcc:/usr/bin/gcc"
   "g++:/usr/bin/g++"
   "make:/usr/bin/make"
@@ -46,10 +48,26 @@ if [ "$report" = 1 ]; then
   need+=("chromium:/usr/bin/chromium")
 fi
 
+# cmake on PATH, and new enough for CMakePresets.json (3.24: its
+# cmakeMinimumRequired); an older one is missing, so Debian's is installed.
+cmake_ok() {
+  local v major minor
+  v=$(cmake --version 2>/dev/null) || return 1
+  v=${v%%$'\n'*}    # "cmake version 3.25.1"
+  v=${v##* }
+  IFS=. read -r major minor _ <<<"$v"
+  [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
+  ((major > 3 || (major == 3 && minor >= 24)))
+}
+
 missing=()
 for pair in "${need[@]}"; do
   pkg=${pair%%:*} probe=${pair#*:}
-  [ -e "$probe" ] || missing+=("$pkg")
+  case "$probe" in
+    cmd:cmake) cmake_ok || missing+=("$pkg") ;;
+    cmd:*) command -v "${probe#cmd:}" >/dev/null 2>&1 || missing+=("$pkg") ;;
+    *) [ -e "$probe" ] || missing+=("$pkg") ;;
+  esac
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
