@@ -65,6 +65,14 @@ size_t cm_utf8_cut(const char *s, size_t n) {
   }
 }
 
+size_t cm_utf8_skip(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t k = 0;
+  while (k < 3 && k < n && cont(u[k]))
+    k++;
+  return k;
+}
+
 /* Walks s's characters, writing '?' over each byte that starts no
  * well-formed sequence; with oneline, also a space over a line break or
  * tab and '?'s over every other control character (C0, DEL, C1). */

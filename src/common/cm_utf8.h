@@ -26,6 +26,11 @@ size_t cm_utf8_seq(const unsigned char *s, size_t n);
  * s[0..m) does not end in the first bytes of a character cut short. */
 size_t cm_utf8_cut(const char *s, size_t n);
 
+/* For s[0..n), a suffix of some longer text (a tail, a line cut from the
+ * front): how many bytes it starts with that continue a character begun
+ * before it (at most 3), so that s + that starts at a character. */
+size_t cm_utf8_skip(const char *s, size_t n);
+
 /* Replaces, in place, every byte of the NUL-terminated s that is not part
  * of a well-formed sequence with '?'. Returns how many were replaced. */
 size_t cm_utf8_scrub(char *s);

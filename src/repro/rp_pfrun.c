@@ -10,7 +10,7 @@
 
 /* The last non-empty line of text into buf (the binary's own message). */
 static void rp__last_line(const char *text, char *buf, size_t size) {
-  size_t n = strlen(text), end, start, skip;
+  size_t n = strlen(text), end, start;
   while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
     n--;
   end = n;
@@ -21,10 +21,7 @@ static void rp__last_line(const char *text, char *buf, size_t size) {
     start = end - (size - 1);
   /* The tail, or the cut above, can begin inside a character: begin at
    * the next one, not with a stray byte the manifest would show as '?'. */
-  for (skip = 0;
-       skip < 3 && start < end && ((unsigned char)text[start] & 0xC0) == 0x80;
-       skip++)
-    start++;
+  start += cm_utf8_skip(text + start, end - start);
   memcpy(buf, text + start, end - start);
   buf[end - start] = '\0';
 }

@@ -169,6 +169,14 @@ TEST_IMPL(utf8_cut_scrub) {
   /* Bytes that are no UTF-8 at all are cut as bytes. */
   ASSERT_EQ(cm_strlcpy(b3, "\xff\xff\xff", sizeof b3), CM_ERANGE);
   ASSERT_STR_EQ(b3, "\xff\xff");
+  /* A suffix cut from the front starts at its first character: the
+   * continuation bytes of one begun before it are skipped, at most 3. */
+  ASSERT_EQ(cm_utf8_skip("\xa9x", 2), 1);
+  ASSERT_EQ(cm_utf8_skip("\x98\x80x", 3), 2);
+  ASSERT_EQ(cm_utf8_skip("\xc3\xa9", 2), 0);
+  ASSERT_EQ(cm_utf8_skip("ab", 2), 0);
+  ASSERT_EQ(cm_utf8_skip("\x80\x80\x80\x80", 4), 3);
+  ASSERT_EQ(cm_utf8_skip("\x80\x80", 1), 1);
 
   cm_strlcpy(bad,
              "a\xff"
