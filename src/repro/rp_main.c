@@ -55,26 +55,40 @@ static int rp__verify(const char *path) {
 
 /* `report` and `compare` take their own arguments (rp_report_cli.h): hand
  * them everything after the command word. Options before it are the
- * launcher's; of those only --root matters here, so that `repro report`
- * without a RUN finds the newest run under <root>/logs. Returns the exit
- * code, or -1 when the command is neither. */
+ * launcher's; of those --out and --root matter here, so that `repro report`
+ * without a RUN finds the newest run under --out DIR, else <root>/logs,
+ * else ./logs. The working folder is left as it is: the paths the user
+ * gives are relative to where the user stands, not to the root (the bash
+ * launcher always passes --root). Returns the exit code, or -1 when the
+ * command is neither. */
 static int rp__dispatch_report(int argc, char **argv) {
-  const char *root = NULL;
+  const char *root = NULL, *out = NULL;
+  char runs[1024];
   int i;
   for (i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
-      root = argv[++i];
+    if ((strcmp(argv[i], "--root") == 0 || strcmp(argv[i], "--out") == 0) &&
+        i + 1 < argc) {
+      if (argv[i][2] == 'r')
+        root = argv[i + 1];
+      else
+        out = argv[i + 1];
+      i++;
       continue;
     }
     if (strcmp(argv[i], "report") != 0 && strcmp(argv[i], "compare") != 0)
       continue;
-    if (root != NULL && uv_chdir(root) != 0) {
-      fprintf(stderr, "repro: cannot enter the root %s\n", root);
-      return RP_EXIT_USAGE;
+    if (strcmp(argv[i], "compare") == 0)
+      return rp_compare_main(argc - i, argv + i);
+    if (out != NULL)
+      return rp_report_main(argc - i, argv + i, out);
+    if (root != NULL) {
+      if (cm_snprintf(runs, sizeof runs, "%s/logs", root) != CM_OK) {
+        fprintf(stderr, "repro: the root path is too long: %s\n", root);
+        return RP_EXIT_USAGE;
+      }
+      return rp_report_main(argc - i, argv + i, runs);
     }
-    if (strcmp(argv[i], "report") == 0)
-      return rp_report_main(argc - i, argv + i);
-    return rp_compare_main(argc - i, argv + i);
+    return rp_report_main(argc - i, argv + i, NULL);
   }
   return -1;
 }

@@ -438,6 +438,25 @@ TEST_IMPL(compare_json_and_unmatched) {
   ASSERT_EQ(json_array_size(json_object_get(doc, "only_in_base")), 2);
   json_decref(doc);
   rp_compare_result_free(&res);
+  rp_results_free(&b);
+  /* No case in common: refused (exit 2), with or without --force, rather
+   * than "no regression" on nothing */
+  json_array_clear(json_object_get(jb, "cases"));
+  ASSERT_OK(rp_results_from_json(jb, &b));
+  co.force = 1;
+  ASSERT_OK(rp_compare(&a, &b, &co, &res));
+  ASSERT_EQ(res.ncases, 0);
+  ASSERT_EQ(res.refused, 1);
+  ASSERT_EQ(rp_compare_exit_code(&res), 2);
+  ASSERT_CONTAINS(res.reasons, "no case in common (BASE 4 case(s), NEW 0)");
+  {
+    char *text = rp_compare_text(&res, &co, "a", "b");
+    ASSERT_TRUE(text != NULL);
+    ASSERT_CONTAINS(text, "refused: BASE and NEW have no case in common");
+    ASSERT_TRUE(strstr(text, "--force") == NULL);
+    free(text);
+  }
+  rp_compare_result_free(&res);
   rp_results_free(&a);
   rp_results_free(&b);
   json_decref(ja);

@@ -137,7 +137,7 @@ TEST_IMPL(report_git_of_binary) {
   json_object_set_new(json_object_get(m, "git"), "dirty", json_true());
   ASSERT_EQ(json_dump_file(m, p, JSON_INDENT(2)), 0);
   json_decref(m);
-  ASSERT_EQ(rp_report_main(3, argv), 0);
+  ASSERT_EQ(rp_report_main(3, argv, NULL), 0);
   md = slurp(d, "report.md");
   ASSERT_TRUE(md != NULL);
   ASSERT_CONTAINS(md, "fedcba9876543210 (dirty) in the run's folder; binary "
@@ -153,7 +153,7 @@ TEST_IMPL(report_writes_and_binds) {
   json_t *m, *files;
   size_t i, bound = 0;
   ASSERT_EQ(make("bind", d, sizeof d), 0);
-  ASSERT_EQ(rp_report_main(4, argv), 0);
+  ASSERT_EQ(rp_report_main(4, argv, NULL), 0);
   md = slurp(d, "report.md");
   html = slurp(d, "report.html");
   ASSERT_TRUE(md != NULL && html != NULL);
@@ -345,7 +345,7 @@ TEST_IMPL(report_without_manifest) {
   ASSERT_EQ(make("nomanifest", d, sizeof d), 0);
   ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
   ASSERT_EQ(remove(p), 0);
-  ASSERT_EQ(rp_report_main(2, argv), 0);
+  ASSERT_EQ(rp_report_main(2, argv, NULL), 0);
   html = slurp(d, "report.html");
   ASSERT_TRUE(html != NULL);
   ASSERT_CONTAINS(html, "not bound to an archive");
@@ -357,13 +357,13 @@ TEST_IMPL(report_without_manifest) {
     char *bad[] = {"report", "/nonexistent/run", NULL};
     char *usage[] = {"report", "--bogus", NULL};
     char empty[600], *not_run[] = {"report", empty, NULL};
-    ASSERT_EQ(rp_report_main(2, bad), 1);
-    ASSERT_EQ(rp_report_main(2, usage), 2);
+    ASSERT_EQ(rp_report_main(2, bad, NULL), 1);
+    ASSERT_EQ(rp_report_main(2, usage, NULL), 2);
     /* A folder with neither a manifest nor results is not a run: refused,
      * and nothing is written into it. */
     ASSERT_OK(cm_snprintf(empty, sizeof empty, "%s/not-a-run", d));
     ASSERT_OK(plat_mkdir_p(empty));
-    ASSERT_EQ(rp_report_main(2, not_run), 1);
+    ASSERT_EQ(rp_report_main(2, not_run, NULL), 1);
     ASSERT_OK(cm_snprintf(p, sizeof p, "%s/report.html", empty));
     ASSERT_EQ(plat_path_exists(p), 0);
   }
@@ -447,7 +447,7 @@ TEST_IMPL(chromium_render) {
   if (!find_chromium(exe, sizeof exe))
     return TEST_SKIP;
   ASSERT_EQ(make("chromium", d, sizeof d), 0);
-  ASSERT_EQ(rp_report_main(3, argv), 0);
+  ASSERT_EQ(rp_report_main(3, argv, NULL), 0);
   return render_and_check(exe, d, 4, getenv("CP_REPORT_SCREENSHOT"));
 }
 
@@ -486,6 +486,6 @@ TEST_IMPL(chromium_render_h200) {
   ASSERT_TRUE(end != NULL);
   ASSERT_OK(
       cm_snprintf(run, sizeof run, "%s/%.*s", d, (int)(end - base), base));
-  ASSERT_EQ(rp_report_main(3, argv), 0);
+  ASSERT_EQ(rp_report_main(3, argv, NULL), 0);
   return render_and_check(exe, run, 3, getenv("CP_REPORT_H200_SCREENSHOT"));
 }

@@ -327,6 +327,70 @@ TEST_IMPL(cli_time_results_filed) {
   return 0;
 }
 
+/* The readers (report, compare) take paths relative to where the user
+ * stands, as verify does, whatever --root says (the bash launcher always
+ * passes --root), and report without a RUN looks under --out DIR. */
+TEST_IMPL(cli_readers_relative) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char run[1300], logs[1300], other[512], md[1500];
+  const char *id;
+  rp_step_spec sp;
+  rp_step_result res;
+  json_t *m;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = repro_manifest("readers", args, clean, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  json_decref(m);
+  /* run is <root>/logs/<id>: stand in <root>/logs, name the run by <id> */
+  ASSERT_OK(cm_strlcpy(logs, run, sizeof logs));
+  *strrchr(logs, '/') = '\0';
+  id = strrchr(run, '/') + 1;
+  ASSERT_EQ(rt_fresh_dir("readers-other", other, sizeof other), 0);
+  memset(&sp, 0, sizeof sp);
+  sp.timeout_s = 30;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  sp.cwd = logs;
+  {
+    const char *cmp[] = {RP_REPRO_EXE, "--root", other, "compare",
+                         id,           id,       NULL};
+    sp.argv = cmp;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    /* read (the fake's results have no case: refused for that, not for a
+     * path it could not find) */
+    ASSERT_TRUE(strstr(res.err_tail, "cannot read") == NULL);
+    ASSERT_CONTAINS(res.err_tail, "no case in common");
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.out, id);
+    rp_step_result_free(&res);
+  }
+  {
+    const char *rep[] = {RP_REPRO_EXE, "--root",      other, "report",
+                         id,           "--no-finish", NULL};
+    sp.argv = rep;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+    snprintf(md, sizeof md, "%s/report.md", run);
+    ASSERT_TRUE(plat_path_exists(md));
+    ASSERT_EQ(remove(md), 0);
+  }
+  {
+    /* no RUN: the newest run under --out, from a folder with no logs/ */
+    const char *rep[] = {RP_REPRO_EXE, "--root", other,         "--out",
+                         logs,         "report", "--no-finish", NULL};
+    sp.cwd = other;
+    sp.argv = rep;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+    ASSERT_TRUE(plat_path_exists(md));
+  }
+  return 0;
+}
+
 /* repro time --lock-clocks: passed to cuda_portfolio when repro runs as root
  * (or elevated), refused by the stage's preflight otherwise; a malformed
  * spec is a usage error. */

@@ -231,6 +231,18 @@ int rp_compare(const rp_results *b, const rp_results *n,
   }
   out->geomean = rp_geomean(ratios, nr);
   free(ratios);
+  /* Nothing matched: no case was compared, so "no regression" would be a
+   * verdict on nothing (a CI gate reading exit 0 would pass two unrelated
+   * selections). Refused, --force or not: there is nothing to force. */
+  if (r == CM_OK && out->ncases == 0) {
+    out->refused = 1;
+    out->unmatched = 1;
+    cm_snprintf(out->reasons, sizeof out->reasons,
+                "BASE and NEW have no case in common (BASE %zu case(s), "
+                "NEW %zu): nothing was compared; compare runs of the same "
+                "selection (the same --op/--dtype/--shape words)",
+                b->ncases, n->ncases);
+  }
   return r;
 }
 
@@ -341,10 +353,10 @@ char *rp_compare_text(const rp_compare_result *r, const rp_compare_opts *o,
   rp__sb_init(&b);
   rp__sb_printf(&b, "BASE %s\nNEW  %s\n", base_path, new_path);
   if (r->refused) {
-    rp__sb_printf(&b,
-                  "refused: %s\n(--force compares anyway; the reasons are "
-                  "then kept as warnings)\n",
-                  r->reasons);
+    rp__sb_printf(&b, "refused: %s\n", r->reasons);
+    if (!r->unmatched)
+      rp__sb_printf(&b, "(--force compares anyway; the reasons are then "
+                        "kept as warnings)\n");
     return rp__sb_take(&b);
   }
   if (r->reasons[0])

@@ -66,7 +66,10 @@ typedef struct {
 #define RP_THROTTLED_NEW 2
 
 typedef struct {
-  int refused;        /* 1: not comparable and not forced */
+  int refused;        /* 1: not comparable and not forced, or no case in
+                         common (then unmatched is 1 too) */
+  int unmatched;      /* 1: no case matched, nothing to compare, which
+                         --force cannot change */
   char reasons[1024]; /* why not comparable ("" when comparable) */
   char notes[512];    /* facts worth a look (another GPU of the same
                          model, different commits, ...) */

@@ -20,22 +20,25 @@
 static void report_usage(void) {
   fprintf(stderr,
           "usage: repro report [RUN] [--junit] [--sarif] [--no-finish]\n"
-          "  RUN defaults to the newest run folder under ./logs\n");
+          "  RUN defaults to the newest run folder under ./logs (with the\n"
+          "  launcher, under the repository's logs/; --out DIR before the\n"
+          "  command: under DIR)\n");
 }
 
-/* Newest folder of ./logs with a manifest.json, into buf. */
-static int newest_run(char *buf, size_t size) {
+/* Newest folder of runs (a folder of run folders) with a manifest.json,
+ * into buf. */
+static int newest_run(const char *runs, char *buf, size_t size) {
   uv_fs_t req;
   uv_dirent_t ent;
   char best[512] = "", path[1024];
-  if (uv_fs_scandir(NULL, &req, "logs", 0, NULL) < 0) {
+  if (uv_fs_scandir(NULL, &req, runs, 0, NULL) < 0) {
     uv_fs_req_cleanup(&req);
     return CM_ENOENT;
   }
   while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
     if (ent.type != UV_DIRENT_DIR && ent.type != UV_DIRENT_UNKNOWN)
       continue;
-    if (cm_snprintf(path, sizeof path, "logs/%s/manifest.json", ent.name) !=
+    if (cm_snprintf(path, sizeof path, "%s/%s/manifest.json", runs, ent.name) !=
         CM_OK)
       continue;
     {
@@ -49,10 +52,10 @@ static int newest_run(char *buf, size_t size) {
   uv_fs_req_cleanup(&req);
   if (!best[0])
     return CM_ENOENT;
-  return cm_snprintf(buf, size, "logs/%s", best);
+  return cm_snprintf(buf, size, "%s/%s", runs, best);
 }
 
-int rp_report_main(int argc, char **argv) {
+int rp_report_main(int argc, char **argv, const char *runs_dir) {
   rp_report_opts o;
   const char *run = NULL;
   char dir[1024], msg[1200];
@@ -75,10 +78,15 @@ int rp_report_main(int argc, char **argv) {
     } else
       run = argv[i];
   }
+  if (runs_dir == NULL)
+    runs_dir = "logs";
   if (run == NULL) {
-    if (newest_run(dir, sizeof dir) != CM_OK) {
-      fprintf(stderr, "repro report: no RUN given and no run folder with a "
-                      "manifest.json under ./logs\n");
+    if (newest_run(runs_dir, dir, sizeof dir) != CM_OK) {
+      fprintf(stderr,
+              "repro report: no RUN given and no run folder with a "
+              "manifest.json under %s (give the run folder: repro report "
+              "logs/RUN_ID)\n",
+              runs_dir);
       return EXIT_USAGE;
     }
     run = dir;

@@ -10,14 +10,17 @@
 
 /* repro report [RUN] [--junit] [--sarif] [--no-finish]
  *
- * RUN is a run folder; without it the newest folder under ./logs that has
- * a manifest.json (run ids sort by time). Writes RUN/report.md and
- * RUN/report.html, RUN/report.junit.xml with --junit, RUN/sanitizer.sarif
- * with --sarif, then re-finishes RUN/manifest.json so they are hashed in
+ * RUN is a run folder; without it the newest folder under runs_dir (NULL:
+ * ./logs) that has a manifest.json (run ids sort by time). A relative RUN
+ * is the caller's: main() no longer enters the root first, so `./repro
+ * report runs/X` from any folder reads that folder's runs/X. Writes
+ * RUN/report.md and RUN/report.html, RUN/report.junit.xml with --junit,
+ * RUN/sanitizer.sarif with --sarif, then re-finishes RUN/manifest.json so they
+ * are hashed in
  * (--no-finish leaves the manifest alone).
  * Exit codes: 0 written (and bound when the run has a manifest), 1 the run
  * could not be read or the files written or bound, 2 usage error. */
-int rp_report_main(int argc, char **argv);
+int rp_report_main(int argc, char **argv, const char *runs_dir);
 
 /* repro compare BASE NEW [--threshold 5%|0.05] [--alpha 0.01]
  *                        [--resamples 2000] [--seed N] [--min-samples 5]
