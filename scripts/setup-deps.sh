@@ -2,8 +2,12 @@
 # scripts/setup-deps.sh: install the Debian/Ubuntu packages the build needs.
 #
 #   scripts/setup-deps.sh [--check] [--with-windows] [--with-report]
+#   scripts/setup-deps.sh --cmake
 #
 # --check         only report what is missing (exit 1 if anything is).
+# --cmake         print the cmake to use (PATH's when it is 3.24 or newer,
+#                 else Debian's /usr/bin/cmake when that is), exit 1 if
+#                 neither is: the launcher runs that one.
 # --with-windows  also the MinGW-w64 cross toolchain, Wine and the libuv and
 #                 jansson sources for the windows-mingw preset
 #                 (scripts/fetch-mingw-deps.sh does that part).
@@ -14,10 +18,11 @@
 # missing, the launcher builds repro alone and says so.
 set -euo pipefail
 
-check_only=0 windows=0 report=0
+check_only=0 windows=0 report=0 print_cmake=0
 for a in "$@"; do
   case "$a" in
     --check) check_only=1 ;;
+    --cmake) print_cmake=1 ;;
     --with-windows) windows=1 ;;
     --with-report) report=1 ;;
     *) echo "setup-deps: unknown option '$a'" >&2; exit 2 ;;
@@ -48,27 +53,47 @@ if [ "$report" = 1 ]; then
   need+=("chromium:/usr/bin/chromium")
 fi
 
-# cmake on PATH, and new enough for CMakePresets.json (3.24: its
-# cmakeMinimumRequired); an older one is missing, so Debian's is installed.
-cmake_ok() {
+# A cmake new enough for CMakePresets.json (3.24: its cmakeMinimumRequired):
+# PATH's (pip, snap or a vendor's installer count: the GPU machine's cmake
+# is pip's), else Debian's /usr/bin/cmake. An older one on PATH alone is
+# missing, so Debian's is installed, and the launcher runs that one.
+cmake_ok() { # BINARY
   local v major minor
-  v=$(cmake --version 2>/dev/null) || return 1
+  v=$("$1" --version 2>/dev/null) || return 1
   v=${v%%$'\n'*}    # "cmake version 3.25.1"
   v=${v##* }
   IFS=. read -r major minor _ <<<"$v"
   [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
   ((major > 3 || (major == 3 && minor >= 24)))
 }
+which_cmake() {
+  local c
+  for c in "$(command -v cmake 2>/dev/null)" /usr/bin/cmake; do
+    [ -n "$c" ] && [ -x "$c" ] && cmake_ok "$c" && { echo "$c"; return 0; }
+  done
+  return 1
+}
+if [ "$print_cmake" = 1 ]; then
+  which_cmake || {
+    echo "setup-deps: no cmake 3.24 or newer (on PATH or /usr/bin)" >&2
+    exit 1
+  }
+  exit 0
+fi
 
-missing=()
-for pair in "${need[@]}"; do
-  pkg=${pair%%:*} probe=${pair#*:}
-  case "$probe" in
-    cmd:cmake) cmake_ok || missing+=("$pkg") ;;
-    cmd:*) command -v "${probe#cmd:}" >/dev/null 2>&1 || missing+=("$pkg") ;;
-    *) [ -e "$probe" ] || missing+=("$pkg") ;;
-  esac
-done
+probe_all() {
+  missing=()
+  local pair pkg probe
+  for pair in "${need[@]}"; do
+    pkg=${pair%%:*} probe=${pair#*:}
+    case "$probe" in
+      cmd:cmake) which_cmake >/dev/null || missing+=("$pkg") ;;
+      cmd:*) command -v "${probe#cmd:}" >/dev/null 2>&1 || missing+=("$pkg") ;;
+      *) [ -e "$probe" ] || missing+=("$pkg") ;;
+    esac
+  done
+}
+probe_all
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$check_only" = 1 ]; then
@@ -84,6 +109,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # apt-get's exit 0 is not the probes': say what is still missing
+  probe_all
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup-deps: still missing after the install: ${missing[*]}" >&2
+    exit 1
+  fi
 fi
 
 if [ "$windows" = 1 ]; then

@@ -50,10 +50,22 @@ endif()
 # scripts/setup-deps.sh takes cmake and ninja from PATH wherever they came
 # from (the GPU machine's cmake is pip's, not /usr/bin/cmake): with a PATH
 # that has them (stand-ins) neither is named missing; a cmake older than
-# CMakePresets.json's 3.24 is; with a PATH that has neither, both are.
+# CMakePresets.json's 3.24 is, unless Debian's /usr/bin/cmake is new
+# enough; with a PATH that has neither, ninja is (and cmake, but for
+# /usr/bin's).
 set(bin "${root}/path-bin")
 file(MAKE_DIRECTORY "${bin}")
 find_program(bash_exe bash REQUIRED)
+# Debian's /usr/bin/cmake, when new enough, stands in for an old one on
+# PATH (--cmake names the one the launcher runs).
+set(usr_cmake_ok FALSE)
+if(EXISTS /usr/bin/cmake)
+  execute_process(COMMAND /usr/bin/cmake --version OUTPUT_VARIABLE v)
+  if(v MATCHES "version ([0-9]+[.][0-9]+)" AND
+     NOT CMAKE_MATCH_1 VERSION_LESS 3.24)
+    set(usr_cmake_ok TRUE)
+  endif()
+endif()
 foreach(version 3.25.1 3.20.0)
   file(WRITE "${bin}/cmake"
     "#!/bin/sh\necho 'cmake version ${version}'\necho\necho 'CMake suite'\n")
@@ -64,15 +76,72 @@ foreach(version 3.25.1 3.20.0)
   execute_process(COMMAND env "PATH=${bin}" "${bash_exe}"
       "${SRC}/scripts/setup-deps.sh" --check
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND env "PATH=${bin}" "${bash_exe}"
+      "${SRC}/scripts/setup-deps.sh" --cmake
+    RESULT_VARIABLE crc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
+  string(STRIP "${cout}" cout)
+  if(NOT version VERSION_LESS 3.24)
+    set(want_cmake "${bin}/cmake")
+  elseif(usr_cmake_ok)
+    set(want_cmake "/usr/bin/cmake")
+  else()
+    set(want_cmake "")
+  endif()
   if(out MATCHES "ninja-build"
-     OR (version VERSION_LESS 3.24 AND NOT out MATCHES "missing packages: cmake")
-     OR (NOT version VERSION_LESS 3.24 AND out MATCHES "cmake"))
-    message(FATAL_ERROR "setup-deps, cmake ${version} and ninja on PATH: ${rc}\n${out}${err}")
+     OR (want_cmake STREQUAL "" AND NOT out MATCHES "missing packages: cmake")
+     OR (NOT want_cmake STREQUAL "" AND out MATCHES "cmake")
+     OR NOT cout STREQUAL want_cmake)
+    message(FATAL_ERROR "setup-deps, cmake ${version} and ninja on PATH: ${rc}\n${out}${err}\n--cmake: ${crc} '${cout}' ${cerr} (want '${want_cmake}')")
   endif()
 endforeach()
 execute_process(COMMAND env "PATH=${root}/no-such-dir" "${bash_exe}"
     "${SRC}/scripts/setup-deps.sh" --check
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT out MATCHES "missing packages: cmake ninja-build")
+if(usr_cmake_ok)
+  set(want "missing packages: ninja-build")
+else()
+  set(want "missing packages: cmake ninja-build")
+endif()
+if(NOT rc EQUAL 1 OR NOT out MATCHES "${want}")
   message(FATAL_ERROR "setup-deps with neither on PATH: ${rc}\n${out}${err}")
+endif()
+
+# A machine with every package (a fake setup-deps that finds them all and
+# names a stand-in cmake that logs where it ran): ./repro called from
+# another folder runs cmake in the root, where CMakePresets.json is, and
+# makes logs/ when it is missing; --help with packages missing installs
+# nothing.
+set(on "${WORK}/launcher-online")
+file(REMOVE_RECURSE "${on}")
+file(MAKE_DIRECTORY "${on}/scripts" "${on}/build/linux/bin" "${on}/elsewhere")
+file(COPY "${SRC}/repro" DESTINATION "${on}"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+file(WRITE "${on}/scripts/setup-deps.sh" "#!/bin/sh
+case \"$1\" in --cmake) echo '${on}/fake-cmake' ;; esac
+exit 0
+")
+file(WRITE "${on}/fake-cmake" "#!/bin/sh
+echo \"cmake in $(pwd): $*\" >> '${on}/cmake-calls.txt'
+")
+file(WRITE "${on}/build/linux/bin/repro" "#!/bin/sh\necho \"native: $*\"\n")
+foreach(f scripts/setup-deps.sh fake-cmake build/linux/bin/repro)
+  file(CHMOD "${on}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+endforeach()
+execute_process(COMMAND "${on}/repro" doctor
+  WORKING_DIRECTORY "${on}/elsewhere"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(READ "${on}/cmake-calls.txt" calls)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* doctor"
+   OR NOT calls MATCHES "cmake in ${on}: --preset linux"
+   OR NOT calls MATCHES "cmake in ${on}: --build --preset linux"
+   OR calls MATCHES "elsewhere"
+   OR NOT IS_DIRECTORY "${on}/logs")
+  message(FATAL_ERROR "from another folder: exit ${rc}\n${out}${err}\ncmake calls:\n${calls}")
+endif()
+
+execute_process(COMMAND "${root}/repro" --help
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* --help"
+   OR err MATCHES "FAKE-INSTALL-RAN")
+  message(FATAL_ERROR "--help offline: exit ${rc}\n${out}${err}")
 endif()
