@@ -55,6 +55,10 @@ int plat_probe_write_atomic(const char *path) {
     return CM_EINVAL;
   if (plat_path_is_dir(path))
     return CM_EEXIST;
+  /* a device (/dev/null, /dev/stdout), FIFO or socket: the rename at the
+   * end would replace it with a regular file (as root, /dev/null itself) */
+  if (plat_path_is_special(path))
+    return CM_EINVAL;
   r = plat__create_tmp(path, tmp, sizeof tmp, &f);
   if (r != CM_OK)
     return r;

@@ -75,6 +75,10 @@ int plat_rename(const char *from, const char *to);
 int plat_path_exists(const char *path);
 /* 1 if path names an existing directory, else 0. */
 int plat_path_is_dir(const char *path);
+/* 1 if path names something that exists and is neither a regular file nor
+ * a directory (a device such as /dev/null, a FIFO, a socket; on Windows a
+ * device), else 0. */
+int plat_path_is_special(const char *path);
 /* Writes len bytes of buf to path through "path.tmp" and plat_rename, so a
  * reader never sees half a file; the temporary is removed on failure.
  * Returns CM_OK, CM_EINVAL, the temporary's fopen failure as a cm_error
@@ -83,7 +87,8 @@ int plat_path_is_dir(const char *path);
  * files that must survive a crash, repro's archive has its own writer. */
 int plat_write_file_atomic(const char *path, const void *buf, size_t len);
 /* Checks, before the work that produces it, that plat_write_file_atomic
- * could write path: path is not a directory (CM_EEXIST) and "path.tmp" can
+ * could write path: path is not a directory (CM_EEXIST), nor a device,
+ * FIFO or socket (CM_EINVAL: the rename would replace it), and "path.tmp" can
  * be created (it is created empty and removed again; otherwise the fopen
  * failure as a cm_error: CM_ENOENT for a missing folder, CM_EACCES, ...).
  * An existing file at path is left as it is. */

@@ -157,6 +157,13 @@ int plat_path_is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 1 : 0;
 }
 
+int plat_path_is_special(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)
+             ? 1
+             : 0;
+}
+
 const char *plat_exe_suffix(void) {
   return "";
 }

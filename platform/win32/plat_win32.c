@@ -436,6 +436,11 @@ int plat_path_is_dir(const char *path) {
   return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) ? 1 : 0;
 }
 
+int plat_path_is_special(const char *path) {
+  const DWORD a = plat__attributes(path);
+  return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DEVICE) ? 1 : 0;
+}
+
 /* ---- Dynamic libraries ---- */
 
 /* Like dlerror: one message per thread, overwritten by the next failure. */

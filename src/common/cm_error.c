@@ -46,7 +46,14 @@ int cm_error_from_errno(int errnum) {
     return CM_EEXIST;
   case EACCES:
   case EPERM:
+#ifdef EROFS
+  case EROFS:
+#endif
     return CM_EACCES;
+  case ENOTDIR:
+    return CM_ENOTDIR;
+  case ENAMETOOLONG:
+    return CM_ENAMETOOLONG;
   case ENOSPC:
     return CM_ENOSPC;
   case EINTR:

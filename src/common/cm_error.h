@@ -29,7 +29,9 @@
   XX(CUBLAS, "cuBLAS error")                                                   \
   XX(VERIFY, "verification failed")                                            \
   XX(REFUSED, "refused")                                                       \
-  XX(INTERNAL, "internal error")
+  XX(INTERNAL, "internal error")                                               \
+  XX(NOTDIR, "a part of the path is not a folder")                             \
+  XX(NAMETOOLONG, "file name too long")
 
 typedef enum {
   CM_OK = 0,

@@ -10,10 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 if c is an ASCII digit (strtoll and strtoull would also take leading
+ * white space and a '+', and strtoull a '-', which wraps). */
+static int cm__digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
 int cm_parse_i64(const char *s, int64_t *out) {
   char *end;
   long long v;
-  if (s == NULL || *s == '\0')
+  if (s == NULL || !(cm__digit(s[0]) || (s[0] == '-' && cm__digit(s[1]))))
     return CM_EINVAL;
   errno = 0;
   v = strtoll(s, &end, 10);
@@ -48,7 +54,7 @@ int cm_parse_pair(const char *s, int64_t lo, int64_t hi, int64_t *a,
 int cm_parse_u64(const char *s, uint64_t *out) {
   char *end;
   unsigned long long v;
-  if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+  if (s == NULL || !cm__digit(s[0]))
     return CM_EINVAL;
   errno = 0;
   v = strtoull(s, &end, 10);

@@ -1,6 +1,7 @@
 /* pf_cli.c: see pf_cli.h. */
 #include "pf_cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "pf_case.h"
 #include "pf_half.h"
 #include "pf_ops.h"
+#include "pf_timing.h"
 
 static void opts_init(pf_opts *o) {
   memset(o, 0, sizeof *o);
@@ -86,8 +88,9 @@ static int parse_int(const char *flag, const char *s, int64_t lo, int64_t hi,
 static int parse_pos_double(const char *flag, const char *s, double *out,
                             char *err, size_t errsize) {
   double v;
-  if (cm_parse_double(s, &v) || !(v >= 0))
-    FAIL("%s %s: expected a non-negative number", flag, s);
+  /* finite: --warmup inf would warm up for ever */
+  if (cm_parse_double(s, &v) || !(v >= 0) || !isfinite(v))
+    FAIL("%s %s: expected a finite non-negative number", flag, s);
   *out = v;
   return CM_OK;
 }
@@ -102,6 +105,22 @@ static int parse_lock(const char *s, pf_opts *o, char *err, size_t errsize) {
   o->lock_sm_mhz = (unsigned)a;
   o->lock_mem_mhz = (unsigned)b;
   return CM_OK;
+}
+
+/* The option that chose a set mode, for messages. */
+static const char *mode_flag(int mode) {
+  switch (mode) {
+  case PF_MODE_TEST_ONLY:
+    return "--test-only";
+  case PF_MODE_SMOKE:
+    return "--smoke";
+  case PF_MODE_BENCH:
+    return "--bench";
+  case PF_MODE_NEGATIVE:
+    return "--negative-control";
+  default:
+    return "the mode";
+  }
 }
 
 int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
@@ -139,6 +158,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       takes = 0;
     } else if (strcmp(a, "--profile-range") == 0) {
       o->profile_range = 1;
+      takes = 0;
+    } else if (strcmp(a, "--check-args") == 0) {
+      o->check_args = 1;
       takes = 0;
     } else if (strcmp(a, "--mask") == 0) {
       o->mask = 1;
@@ -256,6 +278,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     i++;
   }
   if (format) {
+    if (strcmp(format, "json") == 0 && o->mode != PF_MODE_LIST &&
+        o->json_path == NULL)
+      FAIL("--format json names --json's format (the default) or --list's; "
+           "add --json PATH or --list");
     if (strcmp(format, "json") == 0)
       o->list_json = o->mode == PF_MODE_LIST;
     else if (strcmp(format, "gbench") == 0 && o->mode != PF_MODE_LIST)
@@ -270,10 +296,42 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   if (o->hot && o->flush >= 0)
     FAIL("--flush %s with --hot: a hot run does not flush the L2; drop one",
          o->flush == PF_FLUSH_READ ? "read" : "write");
-  if (o->min_samples > 0 && o->max_samples > 0 &&
-      o->min_samples > o->max_samples)
-    FAIL("--min-samples %d is larger than --max-samples %d", o->min_samples,
-         o->max_samples);
+  {
+    /* one given alone is checked against the other's default */
+    const int lo = o->min_samples > 0 ? o->min_samples : PF_BENCH_MIN_SAMPLES;
+    const int hi = o->max_samples > 0 ? o->max_samples : PF_BENCH_MAX_SAMPLES;
+    if (lo > hi)
+      FAIL("--min-samples %d is larger than --max-samples %d%s", lo, hi,
+           o->min_samples <= 0   ? " (the default minimum): give --min-samples "
+                                   "too"
+           : o->max_samples <= 0 ? " (the default maximum): give "
+                                   "--max-samples too"
+                                 : "");
+  }
+  /* the options that shape the one selected case: the fixed sets
+   * (--test-only, --smoke, --bench, --negative-control) carry their own
+   * strides, transposes, paddings and extreme rows, and would drop them */
+  if (o->mode != PF_MODE_SELECT && o->mode != PF_MODE_LIST &&
+      (o->stride || o->trans_a || o->trans_b || o->ld_pad || o->extreme))
+    FAIL("%s shapes the one case that --op/--shape select; %s runs its own "
+         "set, which has strided, transposed, padded and extreme cases of "
+         "its own: drop it, or drop %s to run that case alone",
+         o->stride    ? "--stride"
+         : o->ld_pad  ? "--ld-pad"
+         : o->extreme ? "--extreme"
+                      : "--trans",
+         mode_flag(o->mode), mode_flag(o->mode));
+  if (o->have_shape &&
+      (o->mode == PF_MODE_TEST_ONLY || o->mode == PF_MODE_SMOKE ||
+       o->mode == PF_MODE_NEGATIVE))
+    FAIL("--shape with %s: that set's shapes are fixed (edge shapes, strided "
+         "rows); drop %s to verify that shape alone (--op OP --shape S), or "
+         "drop --shape",
+         mode_flag(o->mode), mode_flag(o->mode));
+  if (o->stride && !o->have_shape)
+    FAIL("--stride %lld needs --shape RxW: the stride pads the rows of the "
+         "shape it names",
+         (long long)o->stride);
   if (o->have_shape && !shape_fits(o->dims, o->ndims, o->stride))
     FAIL("--shape: %lld x %lld%s elements overflow a 64-bit byte count",
          (long long)o->dims[0], (long long)o->dims[1],
@@ -287,6 +345,16 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     if ((op->kind == PF_KIND_MATMUL) != (o->ndims == 3))
       FAIL("--shape: %s takes %s", op->name,
            op->kind == PF_KIND_MATMUL ? "MxNxK" : "RxW");
+  }
+  if (o->op >= 0 && o->variant >= 0 && o->dtype < 0) {
+    /* without --dtype, the variant must exist in one dtype at least */
+    int n, d, any = 0;
+    const pf_op *op = &pf_ops(&n)[o->op];
+    for (d = CPK_F32; d <= CPK_BF16; d++)
+      any |= pf_op_supports(op, o->variant, (cpk_dtype)d);
+    if (!any)
+      FAIL("%s has no variant %s (see --list)", op->name,
+           pf_variant_name(o->variant));
   }
   if (o->op >= 0 && o->variant >= 0 && o->dtype >= 0) {
     int n;
@@ -356,7 +424,11 @@ void pf_cli_usage(void *stream) {
       "  --negative-control   only copy_unmasked (out-of-bounds on purpose)\n"
       "  --list [--format json|text]   ops, variants, dtypes\n"
       "  (none)               the cases named by the selection\n"
-      "selection (filters the set in --test-only/--smoke/--bench):\n"
+      "  --check-args         with the words of a run: check them and the\n"
+      "                       case list they make; run nothing (exit 0 or 2)\n"
+      "selection (--op, --variant, --dtype, --mask also filter the sets;\n"
+      "  --shape one of --bench's standard shapes; the rest, the default\n"
+      "  mode's one case only):\n"
       "  --op NAME  --variant NAME|auto  --dtype fp32|fp16|bf16\n"
       "  --shape RxW | MxNxK   --stride S (row ops)   --mask | --no-mask\n"
       "  --trans nn|nt|tn|tt  --ld-pad P (matmul)   --extreme (extreme rows)\n"

@@ -59,6 +59,8 @@ typedef struct {
   double warmup_s, target_cv, budget_s; /* < 0: default */
   int min_samples, max_samples;         /* < 0: default */
   int hot, profile_range;
+  int check_args;    /* --check-args: parse and build the case list, run
+                        nothing (repro's --select check) */
   int flush;         /* -1 unset, else pf_flush (--flush write|read) */
   int peer_sampling; /* -1 unset, 1 interleaved, 0 sequential */
   int threads;       /* reference threads, 0: default */

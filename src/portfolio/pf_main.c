@@ -129,25 +129,32 @@ static int exit_for(int err) {
   return PF_EXIT_CUDA;
 }
 
-static int run_set(pf_runner *r, const pf_opts *o) {
-  pf_set set;
-  int i, err;
-  if (pf_sets_build(o, &set) != CM_OK) {
+/* The case list of o into set (host only: no device needed), or a usage
+ * error naming why it is empty. */
+static int build_set(const pf_opts *o, pf_set *set) {
+  if (pf_sets_build(o, set) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: out of memory building the case list\n");
     return PF_EXIT_USAGE;
   }
-  if (set.n == 0) {
-    if (o->mode == PF_MODE_BENCH && o->have_shape)
-      fprintf(stderr, "cuda_portfolio: --bench --shape: not one of the "
-                      "standard shapes of this op (docs/BENCHMARKING.md); "
-                      "time any other shape without --bench: --op OP "
-                      "--shape S --json PATH\n");
-    else
-      fprintf(stderr, "cuda_portfolio: the selection matches no case (see "
-                      "--list)\n");
-    pf_set_free(&set);
-    return PF_EXIT_USAGE;
-  }
+  if (set->n > 0)
+    return PF_EXIT_OK;
+  if (o->mode == PF_MODE_BENCH && o->have_shape)
+    fprintf(stderr, "cuda_portfolio: --bench --shape: not one of the "
+                    "standard shapes of this op (docs/BENCHMARKING.md); "
+                    "time any other shape without --bench: --op OP "
+                    "--shape S --json PATH\n");
+  else
+    fprintf(stderr, "cuda_portfolio: the selection matches no case (see "
+                    "--list)\n");
+  pf_set_free(set);
+  return PF_EXIT_USAGE;
+}
+
+static int run_set(pf_runner *r, const pf_opts *o) {
+  pf_set set;
+  int i, err;
+  if ((err = build_set(o, &set)) != PF_EXIT_OK)
+    return err;
   for (i = 0; i < set.n; i++) {
     err = pf_run_case(r, &set.v[i]);
     if (err) {
@@ -170,6 +177,13 @@ int main(int argc, char **argv, char **envp) {
     fprintf(stderr, "cuda_portfolio: %s\n", err);
     return PF_EXIT_USAGE;
   }
+  if (o.check_args && (o.mode == PF_MODE_HELP || o.mode == PF_MODE_LIST)) {
+    fprintf(stderr,
+            "cuda_portfolio: --check-args checks the words of a run; "
+            "%s runs nothing to check: drop it\n",
+            o.mode == PF_MODE_HELP ? "--help" : "--list");
+    return PF_EXIT_USAGE;
+  }
   if (o.mode == PF_MODE_HELP) {
     pf_cli_usage(stdout);
     return PF_EXIT_OK;
@@ -180,6 +194,18 @@ int main(int argc, char **argv, char **envp) {
     list_text();
     return PF_EXIT_OK;
   }
+  /* the case list, before any device: an empty one is a usage error on
+   * every machine (--check-args stops here, writing nothing) */
+  if (o.mode != PF_MODE_NEGATIVE) {
+    pf_set set;
+    if ((rc = build_set(&o, &set)) != PF_EXIT_OK)
+      return rc;
+    if (o.check_args)
+      printf("cuda_portfolio: the words make %d case(s); nothing run\n", set.n);
+    pf_set_free(&set);
+  }
+  if (o.check_args)
+    return PF_EXIT_OK;
   /* --json's file is written at the end, after every case was verified and
    * timed: check now that it can be, so a bad path costs no run */
   if (o.json_path && (rc = plat_probe_write_atomic(o.json_path)) != CM_OK) {
@@ -188,12 +214,27 @@ int main(int argc, char **argv, char **envp) {
               "cuda_portfolio: --json %s: is a folder; name the results "
               "file, e.g. --json %s/bench.json\n",
               o.json_path, o.json_path);
+    else if (rc == CM_EINVAL)
+      fprintf(stderr,
+              "cuda_portfolio: --json %s: is not a regular file (a device, "
+              "pipe or socket), and the results are written beside it and "
+              "renamed over it; name a results file, e.g. --json "
+              "bench.json\n",
+              o.json_path);
     else
       fprintf(stderr,
               "cuda_portfolio: --json %s: cannot create %s.tmp, through "
               "which the file is written (%s); name a file in a folder that "
               "exists and is writable\n",
               o.json_path, o.json_path, cm_strerror(rc));
+    return PF_EXIT_USAGE;
+  }
+  if (o.dump_dir && plat_path_exists(o.dump_dir) &&
+      !plat_path_is_dir(o.dump_dir)) {
+    fprintf(stderr,
+            "cuda_portfolio: --dump %s: is a file, not a folder; name a "
+            "folder (it is made if missing)\n",
+            o.dump_dir);
     return PF_EXIT_USAGE;
   }
   if (o.dump_dir && (rc = plat_mkdir_p(o.dump_dir)) != CM_OK) {

@@ -53,8 +53,8 @@ struct pf_bench {
 void pf_bench_opts_init(pf_bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->warmup_s = 0.05;
-  o->min_samples = 10;
-  o->max_samples = 1000;
+  o->min_samples = PF_BENCH_MIN_SAMPLES;
+  o->max_samples = PF_BENCH_MAX_SAMPLES;
   o->target_cv = 0.02;
   o->budget_s = 2.0;
   o->cold = 1;

@@ -14,6 +14,11 @@
 
 typedef enum { PF_FORMAT_JSON = 0, PF_FORMAT_GBENCH = 1 } pf_format;
 
+/* The sample counts' defaults (pf_bench_opts_init), which the command line
+ * checks one option given alone against. */
+#define PF_BENCH_MIN_SAMPLES 10
+#define PF_BENCH_MAX_SAMPLES 1000
+
 typedef struct {
   double warmup_s;       /* warm-up by time, per case (default 0.05 s) */
   int min_samples;       /* at least this many samples (default 10) */

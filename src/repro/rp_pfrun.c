@@ -129,19 +129,22 @@ int rp_select_check(const rp_ctx *ctx, char *msg, size_t size) {
       rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK ||
       !plat_path_exists(bin))
     return CM_OK;
-  /* never written: --list returns before --json's file is looked at */
+  /* never written: --check-args parses the words and builds the case list,
+   * then returns before --json's file is looked at */
   if (cm_snprintf(placeholder, sizeof placeholder, "%s/select-check.json",
                   ctx->opt.out_parent) != CM_OK)
     return CM_OK;
+  /* the time stage's own words (rp_stage_time.c), --check-args first so
+   * that a --help among the selection is refused, not obeyed */
   argv[n++] = bin;
+  argv[n++] = "--check-args";
   argv[n++] = "--bench";
+  argv[n++] = "--json";
+  argv[n++] = placeholder;
   if (rp_select_args(ctx, sel, sizeof sel, argv, &n, 36) != CM_OK) {
     cm_snprintf(msg, size, "--select has too many words");
     return CM_EINVAL;
   }
-  argv[n++] = "--json";
-  argv[n++] = placeholder;
-  argv[n++] = "--list";
   argv[n] = NULL;
   memset(&sp, 0, sizeof sp);
   sp.argv = argv;

@@ -313,6 +313,37 @@ TEST_IMPL(cli_errors) {
     ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
     ASSERT_CONTAINS(err, "no variant tiled in bf16");
   }
+  /* caught here, before any device is opened (they failed after it, or
+   * never ended: --warmup inf) */
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--warmup", "inf"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--warmup inf: expected a finite non-negative number");
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--budget", "inf"), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--max-samples", "5"),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--min-samples 10 is larger than --max-samples 5 "
+                       "(the default minimum)");
+  ASSERT_EQ(parse(&o, err, "--json", "r.json", "--min-samples", "5000"),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "(the default maximum)");
+  ASSERT_OK(parse(&o, err, "--json", "r.json", "--max-samples", "10"));
+  ASSERT_EQ(parse(&o, err, "--op", "copy", "--variant", "warp"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "copy has no variant warp (see --list)");
+  ASSERT_OK(parse(&o, err, "--op", "copy", "--variant", "vector"));
+  ASSERT_EQ(parse(&o, err, "--op", "softmax", "--stride", "2"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--stride 2 needs --shape RxW");
+  ASSERT_EQ(parse(&o, err, "--test-only", "--shape", "64x1000", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--shape with --test-only");
+  ASSERT_EQ(parse(&o, err, "--smoke", "--trans", "tt", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--trans shapes the one case");
+  ASSERT_EQ(parse(&o, err, "--bench", "--extreme", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "drop --bench to run that case alone");
+  ASSERT_EQ(parse(&o, err, "--format", "json", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "add --json PATH or --list");
+  ASSERT_EQ(parse(&o, err, "--seed", " -1", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--shape", "+4x4", NULL, NULL), CM_EINVAL);
+  /* --bench --shape still narrows the standard shapes */
+  ASSERT_OK(parse(&o, err, "--bench", "--shape", "8192x8192", NULL));
   return 0;
 }
 

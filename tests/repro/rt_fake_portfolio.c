@@ -13,7 +13,8 @@
  * (both with the arguments it was given, as "fake_argv")
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
- * option's message, and --list prints one line and exits 0. */
+ * option's message, and --check-args as the first word prints one line
+ * and exits 0 (anywhere else, exit 2: repro must put it first). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,12 @@ int main(int argc, char **argv) {
       return 2;
     }
   for (i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--list") == 0) {
-      printf("softmax (fake list)\n");
+    if (strcmp(argv[i], "--check-args") == 0) {
+      if (i != 1) {
+        fprintf(stderr, "cuda_portfolio: fake: --check-args not first\n");
+        return 2;
+      }
+      printf("cuda_portfolio: the words make 1 case(s); nothing run\n");
       return 0;
     }
   if (mode == NULL)

@@ -1,6 +1,8 @@
 /* Unit tests of src/common: SHA-256 against FIPS 180-4 vectors, checked
  * conversions, and the error table. */
 #include "cm_test.h"
+
+#include <errno.h>
 #include "cm_error.h"
 #include "cm_file.h"
 #include "cm_sha256.h"
@@ -8,6 +10,7 @@
 #include "cm_utf8.h"
 #include "platform.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +64,11 @@ TEST_IMPL(parse_i64) {
   ASSERT_EQ(cm_parse_i64("9223372036854775808", &v), CM_ERANGE);
   ASSERT_EQ(cm_parse_i64("12x", &v), CM_EINVAL);
   ASSERT_EQ(cm_parse_i64("", &v), CM_EINVAL);
+  /* digits only: no white space, '+' or bare '-' (strtoll takes them) */
+  ASSERT_EQ(cm_parse_i64(" 4", &v), CM_EINVAL);
+  ASSERT_EQ(cm_parse_i64("+4", &v), CM_EINVAL);
+  ASSERT_EQ(cm_parse_i64("-", &v), CM_EINVAL);
+  ASSERT_EQ(cm_parse_i64("- 4", &v), CM_EINVAL);
   ASSERT_EQ(v, INT64_MAX); /* untouched on failure */
   return 0;
 }
@@ -70,6 +78,9 @@ TEST_IMPL(parse_u64) {
   ASSERT_OK(cm_parse_u64("18446744073709551615", &v));
   ASSERT_TRUE(v == UINT64_MAX);
   ASSERT_EQ(cm_parse_u64("-1", &v), CM_EINVAL);
+  /* strtoull skips white space, then wraps " -1" to UINT64_MAX */
+  ASSERT_EQ(cm_parse_u64(" -1", &v), CM_EINVAL);
+  ASSERT_EQ(cm_parse_u64("+1", &v), CM_EINVAL);
   ASSERT_EQ(cm_parse_u64("18446744073709551616", &v), CM_ERANGE);
   return 0;
 }
@@ -89,6 +100,9 @@ TEST_IMPL(parse_dims) {
   ASSERT_EQ(cm_parse_dims("5", d, &n), CM_EINVAL);
   ASSERT_EQ(cm_parse_dims("1x2x3x4", d, &n), CM_EINVAL);
   ASSERT_EQ(cm_parse_dims("99999999999999999999x2", d, &n), CM_ERANGE);
+  ASSERT_EQ(cm_parse_dims(" 4x4", d, &n), CM_EINVAL);
+  ASSERT_EQ(cm_parse_dims("+4x4", d, &n), CM_EINVAL);
+  ASSERT_EQ(cm_parse_dims("4x 4", d, &n), CM_EINVAL);
   return 0;
 }
 
@@ -255,6 +269,11 @@ TEST_IMPL(error_table) {
   ASSERT_STR_EQ(cm_strerror(12345), "unknown error");
   ASSERT_TRUE(CM_EINVAL < 0);
   ASSERT_EQ(cm_error_from_errno(0), CM_OK);
+  /* a path's own errors name the path's problem, not an I/O error */
+  ASSERT_EQ(cm_error_from_errno(ENOTDIR), CM_ENOTDIR);
+  ASSERT_EQ(cm_error_from_errno(ENAMETOOLONG), CM_ENAMETOOLONG);
+  ASSERT_STR_EQ(cm_strerror(CM_ENOTDIR), "a part of the path is not a folder");
+  ASSERT_EQ(cm_error_from_errno(EACCES), CM_EACCES);
   return 0;
 }
 
@@ -303,8 +322,8 @@ TEST_IMPL(write_file_atomic) {
 }
 
 /* plat_probe_write_atomic: a folder is refused as CM_EEXIST, a file in a
- * missing folder as CM_ENOENT; a writable path passes, leaving no
- * temporary and an existing file as it was. */
+ * missing folder as CM_ENOENT, a device as CM_EINVAL; a writable path passes,
+ * leaving no temporary and an existing file as it was. */
 TEST_IMPL(probe_write_atomic) {
   char path[1024], tmp[1100], missing[1100], *text;
   size_t len;
@@ -329,6 +348,16 @@ TEST_IMPL(probe_write_atomic) {
   ASSERT_EQ(len, 4);
   ASSERT_TRUE(memcmp(text, "kept", 4) == 0);
   free(text);
+  /* a file where a folder should be: the path's problem, named */
+  ASSERT_OK(cm_snprintf(missing, sizeof missing, "%s/sub.json", path));
+  ASSERT_EQ(plat_probe_write_atomic(missing), CM_ENOTDIR);
+  ASSERT_EQ(plat_path_is_special(path), 0);
+  ASSERT_EQ(plat_path_is_special(cm_test_tmpdir()), 0);
+#ifndef _WIN32
+  /* a device: refused, where the rename would have replaced it */
+  ASSERT_EQ(plat_path_is_special("/dev/null"), 1);
+  ASSERT_EQ(plat_probe_write_atomic("/dev/null"), CM_EINVAL);
+#endif
   return 0;
 }
 
