@@ -100,8 +100,11 @@ function Test-Prerequisites {
     $cmd = Get-Command nvcc.exe -ErrorAction SilentlyContinue
     if ($cmd) { $nvcc = $cmd.Source }
   }
+  # No CUDA is not fatal: repro alone is built (CP_WITH_CUDA=OFF), as
+  # ./repro does, and the launcher says so.
+  $noCuda = $null
   if (-not $nvcc) {
-    $missing += ("the CUDA Toolkit (nvcc; CUDA_PATH unset or wrong): " +
+    $noCuda = ("the CUDA Toolkit (nvcc; CUDA_PATH unset or wrong): " +
       "install it from NVIDIA's CUDA downloads page, after Visual Studio")
   }
   if (-not $env:VCPKG_ROOT -or -not (Test-Path -LiteralPath `
@@ -111,20 +114,33 @@ function Test-Prerequisites {
       "C:\vcpkg\bootstrap-vcpkg.bat, then " +
       "[Environment]::SetEnvironmentVariable('VCPKG_ROOT','C:\vcpkg','User')")
   }
-  return @{ Missing = $missing; VisualStudio = $vs }
+  return @{ Missing = $missing; VisualStudio = $vs; NoCuda = $noCuda }
 }
 
 # The commands that only read runs or print checks: where the build tools
 # are missing (an auditor's machine), an existing native repro still does
 # them, with a warning, instead of exit 3 (as ./repro does).
-$ReadOnly = @('verify', 'report', 'compare', 'doctor') -contains $Command
+$ReadOnly = (@('verify', 'report', 'compare', 'doctor') -contains $Command) -or
+  ($Command -eq '') -or (@($args | Where-Object { $_ -eq '--help' -or $_ -eq '-h' }).Count -gt 0)
+
+# The arguments as one line that pastes back into PowerShell: a word with
+# white space, quotes or PowerShell's special characters in single quotes.
+function Format-Args([object[]]$words) {
+  ($words | ForEach-Object {
+    $w = [string]$_
+    if ($w -eq '' -or $w -match '[\s''"`$;,&|(){}<>@#]') { "'" + ($w -replace "'", "''") + "'" }
+    else { $w }
+  }) -join ' '
+}
 
 if (-not $Prebuilt) {
   $check = Test-Prerequisites
   if ($check.Missing.Count -gt 0 -and $ReadOnly -and
       (Test-Path -LiteralPath $Native)) {
-    Say "cannot build repro (missing: $($check.Missing.Count) prerequisite(s));"
-    Say "$Command only reads, so the existing $Native does it (not rebuilt"
+    Say 'cannot build repro; missing:'
+    foreach ($m in $check.Missing) { Say "  - $m" }
+    $what = if ($Command) { "$Command only reads" } else { 'that runs nothing' }
+    Say "$what, so the existing $Native does it (not rebuilt"
     Say 'from the sources; --prebuilt says so up front)'
     $Prebuilt = $true
   }
@@ -135,8 +151,14 @@ if (-not $Prebuilt) {
     Say 'cannot build repro; missing:'
     foreach ($m in $check.Missing) { Say "  - $m" }
     Say 'install them, open a new PowerShell, and run .\repro.ps1 again'
-    Say "(with a build folder made elsewhere: .\repro.ps1 --prebuilt $($args -join ' '))"
+    Say "(with a build folder made elsewhere: .\repro.ps1 --prebuilt $(Format-Args $args))"
     exit 3
+  }
+  $cudaFlag = @()
+  if ($check.NoCuda) {
+    Say "no CUDA toolkit: building repro alone (CP_WITH_CUDA=OFF);"
+    Say "cuda_portfolio needs $($check.NoCuda)"
+    $cudaFlag = @('-DCP_WITH_CUDA=OFF')
   }
   try {
     Enter-DevShell $check.VisualStudio
@@ -147,11 +169,15 @@ if (-not $Prebuilt) {
   $logs = Join-Path $Root 'logs'
   New-Item -ItemType Directory -Force -Path $logs | Out-Null
   Push-Location $Root
+  # cmake's lines on stderr, redirected, are error records to PowerShell
+  # 5.1, which 'Stop' would make a script-ending error before its exit code
+  # is read: the exit code decides here.
+  $ErrorActionPreference = 'Continue'
   try {
     if (-not (Test-Path -LiteralPath (Join-Path $BuildDir 'build.ninja'))) {
       Say "configuring preset $Preset"
       $log = Join-Path $logs ".configure-$Preset.log"
-      & cmake --preset $Preset *> $log
+      & cmake --preset $Preset @cudaFlag *> $log
       if ($LASTEXITCODE -ne 0) {
         Get-Content -LiteralPath $log | ForEach-Object { [Console]::Error.WriteLine($_) }
         Say "cmake --preset $Preset failed (log above)"
@@ -169,6 +195,7 @@ if (-not $Prebuilt) {
     }
   } finally {
     Pop-Location
+    $ErrorActionPreference = 'Stop'
   }
 }
 
