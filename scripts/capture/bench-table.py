@@ -52,6 +52,10 @@ def load(paths):
         except (OSError, ValueError) as e:
             print(f"{path}: unreadable: {e}", file=sys.stderr)
             continue
+        if not isinstance(d, dict) or not isinstance(d.get("cases"), list):
+            print(f"{path}: not a cuda_portfolio --json results file (no "
+                  "cases[])", file=sys.stderr)
+            continue
         out.append((path, d))
     return out
 
@@ -260,24 +264,37 @@ def compare(old, new):
 
 
 def main(argv):
-    if argv and argv[0] == "--compare":
-        if len(argv) != 3:
-            print("usage: bench-table.py --compare OLD.json NEW.json",
-                  file=sys.stderr)
+    """Exit 0 with the table; 2 with the usage for no file or an unknown
+    option, and, after the table of those it could read, for a file it
+    could not (each named on stderr)."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    mode = argv[0] if argv and argv[0].startswith("--") else None
+    paths = argv[1:] if mode else argv
+    torch = None
+    if mode == "--torch" and paths:
+        torch, paths = paths[0], paths[1:]
+    if (mode not in (None, "--compare", "--torch", "--full", "--md")
+            or not paths or (mode == "--compare" and len(paths) != 2)):
+        print("usage:" + __doc__.split("\n\n", 1)[1], file=sys.stderr)
+        return 2
+    runs = load(paths)
+    if mode == "--compare":
+        return compare(runs[0], runs[1]) if len(runs) == 2 else 2
+    if mode == "--torch":
+        try:
+            torch_table(torch, runs)
+        except OSError as e:
+            print(f"{torch}: unreadable: {e}", file=sys.stderr)
             return 2
-        runs = load(argv[1:])
-        if len(runs) != 2:
-            return 2
-        return compare(runs[0], runs[1])
-    if len(argv) > 1 and argv[0] == "--torch":
-        torch_table(argv[1], load(argv[2:]))
-    elif argv and argv[0] == "--full":
-        full(load(argv[1:]))
-    elif argv and argv[0] == "--md":
-        markdown(load(argv[1:]))
+    elif mode == "--full":
+        full(runs)
+    elif mode == "--md":
+        markdown(runs)
     else:
-        lines(load(argv))
-    return 0
+        lines(runs)
+    return 0 if len(runs) == len(paths) else 2
 
 
 if __name__ == "__main__":

@@ -181,13 +181,19 @@ def table(title, docs, st, where):
 def main():
     arg = sys.argv[1] if len(sys.argv) == 2 else None
     if arg and os.path.isdir(arg):
+        found = 0
         for flush in ("write", "read"):
             if glob.glob(os.path.join(arg, f"bench-{flush}-*.json*")):
+                found += 1
                 table(f"{flush} flush ({arg})", folder_docs(arg, flush),
                       streams(arg, flush), "DIR")
+        if not found:
+            print(f"{arg}: no bench-write-*.json or bench-read-*.json "
+                  "(v49's folder form)", file=sys.stderr)
+            return 2
         return 0
     doc = load(arg) if arg and os.path.isfile(arg) else None
-    if doc is None or not isinstance(doc.get("cases"), list):
+    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
         print(__doc__, file=sys.stderr)
         return 2
     flush = (doc.get("settings") or {}).get("flush") or "hot"

@@ -140,6 +140,21 @@ def main(argv):
     r4 = tool(script, "--compare", po, pc)
     want(r4.returncode == 2 and "share no timed case" in r4.stderr,
          "no shared case: 2")
+    # the table modes: no file, a file they cannot read or that is not a
+    # results file are exit 2, named, no traceback (they were exit 0)
+    arr = os.path.join(tmp, "array.json")
+    json.dump([1, 2], open(arr, "w"))
+    for args, said in ((("--md",), "usage"), ((), "usage"),
+                       (("--bogus", po), "usage"),
+                       ((os.path.join(tmp, "missing.json"),), "unreadable"),
+                       (("--md", arr), "not a cuda_portfolio --json results"),
+                       (("--full", po, arr), "array.json: not a")):
+        rt = tool(script, *args)
+        want(rt.returncode == 2 and said in rt.stderr
+             and "Traceback" not in rt.stderr,
+             f"{args}: 2, '{said}': {rt.returncode} {rt.stderr[-200:]}")
+    rok = tool(script, "--md", po)
+    want(rok.returncode == 0 and "softmax" in rok.stdout, "--md of one file: 0")
 
     return checks.finish(out)
 
