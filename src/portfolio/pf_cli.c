@@ -127,6 +127,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   int i, r;
   int64_t v;
   const char *format = NULL, *timing = NULL;
+  static const char *const once[] = {"--op",   "--variant", "--dtype",
+                                     "--json", "--dump",    "--seed",
+                                     "--gpu",  "--format",  NULL};
+  const char *seen[sizeof once / sizeof once[0]] = {NULL};
   opts_init(o);
   err[0] = '\0';
   for (i = 1; i < argc; i++) {
@@ -178,6 +182,15 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       FAIL("unknown option '%s' (see --help)", a);
     if ((r = need_value(argc, argv, i, err, errsize)) != CM_OK)
       return r;
+    /* one of each per run: a second would silently replace the first */
+    if (cm_str_among(a, once)) {
+      int k;
+      for (k = 0; once[k] != NULL && strcmp(once[k], a) != 0; k++)
+        ;
+      if (seen[k] != NULL)
+        FAIL("%s given twice (%s, then %s): one per run", a, seen[k], val);
+      seen[k] = val;
+    }
     if (strcmp(a, "--op") == 0) {
       o->op = pf_op_find(val);
       if (o->op < 0)

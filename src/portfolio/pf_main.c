@@ -184,15 +184,24 @@ int main(int argc, char **argv, char **envp) {
             o.mode == PF_MODE_HELP ? "--help" : "--list");
     return PF_EXIT_USAGE;
   }
-  if (o.mode == PF_MODE_HELP) {
-    pf_cli_usage(stdout);
-    return PF_EXIT_OK;
-  }
-  if (o.mode == PF_MODE_LIST) {
-    if (o.list_json)
-      return list_json();
-    list_text();
-    return PF_EXIT_OK;
+  if (o.mode == PF_MODE_HELP || o.mode == PF_MODE_LIST) {
+    rc = PF_EXIT_OK;
+    if (o.mode == PF_MODE_HELP)
+      pf_cli_usage(stdout);
+    else if (o.list_json)
+      rc = list_json();
+    else
+      list_text();
+    /* what was asked for is the output: a full disk or a closed pipe is
+     * exit 4, not a silent 0 */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr,
+              "cuda_portfolio: %s: could not write to standard "
+              "output\n",
+              o.mode == PF_MODE_HELP ? "--help" : "--list");
+      return PF_EXIT_OUTPUT;
+    }
+    return rc;
   }
   /* the case list, before any device: an empty one is a usage error on
    * every machine (--check-args stops here, writing nothing) */

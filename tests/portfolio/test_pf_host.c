@@ -342,6 +342,8 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "add --json PATH or --list");
   ASSERT_EQ(parse(&o, err, "--seed", " -1", NULL, NULL), CM_EINVAL);
   ASSERT_EQ(parse(&o, err, "--shape", "+4x4", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--op", "softmax", "--op", "matmul"), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--op given twice (softmax, then matmul)");
   /* --bench --shape still narrows the standard shapes */
   ASSERT_OK(parse(&o, err, "--bench", "--shape", "8192x8192", NULL));
   return 0;

@@ -367,6 +367,15 @@ TEST_IMPL(cli_readers_relative) {
     rp_step_result_free(&res);
   }
   {
+    /* a folder with no results: named as such, not "no such file" */
+    const char *cmp[] = {RP_REPRO_EXE, "compare", other, id, NULL};
+    sp.argv = cmp;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "a folder with no timing results");
+    rp_step_result_free(&res);
+  }
+  {
     const char *rep[] = {RP_REPRO_EXE, "--root",      other, "report",
                          id,           "--no-finish", NULL};
     sp.argv = rep;

@@ -4,6 +4,7 @@
 
 #include "cm_error.h"
 #include "cm_str.h"
+#include "platform.h"
 #include "rp_compare.h"
 #include "rp_report.h"
 
@@ -128,6 +129,21 @@ static int parse_fraction(const char *s, double *out) {
   return CM_OK;
 }
 
+/* Why BASE or NEW could not be read: a run folder that exists but holds
+ * no timing results is a run without the time stage, not a missing path. */
+static void load_failed(const char *which, const char *path, int r) {
+  if (r == CM_ENOENT && plat_path_is_dir(path))
+    fprintf(stderr,
+            "repro compare: %s %s: a folder with no timing results (no "
+            "results/clean/*.json or results/instrumented/*.json: a run "
+            "without the time stage?); give a run that timed, or its "
+            "results JSON\n",
+            which, path);
+  else
+    fprintf(stderr, "repro compare: cannot read %s %s: %s\n", which, path,
+            cm_strerror(r));
+}
+
 int rp_compare_main(int argc, char **argv) {
   rp_compare_opts o;
   rp_compare_result res;
@@ -200,14 +216,12 @@ int rp_compare_main(int argc, char **argv) {
   }
   r = rp_results_load_any(paths[0], &base);
   if (r != CM_OK) {
-    fprintf(stderr, "repro compare: cannot read BASE %s: %s\n", paths[0],
-            cm_strerror(r));
+    load_failed("BASE", paths[0], r);
     return EXIT_USAGE;
   }
   r = rp_results_load_any(paths[1], &next);
   if (r != CM_OK) {
-    fprintf(stderr, "repro compare: cannot read NEW %s: %s\n", paths[1],
-            cm_strerror(r));
+    load_failed("NEW", paths[1], r);
     rp_results_free(&base);
     return EXIT_USAGE;
   }
