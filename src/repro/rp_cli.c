@@ -31,6 +31,58 @@ static int rp__is_command(const char *s) {
   return 0;
 }
 
+/* --select's words narrow what the time and profile stages run; a word
+ * that changes what cuda_portfolio does or writes there (its mode, its
+ * output file or format, or an option repro has its own word for) would
+ * leave those stages with the wrong results, or none. */
+static int rp__select_words(const char *v, char *err, size_t size) {
+  static const char *const modes[] = {"--help",
+                                      "-h",
+                                      "--list",
+                                      "--test-only",
+                                      "--smoke",
+                                      "--bench",
+                                      "--negative-control",
+                                      "--check-args",
+                                      "--profile-range",
+                                      "--json",
+                                      "--format",
+                                      "--dump",
+                                      NULL};
+  static const char *const own[] = {"--gpu", "--lock-clocks", NULL};
+  char buf[1024], *w, *p;
+  if (cm_strlcpy(buf, v, sizeof buf) != CM_OK)
+    return CM_OK; /* too long: the length check names it */
+  for (p = buf; *p != '\0';) {
+    while (*p == ' ')
+      p++;
+    if (*p == '\0')
+      break;
+    w = p;
+    while (*p != '\0' && *p != ' ')
+      p++;
+    if (*p == ' ')
+      *p++ = '\0';
+    if (cm_str_among(w, modes)) {
+      cm_snprintf(err, size,
+                  "--select \"%s\": %s is not a selection word: the time "
+                  "and profile stages choose cuda_portfolio's mode and "
+                  "results file themselves; give --op, --variant, --dtype, "
+                  "--shape, --mask or timing options",
+                  v, w);
+      return CM_EINVAL;
+    }
+    if (cm_str_among(w, own)) {
+      cm_snprintf(err, size,
+                  "--select \"%s\": give %s to repro itself (repro %s ...), "
+                  "which records it and passes it on",
+                  v, w, w);
+      return CM_EINVAL;
+    }
+  }
+  return CM_OK;
+}
+
 /* Options that take a value: the value is the next argument. Returns CM_OK,
  * CM_EINVAL for a bad value, or CM_ENOENT for a name that is no option (err
  * says which; nothing is set then). */
@@ -80,6 +132,8 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
     cli->opt.gpu = (int)g;
     return CM_OK;
   }
+  if (strcmp(name, "--select") == 0 && rp__select_words(v, err, size) != CM_OK)
+    return CM_EINVAL;
   for (i = 0; i < sizeof strs / sizeof strs[0]; i++) {
     if (strcmp(name, strs[i].name) != 0)
       continue;

@@ -458,6 +458,11 @@ TEST_IMPL(cli_parse_select) {
   char *a5[] = {"repro", "all", "--skip", "nosuch", NULL};
   char *a6[] = {"repro", "profile", "--profile-set", "bench", NULL};
   char *a7[] = {"repro", "profile", "--profile-set=full", NULL};
+  char *a8[] = {"repro", "--select", "--op softmax --format gbench", "time",
+                NULL};
+  char *a9[] = {"repro", "--select", " --dtype bf16  --gpu 1", "time", NULL};
+  char *a10[] = {"repro", "--select", "--op softmax --flush read", "time",
+                 NULL};
   rp_cli cli;
   const rp_stage_desc *sel[16];
   char err[256];
@@ -478,6 +483,14 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_TRUE(sel[2] == NULL);
   ASSERT_EQ(rp_cli_parse(2, a2, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "unknown command");
+  /* --select: a word that changes cuda_portfolio's mode or output, or
+   * that repro has its own option for, is refused by name */
+  ASSERT_EQ(rp_cli_parse(4, a8, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--format is not a selection word");
+  ASSERT_EQ(rp_cli_parse(4, a9, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "give --gpu to repro itself");
+  ASSERT_OK(rp_cli_parse(4, a10, &cli, err, sizeof err));
+  ASSERT_STR_EQ(cli.opt.select, "--op softmax --flush read");
   ASSERT_EQ(rp_cli_parse(2, a3, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_EQ(rp_cli_parse(4, a4, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_OK(rp_cli_parse(4, a5, &cli, err, sizeof err));
