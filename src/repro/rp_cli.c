@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <uv.h>
 
 static const char *const rp__run_commands[] = {
     "build", "test", "sanitize", "inspect", "profile",
@@ -51,6 +52,7 @@ static int rp__select_words(const char *v, char *err, size_t size) {
                                       NULL};
   static const char *const own[] = {"--gpu", "--lock-clocks", NULL};
   char buf[1024], *w, *p;
+  int words = 0;
   if (cm_strlcpy(buf, v, sizeof buf) != CM_OK)
     return CM_OK; /* too long: the length check names it */
   for (p = buf; *p != '\0';) {
@@ -63,6 +65,13 @@ static int rp__select_words(const char *v, char *err, size_t size) {
       p++;
     if (*p == ' ')
       *p++ = '\0';
+    if (++words > RP_SELECT_MAX_WORDS) {
+      cm_snprintf(err, size,
+                  "--select \"%s\": more than %d words; narrow it (each "
+                  "stage passes at most %d on)",
+                  v, RP_SELECT_MAX_WORDS, RP_SELECT_MAX_WORDS);
+      return CM_EINVAL;
+    }
     if (cm_str_among(w, modes)) {
       cm_snprintf(err, size,
                   "--select \"%s\": %s is not a selection word: the time "
@@ -81,6 +90,14 @@ static int rp__select_words(const char *v, char *err, size_t size) {
     }
   }
   return CM_OK;
+}
+
+int rp_cli_takes_value(const char *name) {
+  static const char *const names[] = {
+      "--only", "--skip",        "--preset", "--root",
+      "--out",  "--build-dir",   "--select", "--lock-clocks",
+      "--gpu",  "--profile-set", NULL};
+  return cm_str_among(name, names);
 }
 
 /* Options that take a value: the value is the next argument. Returns CM_OK,
@@ -248,6 +265,38 @@ static void rp__dirname(char *p) {
   p[n] = '\0';
 }
 
+/* 1 if path is absolute: /x, and on Windows also C:\x, C:/x, \\server. */
+static int rp__is_absolute(const char *p) {
+  if (p[0] == '/' || p[0] == '\\')
+    return 1;
+#ifdef _WIN32
+  if (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) &&
+      p[1] == ':' && (p[2] == '\\' || p[2] == '/'))
+    return 1;
+#endif
+  return 0;
+}
+
+/* path made absolute against the working folder: the stages' children run
+ * in the root, so a relative --root, --out or --build-dir (or
+ * $REPRO_ROOT) would name another place to them than to repro. */
+static int rp__absolute(char *path, size_t size) {
+  char cwd[1024], tmp[2100];
+  size_t n = sizeof cwd;
+  if (path[0] == '\0' || rp__is_absolute(path))
+    return CM_OK;
+  if (uv_cwd(cwd, &n) != 0)
+    return CM_EIO;
+  while (path[0] == '.' && (path[1] == '/' || path[1] == '\\'))
+    memmove(path, path + 2, strlen(path + 2) + 1);
+  if (strcmp(path, ".") == 0)
+    path[0] = '\0';
+  if (cm_snprintf(tmp, sizeof tmp, path[0] != '\0' ? "%s/%s" : "%s%s", cwd,
+                  path) != CM_OK)
+    return CM_ERANGE;
+  return cm_strlcpy(path, tmp, size);
+}
+
 int rp_cli_resolve(rp_cli *cli, const char *exe, const char *env_root,
                    char *err, size_t size) {
   rp_options *o = &cli->opt;
@@ -274,6 +323,12 @@ int rp_cli_resolve(rp_cli *cli, const char *exe, const char *env_root,
             ? cm_strlcpy(o->build_dir, cli->build_dir, sizeof o->build_dir)
             : cm_snprintf(o->build_dir, sizeof o->build_dir, "%s/build/%s",
                           o->root, o->preset);
+  if (r == CM_OK)
+    r = rp__absolute(o->root, sizeof o->root);
+  if (r == CM_OK)
+    r = rp__absolute(o->out_parent, sizeof o->out_parent);
+  if (r == CM_OK)
+    r = rp__absolute(o->build_dir, sizeof o->build_dir);
   if (r != CM_OK)
     cm_snprintf(err, size, "path too long");
   return r;

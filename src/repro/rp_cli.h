@@ -43,6 +43,9 @@ int rp_cli_resolve(rp_cli *cli, const char *exe, const char *env_root,
 int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
                   char *err, size_t size);
 
+/* 1 if name (an option without "=value") takes a value (--out DIR, ...). */
+int rp_cli_takes_value(const char *name);
+
 /* 1 if command runs stages (build ... time, all, selftest). */
 int rp_cli_is_run_command(const char *command);
 

@@ -54,43 +54,54 @@ static int rp__verify(const char *path) {
 }
 
 /* `report` and `compare` take their own arguments (rp_report_cli.h): hand
- * them everything after the command word. Options before it are the
- * launcher's; of those --out and --root matter here, so that `repro report`
- * without a RUN finds the newest run under --out DIR, else <root>/logs,
- * else ./logs. The working folder is left as it is: the paths the user
- * gives are relative to where the user stands, not to the root (the bash
- * launcher always passes --root). Returns the exit code, or -1 when the
- * command is neither. */
+ * them everything after the command word, the first word that is neither
+ * an option nor an option's value (so `repro verify report` and `repro
+ * --out report test` are not taken for them). Options before it are the
+ * launcher's; of those --out and --root (also as --out=DIR) matter here,
+ * so that `repro report` without a RUN finds the newest run under --out
+ * DIR, else <root>/logs, else ./logs. The working folder is left as it
+ * is: the paths the user gives are relative to where the user stands, not
+ * to the root (the bash launcher always passes --root). Returns the exit
+ * code, or -1 when the command is neither. */
 static int rp__dispatch_report(int argc, char **argv) {
   const char *root = NULL, *out = NULL;
-  char runs[1024];
+  char runs[1024], name[32];
   int i;
   for (i = 1; i < argc; i++) {
-    if ((strcmp(argv[i], "--root") == 0 || strcmp(argv[i], "--out") == 0) &&
-        i + 1 < argc) {
-      if (argv[i][2] == 'r')
-        root = argv[i + 1];
-      else
-        out = argv[i + 1];
-      i++;
-      continue;
+    const char *a = argv[i], *eq, *v = NULL;
+    if (a[0] != '-') {
+      if (strcmp(a, "report") != 0 && strcmp(a, "compare") != 0)
+        return -1;
+      break;
     }
-    if (strcmp(argv[i], "report") != 0 && strcmp(argv[i], "compare") != 0)
+    eq = strchr(a, '=');
+    if (cm_strlcpy(name, a, sizeof name) != CM_OK)
       continue;
-    if (strcmp(argv[i], "compare") == 0)
-      return rp_compare_main(argc - i, argv + i);
-    if (out != NULL)
-      return rp_report_main(argc - i, argv + i, out);
-    if (root != NULL) {
-      if (cm_snprintf(runs, sizeof runs, "%s/logs", root) != CM_OK) {
-        fprintf(stderr, "repro: the root path is too long: %s\n", root);
-        return RP_EXIT_USAGE;
-      }
-      return rp_report_main(argc - i, argv + i, runs);
+    if (eq != NULL && (size_t)(eq - a) < sizeof name) {
+      name[eq - a] = '\0';
+      v = eq + 1;
+    } else if (rp_cli_takes_value(name) && i + 1 < argc) {
+      v = argv[++i];
     }
-    return rp_report_main(argc - i, argv + i, NULL);
+    if (v != NULL && strcmp(name, "--root") == 0)
+      root = v;
+    else if (v != NULL && strcmp(name, "--out") == 0)
+      out = v;
   }
-  return -1;
+  if (i >= argc)
+    return -1;
+  if (strcmp(argv[i], "compare") == 0)
+    return rp_compare_main(argc - i, argv + i);
+  if (out != NULL)
+    return rp_report_main(argc - i, argv + i, out);
+  if (root != NULL) {
+    if (cm_snprintf(runs, sizeof runs, "%s/logs", root) != CM_OK) {
+      fprintf(stderr, "repro: the root path is too long: %s\n", root);
+      return RP_EXIT_USAGE;
+    }
+    return rp_report_main(argc - i, argv + i, runs);
+  }
+  return rp_report_main(argc - i, argv + i, NULL);
 }
 
 int main(int argc, char **argv) {

@@ -165,6 +165,7 @@ int rp_select_check(const rp_ctx *ctx, char *msg, size_t size) {
 int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
                    int *n, int max) {
   char *p;
+  int words = 0;
   if (cm_strlcpy(buf, ctx->opt.select, size) != CM_OK)
     return CM_ERANGE;
   for (p = buf; *p != '\0';) {
@@ -172,7 +173,9 @@ int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
       *p++ = '\0';
     if (*p == '\0')
       break;
-    if (*n >= max - 1)
+    /* the same limit everywhere, so that --select's check at the start
+     * (rp_cli.c) answers for every stage */
+    if (*n >= max - 1 || ++words > RP_SELECT_MAX_WORDS)
       return CM_ERANGE;
     argv[(*n)++] = p;
     while (*p != '\0' && *p != ' ')

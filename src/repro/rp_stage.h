@@ -49,6 +49,9 @@ typedef enum {
 /* "passed", "limited", "skipped", "failed". */
 const char *rp_stage_status_name(rp_stage_status s);
 
+/* --select's most words: what every stage's argv has room for. */
+#define RP_SELECT_MAX_WORDS 12
+
 typedef struct {
   char root[1024];       /* repository root (env/ lives here) */
   char preset[64];       /* CMake preset, default "linux" */

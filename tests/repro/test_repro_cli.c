@@ -367,6 +367,17 @@ TEST_IMPL(cli_readers_relative) {
     rp_step_result_free(&res);
   }
   {
+    /* "report" as verify's argument is not the report command (it would
+     * have re-finished the newest run's manifest) */
+    const char *ver[] = {RP_REPRO_EXE, "--root", logs,
+                         "verify",     "report", NULL};
+    sp.argv = ver;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 4);
+    ASSERT_CONTAINS(res.err_tail, "repro verify: report");
+    rp_step_result_free(&res);
+  }
+  {
     /* a folder with no results: named as such, not "no such file" */
     const char *cmp[] = {RP_REPRO_EXE, "compare", other, id, NULL};
     sp.argv = cmp;

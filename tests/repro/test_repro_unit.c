@@ -14,6 +14,7 @@
 #include "rp_test_util.h"
 
 #include <stdlib.h>
+#include <uv.h>
 
 static const char good_contract[] =
     "# a comment line\n"
@@ -489,8 +490,31 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_CONTAINS(err, "--format is not a selection word");
   ASSERT_EQ(rp_cli_parse(4, a9, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "give --gpu to repro itself");
+  {
+    char *many[] = {"repro", "--select", "a b c d e f g h i j k l m", "time",
+                    NULL};
+    ASSERT_EQ(rp_cli_parse(4, many, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "more than 12 words");
+  }
   ASSERT_OK(rp_cli_parse(4, a10, &cli, err, sizeof err));
   ASSERT_STR_EQ(cli.opt.select, "--op softmax --flush read");
+  {
+    /* relative --root, --out and --build-dir: made absolute against the
+     * working folder (the stages' children run in the root) */
+    char *rel[] = {"repro",       "--root", "./r2", "--out", "o/x",
+                   "--build-dir", "b",      "test", NULL};
+    char cwd[1024], want[1100];
+    size_t n = sizeof cwd;
+    ASSERT_EQ(uv_cwd(cwd, &n), 0);
+    ASSERT_OK(rp_cli_parse(8, rel, &cli, err, sizeof err));
+    ASSERT_OK(rp_cli_resolve(&cli, NULL, NULL, err, sizeof err));
+    ASSERT_OK(cm_snprintf(want, sizeof want, "%s/r2", cwd));
+    ASSERT_STR_EQ(cli.opt.root, want);
+    ASSERT_OK(cm_snprintf(want, sizeof want, "%s/o/x", cwd));
+    ASSERT_STR_EQ(cli.opt.out_parent, want);
+    ASSERT_OK(cm_snprintf(want, sizeof want, "%s/b", cwd));
+    ASSERT_STR_EQ(cli.opt.build_dir, want);
+  }
   ASSERT_EQ(rp_cli_parse(2, a3, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_EQ(rp_cli_parse(4, a4, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_OK(rp_cli_parse(4, a5, &cli, err, sizeof err));
