@@ -504,6 +504,7 @@ static void rp__write_report(rp_ctx *ctx) {
   memset(&ro, 0, sizeof ro);
   ro.junit = 1;
   ro.sarif = 1;
+  ro.just_finished = 1;
   if (rp_report_write(ctx->run_dir, &ro, msg, sizeof msg) != CM_OK)
     fprintf(stderr, "repro: report not written: %s\n", msg);
 #else

@@ -388,6 +388,11 @@ TEST_IMPL(verify_bad_manifest) {
   ASSERT_OK(rp_verify(dir, &res));
   ASSERT_EQ(res.ok, 0);
   ASSERT_CONTAINS(res.problem, "manifest.json: files[0]");
+  /* a schema_version no manifest ever had */
+  ASSERT_OK(fx_write(path, "{\"schema_version\": 0, \"files\": []}", 34));
+  ASSERT_OK(rp_verify(dir, &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_CONTAINS(res.problem, "schema_version 0: no such version");
   ASSERT_OK(fx_write(path, "{\"files\": [", 11));
   ASSERT_OK(rp_verify(dir, &res));
   ASSERT_EQ(res.ok, 0);

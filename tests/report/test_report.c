@@ -11,6 +11,9 @@
 #include "rp_stats.h"
 
 #include <stdlib.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 
 /* U and p checked by hand: a={1,2,3}, b={4,5,6}: R_a = 6, U_a = 0,
  * sigma^2 = 9/12*7 = 5.25, z = (0 - 4.5 + 0.5)/sqrt(5.25) = -1.7457,
@@ -473,6 +476,22 @@ TEST_IMPL(compare_usage) {
   ASSERT_EQ(rp_compare_main(5, bad), 2);
   ASSERT_EQ(rp_compare_main(3, missing), 2);
   ASSERT_EQ(rp_compare_main(5, fmt), 2);
+#ifndef _WIN32
+  {
+    /* a FIFO: refused at once (opening it to look for gzip's magic waited
+     * for a writer for ever) */
+    char fifo[700];
+    char *pipe_args[] = {"compare", fifo, fifo, NULL};
+    rp_results r;
+    ASSERT_OK(cm_snprintf(fifo, sizeof fifo, "%s/cmp-fifo", cm_test_tmpdir()));
+    ASSERT_OK(plat_mkdir_p(cm_test_tmpdir()));
+    remove(fifo);
+    ASSERT_EQ(mkfifo(fifo, 0600), 0);
+    ASSERT_EQ(rp_results_load_any(fifo, &r), CM_EINVAL);
+    ASSERT_EQ(rp_compare_main(3, pipe_args), 2);
+    remove(fifo);
+  }
+#endif
   return 0;
 }
 

@@ -19,10 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A run folder as repro leaves it: the fixture's files, and its manifest
+ * finished (hashed), so that it verifies, as the report requires before
+ * it re-finishes. */
 static int make(const char *name, char *dir, size_t size) {
-  if (cm_snprintf(dir, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK)
+  char p[1100];
+  json_t *m;
+  int r;
+  if (cm_snprintf(dir, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK ||
+      fx_make_run(dir) != 0 ||
+      cm_snprintf(p, sizeof p, "%s/manifest.json", dir) != CM_OK ||
+      (m = json_load_file(p, 0, NULL)) == NULL)
     return 1;
-  return fx_make_run(dir);
+  r = rp_manifest_finish(dir, m);
+  json_decref(m);
+  return r == CM_OK ? 0 : 1;
 }
 
 static char *slurp(const char *dir, const char *name) {
@@ -202,6 +213,31 @@ TEST_IMPL(report_writes_and_binds) {
   free(md);
   free(html);
   free(man);
+  {
+    /* A results file changed after the run: the report refuses, writes
+     * nothing and leaves the manifest as it was, so verify still names
+     * the change (before, the re-finish hashed the edit in and the
+     * tampered run verified again). */
+    char res[1100], *before, *after;
+    rp_verify_result vr;
+    FILE *f;
+    ASSERT_OK(cm_snprintf(res, sizeof res, "%s/results/clean/time.json", d));
+    ASSERT_TRUE((f = fopen(res, "ab")) != NULL);
+    fputs(" ", f);
+    fclose(f);
+    before = slurp(d, "manifest.json");
+    ASSERT_TRUE(before != NULL);
+    ASSERT_EQ(rp_report_main(4, argv, NULL), 1);
+    after = slurp(d, "manifest.json");
+    ASSERT_TRUE(after != NULL);
+    ASSERT_STR_EQ(after, before);
+    free(before);
+    free(after);
+    memset(&vr, 0, sizeof vr);
+    ASSERT_OK(rp_verify(d, &vr));
+    ASSERT_EQ(vr.ok, 0);
+    ASSERT_CONTAINS(vr.problem, "results/clean/time.json");
+  }
   return 0;
 }
 

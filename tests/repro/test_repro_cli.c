@@ -398,9 +398,17 @@ TEST_IMPL(cli_readers_relative) {
     ASSERT_EQ(remove(md), 0);
   }
   {
-    /* no RUN: the newest run under --out, from a folder with no logs/ */
+    /* no RUN: the newest run under --out, from a folder with no logs/; a
+     * folder beside it not named by a run id (a copy) is not the newest,
+     * though its name sorts after every digit */
     const char *rep[] = {RP_REPRO_EXE, "--root", other,         "--out",
                          logs,         "report", "--no-finish", NULL};
+    char decoy[1400], from[1400];
+    snprintf(decoy, sizeof decoy, "%s/zz-copy", logs);
+    ASSERT_OK(plat_mkdir_p(decoy));
+    snprintf(from, sizeof from, "%s/manifest.json", run);
+    snprintf(decoy, sizeof decoy, "%s/zz-copy/manifest.json", logs);
+    ASSERT_EQ(rt_copy_file(from, decoy), 0);
     sp.cwd = other;
     sp.argv = rep;
     ASSERT_OK(rp_step_run(&sp, &res));

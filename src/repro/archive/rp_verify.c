@@ -204,6 +204,11 @@ int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
   files = json_object_get(doc, "files");
   if (!json_is_integer(sv))
     rp__verify_fail(res, "manifest.json: no integer schema_version");
+  else if (json_integer_value(sv) < 1)
+    rp__verify_fail(res,
+                    "manifest.json: schema_version %lld: no such version (the "
+                    "first is 1)",
+                    (long long)json_integer_value(sv));
   else if (json_integer_value(sv) > RP_MANIFEST_SCHEMA_VERSION)
     rp__verify_fail(res,
                     "manifest.json: schema_version %lld is newer than "

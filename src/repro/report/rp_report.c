@@ -75,6 +75,27 @@ int rp_report_write(const char *dir, const rp_report_opts *o, char *msg,
     rp_run_free(&run);
     return CM_ENOENT;
   }
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+  /* The re-finish hashes every file of the folder into the manifest: on a
+   * folder that no longer verifies (a results file edited after the run),
+   * it would bind the change and make the tampered run verify again.
+   * Refused, naming the mismatch, before anything is written. */
+  if (run.have_manifest && !o->no_finish && !o->just_finished) {
+    rp_verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    r = rp_verify(dir, &vr);
+    if (r != CM_OK || !vr.ok) {
+      cm_snprintf(msg, size,
+                  "%s does not verify (%s): a report would re-hash the "
+                  "changed files into its manifest and hide the change, so "
+                  "none was written (repro verify %s names it; to read the "
+                  "run anyway, report a copy without its manifest.json)",
+                  dir, vr.problem[0] ? vr.problem : cm_strerror(r), dir);
+      rp_run_free(&run);
+      return CM_EMISMATCH;
+    }
+  }
+#endif
   r = rp_report_markdown(&run, &md);
   if (r == CM_OK)
     r = rp_report_html(&run, &html, &charts);

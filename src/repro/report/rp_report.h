@@ -42,6 +42,9 @@ typedef struct {
   int junit;     /* also write report.junit.xml */
   int sarif;     /* also write sanitizer.sarif */
   int no_finish; /* do not re-finish the manifest (tests, read-only runs) */
+  int just_finished; /* the caller finished the manifest itself a moment
+                        ago (repro's own run): skip the verify that
+                        guards the re-finish */
   int quiet;     /* no progress lines on stderr */
 } rp_report_opts;
 

@@ -26,8 +26,22 @@ static void report_usage(void) {
           "  command: under DIR)\n");
 }
 
-/* Newest folder of runs (a folder of run folders) with a manifest.json,
- * into buf. */
+/* 1 if name starts as repro's run ids do, with the UTC start time
+ * (YYYYMMDDTHHMMSSZ-, rp_make_run_id), which sorts as the time does. */
+static int is_run_id(const char *name) {
+  int i;
+  for (i = 0; i < 16; i++) {
+    const char c = name[i];
+    if (i == 8 ? c != 'T' : i == 15 ? c != 'Z' : !(c >= '0' && c <= '9'))
+      return 0;
+  }
+  return name[16] == '-';
+}
+
+/* Newest run folder of runs (a folder of run folders): the latest run id
+ * with a manifest.json, into buf. Folders not named by a run id (a copy,
+ * "old-h200-run") are not runs of this machine's clock and never count
+ * as the newest (they sorted after every digit before). */
 static int newest_run(const char *runs, char *buf, size_t size) {
   uv_fs_t req;
   uv_dirent_t ent;
@@ -37,7 +51,8 @@ static int newest_run(const char *runs, char *buf, size_t size) {
     return CM_ENOENT;
   }
   while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-    if (ent.type != UV_DIRENT_DIR && ent.type != UV_DIRENT_UNKNOWN)
+    if ((ent.type != UV_DIRENT_DIR && ent.type != UV_DIRENT_UNKNOWN) ||
+        !is_run_id(ent.name))
       continue;
     if (cm_snprintf(path, sizeof path, "%s/%s/manifest.json", runs, ent.name) !=
         CM_OK)
@@ -138,6 +153,11 @@ static void load_failed(const char *which, const char *path, int r) {
             "results/clean/*.json or results/instrumented/*.json: a run "
             "without the time stage?); give a run that timed, or its "
             "results JSON\n",
+            which, path);
+  else if (r == CM_EINVAL && plat_path_is_special(path))
+    fprintf(stderr,
+            "repro compare: %s %s: not a regular file (a pipe or a "
+            "device); give a results JSON, a run folder or a bundle\n",
             which, path);
   else
     fprintf(stderr, "repro compare: cannot read %s %s: %s\n", which, path,

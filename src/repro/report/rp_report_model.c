@@ -459,13 +459,18 @@ int rp_results_load_any(const char *path, rp_results *out) {
   char dir[2048];
   rp_results *all = NULL;
   size_t n = 0, i;
-  int isdir, r;
+  int isdir, isreg, r;
   memset(out, 0, sizeof *out);
   r = uv_fs_stat(NULL, &req, path, NULL);
   isdir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
+  isreg = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFREG;
   uv_fs_req_cleanup(&req);
   if (r < 0)
     return CM_ENOENT;
+  /* a FIFO or a device: opening it to look for gzip's magic would wait
+   * for a writer for ever */
+  if (!isdir && !isreg)
+    return CM_EINVAL;
   if (!isdir && !is_gzip_file(path))
     return rp_results_load(path, out);
   if (!isdir) {
