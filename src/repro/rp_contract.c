@@ -212,6 +212,10 @@ int rp_contract_parse(const char *text, const char *name, rp_contract *out,
   cm_strlcpy(out->source, name, sizeof out->source);
   if (errsize > 0)
     err[0] = '\0';
+  /* a UTF-8 byte order mark, as Windows editors save: not a key */
+  if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+      (unsigned char)p[2] == 0xBF)
+    p += 3;
   while (*p != '\0') {
     const char *nl = strchr(p, '\n');
     size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);

@@ -381,10 +381,11 @@ TEST_IMPL(verify_bad_manifest) {
   ASSERT_OK(fx_make_run(dir));
   ASSERT_OK(cm_snprintf(path, sizeof path, "%s/manifest.json", dir));
   ASSERT_OK(fx_write(path,
-                     "{\"schema_version\": 1, \"files\": [{\"path\": "
+                     "{\"schema_version\": 1, \"run_id\": \"r\", "
+                     "\"status\": \"complete\", \"files\": [{\"path\": "
                      "\"../etc/passwd\", \"bytes\": 1, \"sha256\": "
                      "\"00\"}]}",
-                     87));
+                     124));
   ASSERT_OK(rp_verify(dir, &res));
   ASSERT_EQ(res.ok, 0);
   ASSERT_CONTAINS(res.problem, "manifest.json: files[0]");
@@ -393,6 +394,20 @@ TEST_IMPL(verify_bad_manifest) {
   ASSERT_OK(rp_verify(dir, &res));
   ASSERT_EQ(res.ok, 0);
   ASSERT_CONTAINS(res.problem, "schema_version 0: no such version");
+  /* a status no finished run has (report's re-finish refused it after
+   * writing its documents, leaving the run failing verify) */
+  ASSERT_OK(fx_write(path,
+                     "{\"schema_version\": 1, \"run_id\": \"r\", "
+                     "\"status\": null, \"files\": []}",
+                     65));
+  ASSERT_OK(rp_verify(dir, &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_CONTAINS(res.problem, "status is not complete, interrupted");
+  /* the manifest itself given to verify: named as no bundle, not as
+   * corrupt gzip data */
+  ASSERT_EQ(rp_verify(path, &res), CM_EPARSE);
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_CONTAINS(res.problem, "not a bundle (no gzip header)");
   ASSERT_OK(fx_write(path, "{\"files\": [", 11));
   ASSERT_OK(rp_verify(dir, &res));
   ASSERT_EQ(res.ok, 0);

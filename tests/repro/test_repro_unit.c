@@ -36,6 +36,12 @@ static const char good_contract[] =
 TEST_IMPL(contract_good) {
   rp_contract c;
   char err[256];
+  /* the same text after a UTF-8 byte order mark (a Windows editor's) */
+  char bom[sizeof good_contract + 3];
+  memcpy(bom, "\xEF\xBB\xBF", 3);
+  memcpy(bom + 3, good_contract, sizeof good_contract);
+  ASSERT_OK(rp_contract_parse(bom, "bom.contract", &c, err, sizeof err));
+  ASSERT_EQ(c.nset, 2);
   ASSERT_OK(
       rp_contract_parse(good_contract, "g.contract", &c, err, sizeof err));
   ASSERT_EQ(c.nset, 2);

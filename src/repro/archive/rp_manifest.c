@@ -7,13 +7,13 @@
 #include "cm_utf8.h"
 #include "rp_check.h"
 #include "rp_fs.h"
+#include "rp_verify.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The only states a finished manifest may claim (docs/AUDIT.md). */
-static int final_status(const char *s) {
+int rp__manifest_final_status(const char *s) {
   return s != NULL &&
          (strcmp(s, "complete") == 0 || strcmp(s, "interrupted") == 0 ||
           strcmp(s, "failed") == 0);
@@ -53,7 +53,8 @@ int rp_manifest_finish(const char *run_dir, json_t *manifest) {
   int rc;
   if (run_dir == NULL || !json_is_object(manifest) ||
       !json_is_string(json_object_get(manifest, "run_id")) ||
-      !final_status(json_string_value(json_object_get(manifest, "status"))))
+      !rp__manifest_final_status(
+          json_string_value(json_object_get(manifest, "status"))))
     return CM_EINVAL;
   sv = json_object_get(manifest, "schema_version");
   if (sv == NULL) {

@@ -215,6 +215,13 @@ int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
                     "this verifier (%d)",
                     (long long)json_integer_value(sv),
                     RP_MANIFEST_SCHEMA_VERSION);
+  else if (!json_is_string(json_object_get(doc, "run_id")))
+    rp__verify_fail(res, "manifest.json: no string run_id");
+  else if (!rp__manifest_final_status(
+               json_string_value(json_object_get(doc, "status"))))
+    rp__verify_fail(res,
+                    "manifest.json: status is not complete, interrupted or "
+                    "failed (the only states a finished run may claim)");
   else if (!json_is_array(files))
     rp__verify_fail(res, "manifest.json: no files[] array");
   else
@@ -284,8 +291,27 @@ int rp_verify(const char *path, rp_verify_result *res) {
   }
   if (info.kind == RP__FS_DIR)
     return verify_dir(path, res);
-  if (info.kind == RP__FS_FILE)
+  if (info.kind == RP__FS_FILE) {
+    /* gzip's two magic bytes first: a manifest.json or a plain .tar given
+     * here is named for what it is, not as corrupt gzip data */
+    unsigned char head[2] = {0, 0};
+    FILE *f = fopen(path, "rb");
+    size_t got = f != NULL ? fread(head, 1, sizeof head, f) : 0;
+    if (f != NULL)
+      fclose(f);
+    if (f != NULL && (got < 2 || head[0] != 0x1f || head[1] != 0x8b)) {
+      const size_t n = strlen(path);
+      /* a .gz that lost its header is a damaged bundle: a verdict, as any
+       * other changed byte; any other file is not a bundle at all */
+      if (n > 3 && strcmp(path + n - 3, ".gz") == 0) {
+        rp__verify_fail(res, "bundle: no gzip header (damaged)");
+        return CM_OK;
+      }
+      rp__verify_fail(res, "not a bundle (no gzip header)");
+      return CM_EPARSE;
+    }
     return rp_verify_bundle_files(path, NULL, 0, NULL, NULL, res);
+  }
   rp__verify_fail(res, "%s: neither a run folder nor a bundle", path);
   return CM_EINVAL;
 }

@@ -43,6 +43,11 @@ void rp__verify_fail(rp_verify_result *res, const char *fmt, ...)
 /* Judges the manifest text against the seen files (sorted here) and sets
  * res->ok, res->problem, res->status, res->run_id, res->files_checked.
  * Returns CM_OK or CM_ENOMEM. */
+/* 1 if s is a state a finished manifest may claim: complete, interrupted
+ * or failed (docs/AUDIT.md); rp_manifest.c writes only those, verify
+ * accepts only those. */
+int rp__manifest_final_status(const char *s);
+
 int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
                      rp_verify_result *res);
 
