@@ -95,6 +95,48 @@ TEST_IMPL(bundle_roundtrip) {
   return 0;
 }
 
+static int keep_none(void *ud, const char *rel, const char *data, size_t len) {
+  (void)rel;
+  (void)data;
+  (void)len;
+  ++*(int *)ud;
+  return CM_OK;
+}
+
+/* The files kept for a reader are bounded together (4 x max), not only
+ * each: five results files of 100 bytes with max 100 are refused, named,
+ * before any is handed over; with max 200 all five are. */
+TEST_IMPL(bundle_keep_bounded) {
+  char dir[4096], path[4096], bundle[4096];
+  rp_verify_result res;
+  json_t *m;
+  int k, calls = 0;
+  char body[101];
+  ASSERT_OK(fx_fresh_dir("bundle_keep", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  memset(body, 'x', 100);
+  body[100] = '\0';
+  for (k = 0; k < 5; k++) {
+    ASSERT_OK(cm_snprintf(path, sizeof path, "%s/results/k%d.txt", dir, k));
+    ASSERT_OK(fx_write(path, body, 100));
+  }
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/manifest.json", dir));
+  ASSERT_TRUE((m = json_load_file(path, 0, NULL)) != NULL);
+  ASSERT_OK(rp_manifest_finish(dir, m));
+  json_decref(m);
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  ASSERT_OK(rp_verify_bundle_files(bundle, "results/k", 100, keep_none, &calls,
+                                   &res));
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_CONTAINS(res.problem, "exceed 400 bytes together");
+  ASSERT_EQ(calls, 0);
+  ASSERT_OK(rp_verify_bundle_files(bundle, "results/k", 200, keep_none, &calls,
+                                   &res));
+  ASSERT_EQ(res.ok, 1);
+  ASSERT_EQ(calls, 5);
+  return 0;
+}
+
 /* One changed byte anywhere in the bundle is a failed verdict (not an
  * error, and never a pass); so is a truncated bundle. */
 TEST_IMPL(bundle_changed_byte) {

@@ -109,7 +109,9 @@ typedef int (*rp_bundle_file_cb)(void *ud, const char *relpath,
 
 /* Verifies the bundle at path as rp_verify does and, in the same pass over
  * it, keeps every file whose path inside the run starts with prefix and
- * has at most max bytes (larger ones are verified, not kept). Only when
+ * has at most max bytes (larger ones are verified, not kept); kept files
+ * over 4 x max together are a failed verdict naming the file that
+ * crossed it (memory stays bounded whatever the bundle holds). Only when
  * the bundle verifies (res->ok) is each kept file handed to cb, in path
  * order, so the caller reads exactly the bytes that were verified. prefix
  * NULL keeps nothing (plain verification). Returns as rp_verify, or cb's

@@ -38,6 +38,7 @@ typedef struct {
   size_t keep_max;
   kept_file *kept; /* kept[nkept] is the current entry's while it is read */
   size_t nkept, kcap;
+  size_t kept_bytes;              /* all kept files together */
   int keeping;                    /* the current entry is being kept */
   char top[RP__TAR_NAME_MAX + 1]; /* the run folder's name in the bundle */
   char rel[RP__TAR_NAME_MAX + 1]; /* current entry, relative to top */
@@ -94,6 +95,19 @@ static int on_entry(void *ud, const char *name, char type, uint64_t size) {
   if (x->keep_prefix[0] != '\0' && cm_starts_with(x->rel, x->keep_prefix) &&
       size <= x->keep_max) {
     kept_file *k;
+    /* each file is bounded by keep_max, their sum by four times that
+     * (compare's reader: 64 MiB, 256 MiB): a bundle of many large kept
+     * files would otherwise be held in memory whole before its verdict
+     * (a real run's results are kilobytes) */
+    if (size > 4 * x->keep_max - x->kept_bytes) {
+      char what[160];
+      cm_snprintf(what, sizeof what,
+                  "the files kept for the reader exceed %zu bytes together "
+                  "(extract the bundle and give the results JSON)",
+                  4 * x->keep_max);
+      return stop(x, what, name);
+    }
+    x->kept_bytes += (size_t)size;
     if (cm_grow(&x->kept, &x->kcap, x->nkept, sizeof *x->kept, 8) != CM_OK)
       return CM_ENOMEM;
     k = &x->kept[x->nkept];
