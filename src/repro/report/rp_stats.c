@@ -135,13 +135,61 @@ static size_t rand_index(uint64_t *state, size_t n) {
   return (size_t)(r % (uint64_t)n);
 }
 
+static void swap_d(double *a, double *b) {
+  const double t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* The k-th smallest of a[0..n) (0-based), a reordered so that every
+ * element after index k is at least it: quickselect with a three-way
+ * partition (timings repeat at the events' resolution, which a two-way
+ * one would make quadratic) around the median of three. O(n) expected. */
+static double select_kth(double *a, size_t n, size_t k) {
+  size_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1], p;
+    size_t lt = lo, i = lo, gt = hi;
+    p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    while (i < gt) {
+      if (a[i] < p)
+        swap_d(&a[lt++], &a[i++]);
+      else if (a[i] > p)
+        swap_d(&a[i], &a[--gt]);
+      else
+        i++;
+    }
+    if (k < lt)
+      hi = lt;
+    else if (k >= gt)
+      lo = gt;
+    else
+      return p;
+  }
+  return a[lo];
+}
+
+/* The median of a resample, as quantile_sorted(sorted, n, 0.5) gives it
+ * (the same two order statistics, the same arithmetic: the same bits),
+ * by selection instead of a sort: 2000 resamples of 200 000 samples took
+ * minutes sorted. */
 static double resample_median(const double *x, size_t n, double *scratch,
                               uint64_t *state) {
+  const double h = (double)(n - 1) * 0.5;
+  const size_t lo = (size_t)floor(h);
+  double vlo, vhi;
   size_t i;
   for (i = 0; i < n; i++)
     scratch[i] = x[rand_index(state, n)];
-  qsort(scratch, n, sizeof *scratch, cmp_double);
-  return quantile_sorted(scratch, n, 0.5);
+  vlo = select_kth(scratch, n, lo);
+  vhi = vlo;
+  if (lo + 1 < n) {
+    vhi = scratch[lo + 1];
+    for (i = lo + 2; i < n; i++)
+      if (scratch[i] < vhi)
+        vhi = scratch[i];
+  }
+  return vlo + (h - (double)lo) * (vhi - vlo);
 }
 
 int rp_bootstrap_median_ratio(const double *base, size_t nbase,
