@@ -465,6 +465,22 @@ void rp_engine_run(rp_ctx *ctx, const rp_stage_desc *const *stages) {
   }
 }
 
+/* The manifest's name for the signal that interrupted the run. */
+static const char *rp__signal_name(int sig) {
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+#ifdef SIGHUP
+  case SIGHUP:
+    return "SIGHUP";
+#endif
+  default:
+    return "signal";
+  }
+}
+
 /* The exit code from the stage records (rp_exit.h's precedence). */
 static int rp__exit_code(const rp_ctx *ctx, int interrupted) {
   size_t i;
@@ -528,7 +544,7 @@ int rp_engine_end(rp_ctx *ctx) {
                                                    : "complete"));
   if (sig != 0)
     json_object_set_new(ctx->manifest, "interrupted_by",
-                        cm_json_text(sig == SIGINT ? "SIGINT" : "SIGTERM"));
+                        cm_json_text(rp__signal_name(sig)));
   json_object_set_new(ctx->manifest, "exit_code", json_integer(code));
   r = rp_manifest_finish(ctx->run_dir, ctx->manifest);
   if (r == CM_OK)

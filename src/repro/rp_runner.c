@@ -1,5 +1,6 @@
 /* The step runner: uv_spawn, two pipes into two gzip logs, timeouts that end
- * the whole process tree, and the SIGINT/SIGTERM path. */
+ * the whole process tree, and the interrupt path (SIGINT, SIGTERM, and
+ * SIGHUP on POSIX). */
 #include "rp_runner.h"
 #include "archive/rp_archive.h"
 #include "cm_error.h"
@@ -41,7 +42,23 @@ struct rp__step {
   int tty;
 };
 
-static uv_signal_t rp__sigint, rp__sigterm;
+/* The signals that interrupt a run. SIGHUP (the terminal closing) is one
+ * of them on POSIX: each step leads its own session, so the hang-up reaches
+ * repro alone, and left to its default action it ended repro without a
+ * manifest while the step's tree ran on. On Windows libuv reports the
+ * console closing as SIGHUP too, but Windows ends the process a few
+ * seconds later whatever it does, and the job object (plat_tree_track)
+ * already ends the step's tree with it, so it is left alone there. */
+static const int rp__signums[] = {
+    SIGINT,
+    SIGTERM,
+#ifndef _WIN32
+    SIGHUP,
+#endif
+};
+#define RP__NSIG (sizeof rp__signums / sizeof rp__signums[0])
+
+static uv_signal_t rp__sigs[RP__NSIG];
 static int rp__inited;
 static volatile int rp__interrupt_signal;
 static rp__step *rp__active;
@@ -76,43 +93,43 @@ static void rp__signal_cb(uv_signal_t *h, int signum) {
 }
 
 int rp_runner_init(void) {
-  int r;
+  size_t i;
   if (rp__inited)
     return CM_OK;
-  if ((r = uv_signal_init(uv_default_loop(), &rp__sigint)) != 0 ||
-      (r = uv_signal_init(uv_default_loop(), &rp__sigterm)) != 0)
-    return CM_EINTERNAL;
-  if (uv_signal_start(&rp__sigint, rp__signal_cb, SIGINT) != 0 ||
-      uv_signal_start(&rp__sigterm, rp__signal_cb, SIGTERM) != 0)
-    return CM_EINTERNAL;
-  /* The handlers must not keep uv_run alive: a step's loop ends when the
-   * step's own handles are closed. */
-  uv_unref((uv_handle_t *)&rp__sigint);
-  uv_unref((uv_handle_t *)&rp__sigterm);
+  for (i = 0; i < RP__NSIG; i++) {
+    if (uv_signal_init(uv_default_loop(), &rp__sigs[i]) != 0 ||
+        uv_signal_start(&rp__sigs[i], rp__signal_cb, rp__signums[i]) != 0)
+      return CM_EINTERNAL;
+    /* The handlers must not keep uv_run alive: a step's loop ends when the
+     * step's own handles are closed. */
+    uv_unref((uv_handle_t *)&rp__sigs[i]);
+  }
   rp__inited = 1;
   return CM_OK;
 }
 
 void rp_runner_shutdown(void) {
+  size_t i;
   if (!rp__inited)
     return;
-  uv_close((uv_handle_t *)&rp__sigint, NULL);
-  uv_close((uv_handle_t *)&rp__sigterm, NULL);
+  for (i = 0; i < RP__NSIG; i++)
+    uv_close((uv_handle_t *)&rp__sigs[i], NULL);
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
   rp__inited = 0;
 }
 
 int rp_runner_interrupted(void) {
+  size_t i;
   if (rp__inited && rp__active == NULL) {
     /* A loop with only unreferenced handles is not "alive" and uv_run
      * would return without polling; referencing the signal handles for one
      * non-blocking turn delivers a signal that arrived between steps. */
-    uv_ref((uv_handle_t *)&rp__sigint);
-    uv_ref((uv_handle_t *)&rp__sigterm);
+    for (i = 0; i < RP__NSIG; i++)
+      uv_ref((uv_handle_t *)&rp__sigs[i]);
     uv_run(uv_default_loop(), UV_RUN_NOWAIT);
-    uv_unref((uv_handle_t *)&rp__sigint);
-    uv_unref((uv_handle_t *)&rp__sigterm);
+    for (i = 0; i < RP__NSIG; i++)
+      uv_unref((uv_handle_t *)&rp__sigs[i]);
   }
   return rp__interrupt_signal;
 }
