@@ -528,44 +528,120 @@ static void rp__write_report(rp_ctx *ctx) {
 #endif
 }
 
-int rp_engine_end(rp_ctx *ctx) {
-  char now[64], bundle[1300];
-  int sig = rp_runner_interrupted();
-  int code = rp__exit_code(ctx, sig != 0);
+/* Removes a file by its UTF-8 path (libuv, so that Windows takes the same
+ * path as every other call here). 0 or a libuv error. */
+static int rp__unlink(const char *path) {
+  uv_fs_t req;
+  int r = uv_fs_unlink(NULL, &req, path, NULL);
+  uv_fs_req_cleanup(&req);
+  return r;
+}
+
+/* What rp_engine_end knows about the run as a whole, as it goes. */
+typedef struct {
+  int sig;        /* the signal that interrupted the run, 0 if none */
+  int in_archive; /* 1: it arrived after the stages, while archiving */
+} rp__verdict;
+
+/* 1 when an interrupt arrived since v was last brought up to date, which
+ * it then records. The archive is written outside the runner's loop, so a
+ * signal then waits in the loop until rp_runner_interrupted delivers it;
+ * asking after each part of the archive is what keeps it from being lost. */
+static int rp__late_interrupt(rp__verdict *v) {
+  int sig;
+  if (v->sig != 0)
+    return 0;
+  sig = rp_runner_interrupted();
+  if (sig == 0)
+    return 0;
+  v->sig = sig;
+  v->in_archive = 1;
+  fprintf(stderr,
+          "repro: %s while the archive was written: finishing it, recorded "
+          "as interrupted\n",
+          rp__signal_name(sig));
+  return 1;
+}
+
+/* Writes the verdict into the manifest (status, interrupted_by, exit_code),
+ * then the manifest and the report, which re-finishes it. *code gets the
+ * exit code written. Returns rp_manifest_finish's result. */
+static int rp__seal_once(rp_ctx *ctx, const rp__verdict *v, int *code) {
   int r;
-  plat_utc_now(now, sizeof now);
-  json_object_set_new(ctx->manifest, "ended", cm_json_text(now));
+  *code = rp__exit_code(ctx, v->sig != 0);
   /* complete: every selected stage reached a verdict and every byte was
    * archived; failed: repro itself could not do its job (a log or file
    * could not be written), which is not the same as a stage failing. */
   json_object_set_new(ctx->manifest, "status",
-                      cm_json_text(sig != 0        ? "interrupted"
+                      cm_json_text(v->sig != 0     ? "interrupted"
                                    : ctx->io_error ? "failed"
                                                    : "complete"));
-  if (sig != 0)
+  if (v->sig != 0)
     json_object_set_new(ctx->manifest, "interrupted_by",
-                        cm_json_text(rp__signal_name(sig)));
-  json_object_set_new(ctx->manifest, "exit_code", json_integer(code));
+                        cm_json_text(rp__signal_name(v->sig)));
+  if (v->in_archive)
+    json_object_set_new(ctx->manifest, "interrupted_during",
+                        cm_json_text("archive"));
+  json_object_set_new(ctx->manifest, "exit_code", json_integer(*code));
   r = rp_manifest_finish(ctx->run_dir, ctx->manifest);
   if (r == CM_OK)
     rp__write_report(ctx);
-  if (r == CM_OK) {
-    r = rp_bundle_write(ctx->run_dir, bundle, sizeof bundle);
-    if (r != CM_OK) {
-      /* No bundle: the run may not claim completeness. */
-      fprintf(stderr, "repro: bundle not written: %s\n", cm_strerror(r));
-      json_object_set_new(ctx->manifest, "status", cm_json_text("failed"));
-      json_object_set_new(ctx->manifest, "bundle_error",
-                          cm_json_text(cm_strerror(r)));
-      rp_manifest_finish(ctx->run_dir, ctx->manifest);
-    }
-  } else {
-    fprintf(stderr, "repro: manifest not written: %s\n", cm_strerror(r));
-  }
-  if (r != CM_OK && code != RP_EXIT_INTERRUPTED && code != RP_EXIT_REFUSED &&
-      code != RP_EXIT_FAILED)
-    code = RP_EXIT_ARCHIVE;
+  return r;
+}
+
+/* rp__seal_once until no interrupt arrived while it ran: hashing a large
+ * run takes seconds, and a manifest and report written meanwhile would say
+ * complete. Twice at most: an interrupt is recorded once. */
+static int rp__seal(rp_ctx *ctx, rp__verdict *v, int *code) {
+  int r;
+  do
+    r = rp__seal_once(ctx, v, code);
+  while (r == CM_OK && rp__late_interrupt(v));
+  return r;
+}
+
+/* An interrupt that arrives while the archive is written does not stop it:
+ * the stages are over and their logs closed, so finishing costs the user
+ * seconds and keeps every byte, where stopping would leave a run folder
+ * without a manifest, or a bundle that does not match it. It is recorded
+ * instead: status interrupted, interrupted_by, interrupted_during
+ * "archive", exit 130. A manifest or bundle already written by then says
+ * complete, so both are written again. */
+int rp_engine_end(rp_ctx *ctx) {
+  char now[64], bundle[1300];
+  rp__verdict v;
+  int code, r, rb = CM_OK;
+  memset(&v, 0, sizeof v);
+  v.sig = rp_runner_interrupted();
+  plat_utc_now(now, sizeof now);
+  json_object_set_new(ctx->manifest, "ended", cm_json_text(now));
+  r = rp__seal(ctx, &v, &code);
   if (r == CM_OK)
+    rb = rp_bundle_write(ctx->run_dir, bundle, sizeof bundle);
+  if (r == CM_OK && rb == CM_OK && rp__late_interrupt(&v)) {
+    /* The bundle holds the manifest and report that said complete; none of
+     * it may stand. Removed first, so that if writing it again fails no
+     * bundle says complete. */
+    if (rp__unlink(bundle) != 0)
+      fprintf(stderr, "repro: cannot remove %s\n", bundle);
+    r = rp__seal(ctx, &v, &code);
+    if (r == CM_OK)
+      rb = rp_bundle_write(ctx->run_dir, bundle, sizeof bundle);
+  }
+  if (r == CM_OK && rb != CM_OK) {
+    /* No bundle: the run may not claim completeness. */
+    fprintf(stderr, "repro: bundle not written: %s\n", cm_strerror(rb));
+    json_object_set_new(ctx->manifest, "status", cm_json_text("failed"));
+    json_object_set_new(ctx->manifest, "bundle_error",
+                        cm_json_text(cm_strerror(rb)));
+    rp_manifest_finish(ctx->run_dir, ctx->manifest);
+  }
+  if (r != CM_OK)
+    fprintf(stderr, "repro: manifest not written: %s\n", cm_strerror(r));
+  if ((r != CM_OK || rb != CM_OK) && code != RP_EXIT_INTERRUPTED &&
+      code != RP_EXIT_REFUSED && code != RP_EXIT_FAILED)
+    code = RP_EXIT_ARCHIVE;
+  if (r == CM_OK && rb == CM_OK)
     fprintf(stderr, "repro: archive %s/manifest.json, bundle %s\n",
             ctx->run_dir, bundle);
   fprintf(stderr, "repro: exit %d\n", code);

@@ -11,6 +11,10 @@
  *   fail_utf8   write a line of 700 "é" and "xy" to stderr, exit 1 (a
  *               failed verification whose message is cut mid-character)
  * (both with the arguments it was given, as "fake_argv")
+ * With FAKE_PF_BIG_MB=N the json modes also write N MiB of bytes gzip
+ * cannot shrink into <run>/fake-big.bin (the run folder is the --json
+ * path's folder's parent's parent), so that archiving the run takes
+ * seconds: long enough to interrupt repro while it writes the archive.
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
  * option's message, and --check-args as the first word prints one line
@@ -40,6 +44,44 @@ static int rt__write_json(const char *path, int instrumented, int argc,
     fprintf(f, "%s\"%s\"", i > 1 ? ", " : "",
             strpbrk(argv[i], "\"\\") == NULL ? argv[i] : "?");
   fprintf(f, "]}\n");
+  return fclose(f) == 0 ? 0 : 3;
+}
+
+/* <run>/fake-big.bin: mb MiB of xorshift output, next to the run's
+ * results/clean/<name>.json at json. */
+static int rt__write_big(const char *json, long mb) {
+  static unsigned char buf[1 << 20];
+  char path[4096];
+  const char *end = json + strlen(json);
+  unsigned long long x = 0x9e3779b97f4a7c15ull;
+  FILE *f;
+  long i;
+  size_t k;
+  int up;
+  for (up = 0; up < 3; up++) { /* strip name, clean/, results/ */
+    while (end > json && end[-1] != '/' && end[-1] != '\\')
+      end--;
+    if (end > json)
+      end--;
+  }
+  if (end == json || snprintf(path, sizeof path, "%.*s/fake-big.bin",
+                              (int)(end - json), json) >= (int)sizeof path)
+    return 3;
+  f = fopen(path, "wb");
+  if (f == NULL)
+    return 3;
+  for (i = 0; i < mb; i++) {
+    for (k = 0; k < sizeof buf; k++) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      buf[k] = (unsigned char)(x >> 24);
+    }
+    if (fwrite(buf, 1, sizeof buf, f) != sizeof buf) {
+      fclose(f);
+      return 3;
+    }
+  }
   return fclose(f) == 0 ? 0 : 3;
 }
 
@@ -89,7 +131,15 @@ int main(int argc, char **argv) {
     fputs("xy\n", stderr);
     return 1;
   }
-  if (strcmp(mode, "json_clean") == 0 || strcmp(mode, "json_instr") == 0)
+  if (strcmp(mode, "json_clean") == 0 || strcmp(mode, "json_instr") == 0) {
+    const char *big = getenv("FAKE_PF_BIG_MB");
+    if (json != NULL && big != NULL) {
+      char *e;
+      long mb = strtol(big, &e, 10);
+      if (e == big || *e != '\0' || mb < 0 || rt__write_big(json, mb) != 0)
+        return 3;
+    }
     return json != NULL ? rt__write_json(json, mode[5] == 'i', argc, argv) : 0;
+  }
   return 2;
 }

@@ -481,6 +481,12 @@ TEST_IMPL(cli_sigint) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_interrupt_archive) {
+  printf("skip: no way to send Ctrl-C to another process here "
+         "(POSIX-only test; see docs/WINDOWS.md)\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
@@ -547,6 +553,89 @@ static int interrupt_step(const char *name, int signum, const char *signame) {
 
 TEST_IMPL(cli_sigint) {
   return interrupt_step("sigint", SIGINT, "SIGINT");
+}
+
+/* SIGINT after the stages, while the archive is written (a 64 MiB file in
+ * the run makes that take seconds): the archive is finished and says the
+ * run was interrupted, exit 130. Before, the signal waited unread in the
+ * loop and repro exited 0 with a manifest, report and bundle that said
+ * complete. */
+TEST_IMPL(cli_interrupt_archive) {
+  char root[600], run[1300], out[1200], bundle[1400], md[1400];
+  char err[8192], chunk[1024];
+  size_t have = 0;
+  ssize_t got = 0;
+  int fds[2], status = 0, sent = 0;
+  pid_t pid;
+  rp_verify_result vr;
+  json_t *m;
+  char *text;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(make_root("intarchive", root, sizeof root), 0);
+  snprintf(out, sizeof out, "%s/logs", root);
+  ASSERT_EQ(pipe(fds), 0);
+  pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    putenv("FAKE_PF_MODE=json_clean");
+    putenv("FAKE_PF_BIG_MB=64");
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, "time",
+          (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  /* repro's stderr, until it ends (all of it is read, so that repro never
+   * waits on a full pipe; the first sizeof err - 1 bytes are kept); SIGINT
+   * once the time stage's verdict is printed (the archive comes next) and
+   * the hashing has begun. */
+  while ((got = read(fds[0], chunk, sizeof chunk)) > 0) {
+    size_t n = sizeof err - 1 - have;
+    if ((size_t)got < n)
+      n = (size_t)got;
+    memcpy(err + have, chunk, n);
+    have += n;
+    err[have] = '\0';
+    if (!sent && strstr(err, "repro: stage time") != NULL) {
+      rt_sleep_ms(200);
+      ASSERT_EQ(kill(pid, SIGINT), 0);
+      sent = 1;
+    }
+  }
+  close(fds[0]);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_EQ(sent, 1);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130);
+  ASSERT_CONTAINS(err, "SIGINT while the archive was written");
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(m, "status"), "interrupted");
+  ASSERT_STR_EQ(str(m, "interrupted_by"), "SIGINT");
+  ASSERT_STR_EQ(str(m, "interrupted_during"), "archive");
+  ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 130);
+  /* the stage itself ended before the interrupt, and says so */
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
+  json_decref(m);
+  snprintf(md, sizeof md, "%s/report.md", run);
+  text = rt_read(md, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_CONTAINS(text, "Run status: **interrupted**");
+  free(text);
+  /* the folder and the bundle both hold the interrupted manifest */
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  ASSERT_STR_EQ(vr.status, "interrupted");
+  snprintf(bundle, sizeof bundle, "%s.tar.gz", run);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(bundle, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  ASSERT_STR_EQ(vr.status, "interrupted");
+  return 0;
 }
 
 /* SIGHUP (the terminal closing) interrupts the run as SIGINT does. Before,
