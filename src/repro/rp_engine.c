@@ -509,25 +509,6 @@ static int rp__exit_code(const rp_ctx *ctx, int interrupted) {
   return partial ? RP_EXIT_INCOMPLETE : RP_EXIT_OK;
 }
 
-/* The run's report (report.md, report.html, JUnit) goes into the run before
- * the bundle; rp_report_write re-finishes manifest.json so the report files
- * are hashed in with everything else. A report that cannot be written is
- * said loudly but does not change the stages' verdicts. */
-static void rp__write_report(rp_ctx *ctx) {
-#ifdef RP_HAVE_REPORT
-  rp_report_opts ro;
-  char msg[512];
-  memset(&ro, 0, sizeof ro);
-  ro.junit = 1;
-  ro.sarif = 1;
-  ro.just_finished = 1;
-  if (rp_report_write(ctx->run_dir, &ro, msg, sizeof msg) != CM_OK)
-    fprintf(stderr, "repro: report not written: %s\n", msg);
-#else
-  (void)ctx;
-#endif
-}
-
 /* Removes a file by its UTF-8 path (libuv, so that Windows takes the same
  * path as every other call here). 0 or a libuv error. */
 static int rp__unlink(const char *path) {
@@ -535,6 +516,42 @@ static int rp__unlink(const char *path) {
   int r = uv_fs_unlink(NULL, &req, path, NULL);
   uv_fs_req_cleanup(&req);
   return r;
+}
+
+/* The run's report (report.md, report.html, JUnit) goes into the run before
+ * the bundle; rp_report_write re-finishes manifest.json so the report files
+ * are hashed in with everything else. A report that cannot be written is
+ * said loudly but does not change the stages' verdicts. It is written more
+ * than once when the verdict changes after it (rp_engine_end), so one that
+ * fails takes with it whatever it left: files of an earlier report, which
+ * state the earlier verdict, or files of this one that the manifest does
+ * not name. Then the manifest is finished again without them. Returns
+ * rp_manifest_finish's result (CM_OK when the report was written). */
+static int rp__write_report(rp_ctx *ctx) {
+#ifdef RP_HAVE_REPORT
+  /* What rp_report_write writes with junit and sarif (docs/REPORT.md). */
+  static const char *const files[] = {"report.md", "report.html",
+                                      "report.junit.xml", "sanitizer.sarif"};
+  rp_report_opts ro;
+  char msg[512], path[1400];
+  size_t i;
+  memset(&ro, 0, sizeof ro);
+  ro.junit = 1;
+  ro.sarif = 1;
+  ro.just_finished = 1;
+  if (rp_report_write(ctx->run_dir, &ro, msg, sizeof msg) == CM_OK)
+    return CM_OK;
+  fprintf(stderr, "repro: report not written: %s\n", msg);
+  for (i = 0; i < sizeof files / sizeof files[0]; i++)
+    if (cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, files[i]) ==
+            CM_OK &&
+        plat_path_exists(path))
+      (void)rp__unlink(path);
+  return rp_manifest_finish(ctx->run_dir, ctx->manifest);
+#else
+  (void)ctx;
+  return CM_OK;
+#endif
 }
 
 /* What rp_engine_end knows about the run as a whole, as it goes. */
@@ -565,7 +582,9 @@ static int rp__late_interrupt(rp__verdict *v) {
 
 /* Writes the verdict into the manifest (status, interrupted_by, exit_code),
  * then the manifest and the report, which re-finishes it. *code gets the
- * exit code written. Returns rp_manifest_finish's result. */
+ * exit code written. Returns rp_manifest_finish's result. A failed bundle
+ * is ctx->io_error by then, so the exit code (5, unless 130, 3 or 1 comes
+ * first) and the status say so. */
 static int rp__seal_once(rp_ctx *ctx, const rp__verdict *v, int *code) {
   int r;
   *code = rp__exit_code(ctx, v->sig != 0);
@@ -585,7 +604,7 @@ static int rp__seal_once(rp_ctx *ctx, const rp__verdict *v, int *code) {
   json_object_set_new(ctx->manifest, "exit_code", json_integer(*code));
   r = rp_manifest_finish(ctx->run_dir, ctx->manifest);
   if (r == CM_OK)
-    rp__write_report(ctx);
+    r = rp__write_report(ctx);
   return r;
 }
 
@@ -606,9 +625,15 @@ static int rp__seal(rp_ctx *ctx, rp__verdict *v, int *code) {
  * without a manifest, or a bundle that does not match it. It is recorded
  * instead: status interrupted, interrupted_by, interrupted_during
  * "archive", exit 130. A manifest or bundle already written by then says
- * complete, so both are written again. */
+ * complete, so both are written again.
+ *
+ * The report goes into the bundle, so it is written before it, and says
+ * the verdict known then. When the bundle then fails, the manifest and the
+ * report are written again (the run folder is now the whole archive):
+ * status failed, bundle_error, exit_code 5. Writing the report after the
+ * bundle instead would leave it out of every bundle. */
 int rp_engine_end(rp_ctx *ctx) {
-  char now[64], bundle[1300];
+  char now[64], bundle[1300], path[1400];
   rp__verdict v;
   int code, r, rb = CM_OK;
   memset(&v, 0, sizeof v);
@@ -629,18 +654,30 @@ int rp_engine_end(rp_ctx *ctx) {
       rb = rp_bundle_write(ctx->run_dir, bundle, sizeof bundle);
   }
   if (r == CM_OK && rb != CM_OK) {
-    /* No bundle: the run may not claim completeness. */
+    /* No bundle: the run may not claim completeness. The manifest and the
+     * report said it could; they are written again with the exit code
+     * repro returns. */
     fprintf(stderr, "repro: bundle not written: %s\n", cm_strerror(rb));
-    json_object_set_new(ctx->manifest, "status", cm_json_text("failed"));
+    ctx->io_error = 1;
     json_object_set_new(ctx->manifest, "bundle_error",
                         cm_json_text(cm_strerror(rb)));
-    rp_manifest_finish(ctx->run_dir, ctx->manifest);
+    r = rp__seal(ctx, &v, &code);
   }
-  if (r != CM_OK)
+  if (r != CM_OK) {
     fprintf(stderr, "repro: manifest not written: %s\n", cm_strerror(r));
-  if ((r != CM_OK || rb != CM_OK) && code != RP_EXIT_INTERRUPTED &&
-      code != RP_EXIT_REFUSED && code != RP_EXIT_FAILED)
-    code = RP_EXIT_ARCHIVE;
+    ctx->io_error = 1;
+    code = rp__exit_code(ctx, v.sig != 0);
+    /* One written before states an earlier verdict (complete, exit 0) or
+     * names report files since removed: no manifest at all is the truer
+     * record (docs/AUDIT.md: a run that did not finish leaves none, or one
+     * that says so). */
+    if (cm_snprintf(path, sizeof path, "%s/manifest.json", ctx->run_dir) ==
+            CM_OK &&
+        plat_path_exists(path) && rp__unlink(path) == 0)
+      fprintf(stderr,
+              "repro: removed %s: it does not state this run's outcome\n",
+              path);
+  }
   if (r == CM_OK && rb == CM_OK)
     fprintf(stderr, "repro: archive %s/manifest.json, bundle %s\n",
             ctx->run_dir, bundle);

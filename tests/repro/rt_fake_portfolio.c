@@ -15,6 +15,8 @@
  * cannot shrink into <run>/fake-big.bin (the run folder is the --json
  * path's folder's parent's parent), so that archiving the run takes
  * seconds: long enough to interrupt repro while it writes the archive.
+ * With FAKE_PF_BUNDLE_DIR=1 they also make a folder where the run's bundle
+ * goes (<run>.tar.gz), so that repro cannot write the bundle.
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
  * option's message, and --check-args as the first word prints one line
@@ -47,25 +49,33 @@ static int rt__write_json(const char *path, int instrumented, int argc,
   return fclose(f) == 0 ? 0 : 3;
 }
 
-/* <run>/fake-big.bin: mb MiB of xorshift output, next to the run's
- * results/clean/<name>.json at json. */
-static int rt__write_big(const char *json, long mb) {
-  static unsigned char buf[1 << 20];
-  char path[4096];
+/* <run><suffix> into path[size], the run folder being the one that holds
+ * results/clean/<name>.json at json. 0 on success. */
+static int rt__run_path(const char *json, const char *suffix, char *path,
+                        size_t size) {
   const char *end = json + strlen(json);
-  unsigned long long x = 0x9e3779b97f4a7c15ull;
-  FILE *f;
-  long i;
-  size_t k;
-  int up;
+  int up, n;
   for (up = 0; up < 3; up++) { /* strip name, clean/, results/ */
     while (end > json && end[-1] != '/' && end[-1] != '\\')
       end--;
     if (end > json)
       end--;
   }
-  if (end == json || snprintf(path, sizeof path, "%.*s/fake-big.bin",
-                              (int)(end - json), json) >= (int)sizeof path)
+  if (end == json)
+    return -1;
+  n = snprintf(path, size, "%.*s%s", (int)(end - json), json, suffix);
+  return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* <run>/fake-big.bin: mb MiB of xorshift output. */
+static int rt__write_big(const char *json, long mb) {
+  static unsigned char buf[1 << 20];
+  char path[4096];
+  unsigned long long x = 0x9e3779b97f4a7c15ull;
+  FILE *f;
+  long i;
+  size_t k;
+  if (rt__run_path(json, "/fake-big.bin", path, sizeof path) != 0)
     return 3;
   f = fopen(path, "wb");
   if (f == NULL)
@@ -137,6 +147,17 @@ int main(int argc, char **argv) {
       char *e;
       long mb = strtol(big, &e, 10);
       if (e == big || *e != '\0' || mb < 0 || rt__write_big(json, mb) != 0)
+        return 3;
+    }
+    if (json != NULL && getenv("FAKE_PF_BUNDLE_DIR") != NULL) {
+      char path[4096];
+      uv_fs_t req;
+      int r = rt__run_path(json, ".tar.gz", path, sizeof path);
+      if (r == 0) {
+        r = uv_fs_mkdir(NULL, &req, path, 0777, NULL);
+        uv_fs_req_cleanup(&req);
+      }
+      if (r != 0)
         return 3;
     }
     return json != NULL ? rt__write_json(json, mode[5] == 'i', argc, argv) : 0;

@@ -327,6 +327,51 @@ TEST_IMPL(cli_time_results_filed) {
   return 0;
 }
 
+/* A bundle that cannot be written (here a folder stands at its path; the
+ * audit filled a 3 MB tmpfs): exit 5, and the manifest and report in the
+ * run folder say failed with that exit code, and still verify. Before, the
+ * manifest said failed with exit_code 0 and report.md, written before the
+ * bundle, said complete. */
+TEST_IMPL(cli_bundle_unwritable) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=json_clean",
+                                    "FAKE_PF_BUNDLE_DIR=1", NULL};
+  char root[600], run[1300], p[1400];
+  rp_step_result res;
+  rp_verify_result vr;
+  json_t *m;
+  char *text;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(make_root("nobundle", root, sizeof root), 0);
+  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_EQ(res.exit_code, 5);
+  ASSERT_CONTAINS(res.err_tail, "bundle not written");
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(str(m, "status"), "failed");
+  ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 5);
+  ASSERT_TRUE(json_is_string(json_object_get(m, "bundle_error")));
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/report.md", run);
+  text = rt_read(p, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_CONTAINS(text, "Run status: **failed**");
+  ASSERT_TRUE(strstr(text, "**complete**") == NULL);
+  ASSERT_TRUE(strstr(text, "| run status | complete") == NULL);
+  free(text);
+  /* the run folder, the whole archive now, matches its manifest */
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  ASSERT_STR_EQ(vr.status, "failed");
+  snprintf(p, sizeof p, "%s.tar.gz", run);
+  ASSERT_TRUE(plat_path_is_dir(p));
+  return 0;
+}
+
 /* The readers (report, compare) take paths relative to where the user
  * stands, as verify does, whatever --root says (the bash launcher always
  * passes --root), and report without a RUN looks under --out DIR. */
