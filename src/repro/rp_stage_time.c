@@ -1,7 +1,9 @@
 /* Stage `time`: cuda_portfolio --json, uninstrumented. The contract forbids
  * every instrumentation marker in repro's own environment (preflight refuses,
  * naming it) and scrubs them from the child's; afterwards the result's own
- * "instrumented" field decides where it is filed. */
+ * "instrumented" field decides where it is filed, and a file that is no
+ * results document (malformed, or cut short by an interrupt) is moved out of
+ * results/clean/ to results/unreadable/. */
 #include "archive/rp_archive.h"
 #include "cm_error.h"
 #include "cm_str.h"
@@ -13,6 +15,11 @@
 #include <string.h>
 
 #define RP__TIME_JSON "time.json"
+/* Where cuda_portfolio writes it before renaming it to RP__TIME_JSON
+ * (plat_write_file_atomic): left behind when it is ended mid-write. */
+#define RP__TIME_JSON_TMP RP__TIME_JSON ".tmp"
+
+static void rp__time_file(rp_ctx *ctx, rp_stage_run *st);
 
 static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
   char dir[1300], path[1400];
@@ -49,13 +56,67 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
                  "cuda_portfolio saw instrumentation markers (%s) despite "
                  "the scrubbed environment",
                  b.markers);
+  /* Here, not in a post hook: the engine runs no post hook once the run is
+   * interrupted, and an interrupted cuda_portfolio is the one that leaves
+   * a partial file behind. */
+  rp__time_file(ctx, st);
+}
+
+/* Moves results/clean/<name> to results/unreadable/<name>, where verify
+ * does not read it as a result, and names it in the stage record's
+ * "unreadable"[]: out of the clean results, but kept, as every file of a
+ * run is. Returns CM_OK or why it could not be moved. */
+static int rp__time_set_aside(rp_ctx *ctx, rp_stage_run *st, const char *name) {
+  char src[1400], dir[1400], dst[1500], rel[256];
+  json_t *list;
+  int r =
+      cm_snprintf(src, sizeof src, "%s/results/clean/%s", ctx->run_dir, name);
+  if (r == CM_OK)
+    r = cm_snprintf(dir, sizeof dir, "%s/results/unreadable", ctx->run_dir);
+  if (r == CM_OK)
+    r = cm_snprintf(dst, sizeof dst, "%s/%s", dir, name);
+  if (r == CM_OK)
+    r = cm_snprintf(rel, sizeof rel, "results/unreadable/%s", name);
+  if (r == CM_OK)
+    r = plat_mkdir_p(dir);
+  if (r == CM_OK)
+    r = plat_rename(src, dst);
+  if (r != CM_OK) {
+    /* Left among the clean results, where verify will name it. */
+    ctx->io_error = 1;
+    return r;
+  }
+  list = json_object_get(st->record, "unreadable");
+  if (list == NULL) {
+    list = json_array();
+    json_object_set_new(st->record, "unreadable", list);
+  }
+  json_array_append_new(list, cm_json_text(rel));
+  return CM_OK;
 }
 
 /* Files the JSON by its own flag: an instrumented result never stays among
- * clean ones. */
-static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
+ * clean ones, and neither does a file that is no results document: one
+ * cuda_portfolio wrote malformed, or one it had not finished when it was
+ * interrupted (its temporary RP__TIME_JSON_TMP, or RP__TIME_JSON cut short
+ * by a binary that writes it directly). Left in results/clean/, such a file
+ * made the run's own archive fail `repro verify` ("results document without
+ * a boolean instrumented"). */
+static void rp__time_file(rp_ctx *ctx, rp_stage_run *st) {
   char path[1400], dst[1400];
   int r;
+  if (cm_snprintf(path, sizeof path, "%s/results/clean/" RP__TIME_JSON_TMP,
+                  ctx->run_dir) != CM_OK)
+    return;
+  if (plat_path_exists(path)) {
+    r = rp__time_set_aside(ctx, st, RP__TIME_JSON_TMP);
+    rp_stage_set(st, RP_ST_FAILED,
+                 "cuda_portfolio left its results file unfinished (%s)%s%s",
+                 RP__TIME_JSON_TMP,
+                 r == CM_OK ? "; moved to results/unreadable/"
+                            : "; could not be moved out of results/clean/: ",
+                 r == CM_OK ? "" : cm_strerror(r));
+  }
   if (cm_snprintf(path, sizeof path, "%s/results/clean/" RP__TIME_JSON,
                   ctx->run_dir) != CM_OK)
     return;
@@ -84,8 +145,20 @@ static void rp__time_post(rp_ctx *ctx, rp_stage_run *st) {
       ctx->io_error = 1;
     return;
   }
-  rp_stage_set(st, RP_ST_FAILED, "%s: no boolean \"instrumented\" (%s)", path,
-               cm_strerror(r));
+  {
+    int moved = rp__time_set_aside(ctx, st, RP__TIME_JSON);
+    /* After an interrupt the stage has already failed with that reason,
+     * which stays first; the record's "unreadable" names the file. */
+    rp_stage_set(st, RP_ST_FAILED,
+                 "results/clean/" RP__TIME_JSON
+                 " is not a results document, no boolean \"instrumented\" "
+                 "(%s)%s%s",
+                 cm_strerror(r),
+                 moved == CM_OK ? "; moved to results/unreadable/"
+                                : "; could not be moved out of "
+                                  "results/clean/: ",
+                 moved == CM_OK ? "" : cm_strerror(moved));
+  }
 }
 
 /* --lock-clocks: cuda_portfolio locks through NVML, which needs root. */
@@ -104,4 +177,4 @@ static void rp__time_preflight(rp_ctx *ctx, rp_stage_run *st) {
 
 const rp_stage_desc rp_stage_time = {
     "time", "cuda_portfolio --bench --json, uninstrumented, on an idle GPU",
-    rp__time_preflight, rp__time_steps, rp__time_post};
+    rp__time_preflight, rp__time_steps, NULL};

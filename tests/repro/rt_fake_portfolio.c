@@ -8,6 +8,12 @@
  *   sleep       write its pid to FAKE_PF_PIDFILE and hang
  *   json_clean  write an uninstrumented results JSON to the --json path
  *   json_instr  write an instrumented one
+ *   json_malformed  write RT_MALFORMED_JSON (not a JSON document) to the
+ *               --json path and exit 0
+ *   json_partial  write the first bytes of a results document to the --json
+ *               path and to <path>.tmp (where the real binary writes before
+ *               its rename), then its pid to FAKE_PF_PIDFILE, and hang: a
+ *               binary interrupted mid-write
  *   fail_utf8   write a line of 700 "é" and "xy" to stderr, exit 1 (a
  *               failed verification whose message is cut mid-character)
  * (both with the arguments it was given, as "fake_argv")
@@ -21,6 +27,8 @@
  * parses its words first: the word --fake-refuse exits 2 with an unknown
  * option's message, and --check-args as the first word prints one line
  * and exits 0 (anywhere else, exit 2: repro must put it first). */
+#include "rp_test_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +54,20 @@ static int rt__write_json(const char *path, int instrumented, int argc,
     fprintf(f, "%s\"%s\"", i > 1 ? ", " : "",
             strpbrk(argv[i], "\"\\") == NULL ? argv[i] : "?");
   fprintf(f, "]}\n");
+  return fclose(f) == 0 ? 0 : 3;
+}
+
+/* Writes text to path, as it is. 0, or 3 (cuda_portfolio's "output not
+ * written"). */
+static int rt__write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  size_t n = strlen(text);
+  if (f == NULL)
+    return 3;
+  if (fwrite(text, 1, n, f) != n) {
+    fclose(f);
+    return 3;
+  }
   return fclose(f) == 0 ? 0 : 3;
 }
 
@@ -124,6 +146,17 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "nodev") == 0) {
     fprintf(stderr, "cuda_portfolio: no CUDA device (fake)\n");
     return 77;
+  }
+  if (strcmp(mode, "json_malformed") == 0)
+    return json != NULL ? rt__write_text(json, RT_MALFORMED_JSON) : 0;
+  if (strcmp(mode, "json_partial") == 0) {
+    static const char part[] = "{\"schema\": 1, \"cases\": [{\"op\": \"soft";
+    char tmp[4096];
+    if (json == NULL ||
+        snprintf(tmp, sizeof tmp, "%s.tmp", json) >= (int)sizeof tmp ||
+        rt__write_text(json, part) != 0 || rt__write_text(tmp, part) != 0)
+      return 3;
+    mode = "sleep";
   }
   if (strcmp(mode, "sleep") == 0) {
     const char *pf = getenv("FAKE_PF_PIDFILE");

@@ -117,14 +117,20 @@ static int run_repro(const char *root, const char *const *args,
   return r;
 }
 
+/* Loads RUN/manifest.json. */
+static json_t *load_manifest_at(const char *run) {
+  char p[1400];
+  snprintf(p, sizeof p, "%s/manifest.json", run);
+  return json_load_file(p, 0, NULL);
+}
+
 /* Loads the manifest of the one run under ROOT/logs. */
 static json_t *load_manifest(const char *root, char *run, size_t size) {
-  char logs[1200], p[1400];
+  char logs[1200];
   snprintf(logs, sizeof logs, "%s/logs", root);
   if (rt_find_run(logs, run, size) != 0)
     return NULL;
-  snprintf(p, sizeof p, "%s/manifest.json", run);
-  return json_load_file(p, 0, NULL);
+  return load_manifest_at(run);
 }
 
 static json_t *stage(json_t *m, const char *name) {
@@ -324,6 +330,53 @@ TEST_IMPL(cli_time_results_filed) {
     snprintf(p, sizeof p, "%s/logs/select-check.json", root);
     ASSERT_TRUE(!plat_path_exists(p));
   }
+  return 0;
+}
+
+/* cuda_portfolio exits 0 but its results file is no results document: the
+ * stage fails saying so, the file is moved out of results/clean/ to
+ * results/unreadable/ (kept, byte for byte) and named in the stage record,
+ * and the run's archive verifies. Before, it stayed in results/clean/ and
+ * `repro verify` refused the run's own archive ("results document without
+ * a boolean instrumented"). */
+TEST_IMPL(cli_time_unreadable_results) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=json_malformed", NULL};
+  char run[1300], p[1500];
+  rp_verify_result vr;
+  json_t *m, *list;
+  char *text;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = repro_manifest("unreadable", args, env, 1, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  /* the archive verifies, folder and bundle */
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  snprintf(p, sizeof p, "%s.tar.gz", run);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(p, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  /* the file is kept as it was, out of the clean results */
+  snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+  ASSERT_TRUE(!plat_path_exists(p));
+  snprintf(p, sizeof p, "%s/results/unreadable/time.json", run);
+  text = rt_read(p, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_STR_EQ(text, RT_MALFORMED_JSON);
+  free(text);
+  /* and the stage says so */
+  ASSERT_STR_EQ(str(m, "status"), "complete");
+  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
+  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "is not a results document");
+  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "results/unreadable/");
+  list = json_object_get(stage(m, "time"), "unreadable");
+  ASSERT_EQ(json_array_size(list), 1);
+  ASSERT_STR_EQ(json_string_value(json_array_get(list, 0)),
+                "results/unreadable/time.json");
+  json_decref(m);
   return 0;
 }
 
@@ -532,19 +585,28 @@ TEST_IMPL(cli_interrupt_archive) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_time_interrupted_results) {
+  printf("skip: no way to send Ctrl-C to another process here "
+         "(POSIX-only test; see docs/WINDOWS.md)\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
   return TEST_SKIP;
 }
 #else
-/* Runs `repro test` in a fresh root NAME with the fake hanging in its step,
+/* Runs `repro COMMAND` (a one-stage command: test or time) in a fresh root
+ * NAME with the fake in MODE (one that writes FAKE_PF_PIDFILE and hangs),
  * sends signum to repro once the fake runs, and checks the interrupt path:
  * exit 130, the manifest says interrupted by signame, the stage failed as
  * interrupted, and the fake (in its own session, which the signal does not
- * reach) was ended with repro. */
-static int interrupt_step(const char *name, int signum, const char *signame) {
-  char root[600], run[1300], out[1200], pidfile[1200], envp[1300];
+ * reach) was ended with repro. The run folder goes to run[size]. */
+static int interrupt_step(const char *name, const char *command,
+                          const char *mode, int signum, const char *signame,
+                          char *run, size_t size) {
+  char root[600], out[1200], pidfile[1200], envp[1300], envm[128];
   pid_t pid;
   int status = 0, i, alive;
   long child = -1;
@@ -553,12 +615,13 @@ static int interrupt_step(const char *name, int signum, const char *signame) {
   snprintf(out, sizeof out, "%s/logs", root);
   snprintf(pidfile, sizeof pidfile, "%s/portfolio.pid", root);
   snprintf(envp, sizeof envp, "FAKE_PF_PIDFILE=%s", pidfile);
+  snprintf(envm, sizeof envm, "FAKE_PF_MODE=%s", mode);
   pid = fork();
   ASSERT_TRUE(pid >= 0);
   if (pid == 0) {
-    putenv("FAKE_PF_MODE=sleep");
+    putenv(envm);
     putenv(envp);
-    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, "test",
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, command,
           (char *)NULL);
     _exit(127);
   }
@@ -585,19 +648,69 @@ static int interrupt_step(const char *name, int signum, const char *signame) {
   ASSERT_EQ(alive, 0);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 130);
-  m = load_manifest(root, run, sizeof run);
+  m = load_manifest(root, run, size);
   ASSERT_TRUE(m != NULL);
   ASSERT_STR_EQ(str(m, "status"), "interrupted");
   ASSERT_STR_EQ(str(m, "interrupted_by"), signame);
   ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 130);
-  ASSERT_STR_EQ(str(stage(m, "test"), "status"), "failed");
-  ASSERT_CONTAINS(str(stage(m, "test"), "reason"), "interrupted");
+  ASSERT_STR_EQ(str(stage(m, command), "status"), "failed");
+  ASSERT_CONTAINS(str(stage(m, command), "reason"), "interrupted");
   json_decref(m);
   return 0;
 }
 
 TEST_IMPL(cli_sigint) {
-  return interrupt_step("sigint", SIGINT, "SIGINT");
+  char run[1300];
+  return interrupt_step("sigint", "test", "sleep", SIGINT, "SIGINT", run,
+                        sizeof run);
+}
+
+/* cuda_portfolio interrupted while it writes its results: the unfinished
+ * files (the temporary name the real binary writes first, and time.json
+ * cut short, as a binary writing it directly leaves it) are moved out of
+ * results/clean/ to results/unreadable/ and named in the stage record, so
+ * the interrupted run's archive verifies. Before, time.json stayed in
+ * results/clean/ and `repro verify` refused the run's own archive. */
+TEST_IMPL(cli_time_interrupted_results) {
+  char run[1300], p[1500];
+  rp_verify_result vr;
+  json_t *m, *list;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(interrupt_step("timeint", "time", "json_partial", SIGINT, "SIGINT",
+                           run, sizeof run),
+            0);
+  /* the interrupted run's archive verifies, folder and bundle */
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  snprintf(p, sizeof p, "%s.tar.gz", run);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(p, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  ASSERT_STR_EQ(vr.status, "interrupted");
+  /* nothing unfinished among the clean results; both files kept */
+  snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+  ASSERT_TRUE(!plat_path_exists(p));
+  snprintf(p, sizeof p, "%s/results/clean/time.json.tmp", run);
+  ASSERT_TRUE(!plat_path_exists(p));
+  snprintf(p, sizeof p, "%s/results/unreadable/time.json", run);
+  ASSERT_TRUE(plat_path_exists(p));
+  snprintf(p, sizeof p, "%s/results/unreadable/time.json.tmp", run);
+  ASSERT_TRUE(plat_path_exists(p));
+  /* named in the stage record */
+  m = load_manifest_at(run);
+  ASSERT_TRUE(m != NULL);
+  list = json_object_get(stage(m, "time"), "unreadable");
+  ASSERT_EQ(json_array_size(list), 2);
+  ASSERT_STR_EQ(json_string_value(json_array_get(list, 0)),
+                "results/unreadable/time.json.tmp");
+  ASSERT_STR_EQ(json_string_value(json_array_get(list, 1)),
+                "results/unreadable/time.json");
+  ASSERT_TRUE(json_object_get(stage(m, "time"), "result") == NULL);
+  json_decref(m);
+  return 0;
 }
 
 /* SIGINT after the stages, while the archive is written (a 64 MiB file in
@@ -687,7 +800,9 @@ TEST_IMPL(cli_interrupt_archive) {
  * its default action ended repro at once: no manifest, and the step, in a
  * session of its own, ran on. */
 TEST_IMPL(cli_sighup) {
-  return interrupt_step("sighup", SIGHUP, "SIGHUP");
+  char run[1300];
+  return interrupt_step("sighup", "test", "sleep", SIGHUP, "SIGHUP", run,
+                        sizeof run);
 }
 #endif
 
