@@ -89,7 +89,7 @@ function Test-Prerequisites {
   if (-not (Get-Command cmake.exe -ErrorAction SilentlyContinue) -and
       -not ($vs -and (Test-Path -LiteralPath (Join-Path $vs `
         'Common7\IDE\CommonExtensions\Microsoft\CMake\CMake\bin\cmake.exe')))) {
-    $missing += "CMake 3.24 or newer: winget install Kitware.CMake"
+    $missing += "CMake 3.25 or newer: winget install Kitware.CMake"
   }
   $nvcc = $null
   if ($env:CUDA_PATH) {

@@ -5,7 +5,7 @@
 #   scripts/setup-deps.sh --cmake
 #
 # --check         only report what is missing (exit 1 if anything is).
-# --cmake         print the cmake to use (PATH's when it is 3.24 or newer,
+# --cmake         print the cmake to use (PATH's when it is 3.25 or newer,
 #                 else Debian's /usr/bin/cmake when that is), exit 1 if
 #                 neither is: the launcher runs that one.
 # --with-windows  also the MinGW-w64 cross toolchain, Wine and the libuv and
@@ -53,7 +53,7 @@ if [ "$report" = 1 ]; then
   need+=("chromium:/usr/bin/chromium")
 fi
 
-# A cmake new enough for CMakePresets.json (3.24: its cmakeMinimumRequired):
+# A cmake new enough for CMakePresets.json (3.25: its cmakeMinimumRequired):
 # PATH's (pip, snap or a vendor's installer count: the GPU machine's cmake
 # is pip's), else Debian's /usr/bin/cmake. An older one on PATH alone is
 # missing, so Debian's is installed, and the launcher runs that one.
@@ -64,7 +64,7 @@ cmake_ok() { # BINARY
   v=${v##* }
   IFS=. read -r major minor _ <<<"$v"
   [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
-  ((major > 3 || (major == 3 && minor >= 24)))
+  ((major > 3 || (major == 3 && minor >= 25)))
 }
 which_cmake() {
   local c
@@ -75,7 +75,7 @@ which_cmake() {
 }
 if [ "$print_cmake" = 1 ]; then
   which_cmake || {
-    echo "setup-deps: no cmake 3.24 or newer (on PATH or /usr/bin)" >&2
+    echo "setup-deps: no cmake 3.25 or newer (on PATH or /usr/bin)" >&2
     exit 1
   }
   exit 0

@@ -22,4 +22,10 @@ void pf_instrument_detect(char *const *envp, pf_markers *out);
 /* 1 if name (a variable name, no '=') is an instrumentation marker. */
 int pf_instrument_is_marker(const char *name);
 
+/* The markers themselves, NULL-terminated: whole names (prefixes 0) or the
+ * prefixes of families (prefixes 1). repro's time contract (env/
+ * time.contract) must forbid each; test_repro_unit.contract_shipped
+ * checks that it does. */
+const char *const *pf_instrument_markers(int prefixes);
+
 #endif

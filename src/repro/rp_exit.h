@@ -12,12 +12,12 @@
 #define RP_EXIT_MAP(XX)                                                        \
   XX(OK, 0, "every selected stage passed")                                     \
   XX(FAILED, 1, "a stage failed (or a limited stage under --strict)")          \
-  XX(USAGE, 2, "usage error, or a command that is not built yet")              \
+  XX(USAGE, 2, "usage error (for compare: also a refused comparison)")         \
   XX(REFUSED, 3, "refused by preflight: a stage's contract was violated")      \
   XX(VERIFY, 4, "verify found a mismatch (or could not read the archive)")     \
   XX(ARCHIVE, 5, "the archive (manifest or bundle) could not be written")      \
   XX(INCOMPLETE, 10, "no failure, but some stage was skipped or limited")      \
-  XX(INTERRUPTED, 130, "interrupted (SIGINT/SIGTERM); manifest says so")
+  XX(INTERRUPTED, 130, "interrupted (SIGINT/SIGTERM/SIGHUP); manifest says so")
 
 typedef enum {
 #define XX(name, code, msg) RP_EXIT_##name = code,

@@ -160,23 +160,38 @@ static int rp__ncu_page(rp_ctx *ctx, rp_stage_run *st, const char *ncu,
   return r;
 }
 
-/* The profiled binary's results JSON stays under results/instrumented; a
- * JSON that calls itself clean is a detection failure worth saying. */
+/* The profiled binary's results JSON stays under results/instrumented. One
+ * that calls itself clean (the binary missed the tool's markers) may sit in
+ * neither results folder: not among clean results, and not among
+ * instrumented ones, which only ever hold "instrumented": true (verify
+ * refuses a run that breaks that, docs/AUDIT.md). It is moved to
+ * profile/unflagged/, kept and hashed but read by no results reader, and
+ * the record says why. */
 static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
-  char path[1400], rel[256];
+  char path[1400], rel[256], dir[1400], dst[1500];
   int r;
   cm_snprintf(rel, sizeof rel, "results/instrumented/%s", name);
   if (cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel) ||
       !plat_path_exists(path))
     return;
   r = rp_results_check_clean(path);
+  if (r != CM_OK) {
+    json_object_set_new(rec, "result", cm_json_text(rel));
+    return;
+  }
+  cm_snprintf(rel, sizeof rel, "profile/unflagged/%s", name);
+  if (cm_snprintf(dir, sizeof dir, "%s/profile/unflagged", ctx->run_dir) ||
+      cm_snprintf(dst, sizeof dst, "%s/%s", dir, name) ||
+      plat_mkdir_p(dir) != CM_OK || plat_rename(path, dst) != CM_OK) {
+    ctx->io_error = 1; /* left in results/instrumented/: verify names it */
+    return;
+  }
   json_object_set_new(rec, "result", cm_json_text(rel));
-  if (r == CM_OK)
-    json_object_set_new(rec, "result_warning",
-                        cm_json_text("the binary marked this profiled run "
-                                     "instrumented: false (it missed the "
-                                     "tool's markers); filed as instrumented "
-                                     "anyway"));
+  json_object_set_new(rec, "result_warning",
+                      cm_json_text("the binary marked this profiled run "
+                                   "instrumented: false (it missed the "
+                                   "tool's markers); kept out of both "
+                                   "results folders, in profile/unflagged/"));
 }
 
 /* Appends the profiled program to a profiler's argv: cuda_portfolio with one

@@ -4,7 +4,7 @@
 # reads (verify) goes on with the existing native repro without trying an
 # install, naming what is missing; a run (all) tries the install, then
 # stops with exit 3 and names --prebuilt.
-# And scripts/setup-deps.sh finds cmake (3.24 or newer) and ninja on PATH,
+# And scripts/setup-deps.sh finds cmake (3.25 or newer) and ninja on PATH,
 # wherever they came from.
 #   cmake -DSRC=<source dir> -DWORK=<scratch dir> -P launcher_offline.cmake
 set(root "${WORK}/launcher-offline")
@@ -50,7 +50,7 @@ endif()
 # scripts/setup-deps.sh takes cmake and ninja from PATH wherever they came
 # from (the GPU machine's cmake is pip's, not /usr/bin/cmake): with a PATH
 # that has them (stand-ins) neither is named missing; a cmake older than
-# CMakePresets.json's 3.24 is, unless Debian's /usr/bin/cmake is new
+# CMakePresets.json's 3.25 is, unless Debian's /usr/bin/cmake is new
 # enough; with a PATH that has neither, ninja is (and cmake, but for
 # /usr/bin's).
 set(bin "${root}/path-bin")
@@ -62,11 +62,11 @@ set(usr_cmake_ok FALSE)
 if(EXISTS /usr/bin/cmake)
   execute_process(COMMAND /usr/bin/cmake --version OUTPUT_VARIABLE v)
   if(v MATCHES "version ([0-9]+[.][0-9]+)" AND
-     NOT CMAKE_MATCH_1 VERSION_LESS 3.24)
+     NOT CMAKE_MATCH_1 VERSION_LESS 3.25)
     set(usr_cmake_ok TRUE)
   endif()
 endif()
-foreach(version 3.25.1 3.20.0)
+foreach(version 3.25.1 3.24.3 3.20.0)
   file(WRITE "${bin}/cmake"
     "#!/bin/sh\necho 'cmake version ${version}'\necho\necho 'CMake suite'\n")
   file(WRITE "${bin}/ninja" "#!/bin/sh\nexit 0\n")
@@ -80,7 +80,7 @@ foreach(version 3.25.1 3.20.0)
       "${SRC}/scripts/setup-deps.sh" --cmake
     RESULT_VARIABLE crc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
   string(STRIP "${cout}" cout)
-  if(NOT version VERSION_LESS 3.24)
+  if(NOT version VERSION_LESS 3.25)
     set(want_cmake "${bin}/cmake")
   elseif(usr_cmake_ok)
     set(want_cmake "/usr/bin/cmake")

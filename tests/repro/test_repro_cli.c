@@ -98,8 +98,18 @@ static int run_repro(const char *root, const char *const *args,
   while (cur[ne] != NULL)
     ne++;
   env = calloc(ne + 8, sizeof *env);
-  for (i = 0; i < ne; i++)
-    env[k++] = cur[i];
+  for (i = 0; i < ne; i++) {
+    /* an extra NAME=value replaces the inherited NAME (CUDA_HOME is set on
+     * the build machines) */
+    const char *eq = strchr(cur[i], '=');
+    size_t j, len = eq != NULL ? (size_t)(eq - cur[i]) : strlen(cur[i]);
+    int replaced = 0;
+    for (j = 0; extra_env != NULL && extra_env[j] != NULL && j < 7; j++)
+      replaced |=
+          strncmp(extra_env[j], cur[i], len) == 0 && extra_env[j][len] == '=';
+    if (!replaced)
+      env[k++] = cur[i];
+  }
   for (i = 0; extra_env != NULL && extra_env[i] != NULL && i < 7; i++)
     env[k++] = (char *)extra_env[i];
   env[k] = NULL;
@@ -516,6 +526,71 @@ TEST_IMPL(cli_readers_relative) {
   }
   return 0;
 }
+
+#ifndef _WIN32
+/* The profile stage through a stand-in ncu (a script that runs the program
+ * it is given) and the fake cuda_portfolio, whose JSON says
+ * "instrumented": false: that file is moved out of results/instrumented/
+ * to profile/unflagged/, named in the record, and the run's own archive
+ * verifies (it failed verify before: a clean result among instrumented). */
+TEST_IMPL(cli_profile_unflagged) {
+  static const char *const args[] = {"profile", NULL};
+  char root[600], bin[800], ncu[900], env_home[900], p[1400], run[1300];
+  const char *env[] = {"FAKE_PF_MODE=json_clean", env_home, NULL};
+  rp_step_result res;
+  rp_verify_result vr;
+  json_t *m, *ncu_rec;
+  if (engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(make_root("profile-unflagged", root, sizeof root), 0);
+  snprintf(p, sizeof p, "%s/env/profile.contract", root);
+  ASSERT_EQ(rt_write(p,
+                     "tool ncu >= 2023.1\ndevice optional\n"
+                     "counters optional\ntimeout 20\ninstrumented yes\n",
+                     0),
+            0);
+  /* CUDA_HOME/bin is where the tool probe looks first */
+  snprintf(bin, sizeof bin, "%s/fakecuda/bin", root);
+  ASSERT_OK(plat_mkdir_p(bin));
+  snprintf(ncu, sizeof ncu, "%s/ncu", bin);
+  ASSERT_EQ(rt_write(ncu,
+                     "#!/bin/sh\n"
+                     "case \"$1\" in\n"
+                     "--version) echo 'NVIDIA (R) Nsight Compute Command Line "
+                     "Profiler'; echo 'Version 2025.3.1.0'; exit 0 ;;\n"
+                     "--import) exit 0 ;;\n"
+                     "esac\n"
+                     "while [ $# -gt 0 ] && [ \"$1\" != --force-overwrite ]; "
+                     "do shift; done\n"
+                     "shift\n"
+                     "exec \"$@\"\n",
+                     1),
+            0);
+  snprintf(env_home, sizeof env_home, "CUDA_HOME=%s/fakecuda", root);
+  ASSERT_OK(run_repro(root, args, env, &res));
+  rp_step_result_free(&res);
+  m = load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ncu_rec =
+      json_object_get(json_object_get(stage(m, "profile"), "profile"), "ncu");
+  ASSERT_TRUE(ncu_rec != NULL);
+  ASSERT_STR_EQ(str(ncu_rec, "result"), "profile/unflagged/profile-ncu.json");
+  ASSERT_CONTAINS(str(ncu_rec, "result_warning"), "missed the tool's markers");
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/results/instrumented/profile-ncu.json", run);
+  ASSERT_TRUE(!plat_path_exists(p));
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  return 0;
+}
+#else
+TEST_IMPL(cli_profile_unflagged) {
+  printf("skip: the stand-in ncu is a shell script (POSIX-only test)\n");
+  return TEST_SKIP;
+}
+#endif
 
 /* repro time --lock-clocks: passed to cuda_portfolio when repro runs as root
  * (or elevated), refused by the stage's preflight otherwise; a malformed

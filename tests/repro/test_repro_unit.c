@@ -9,6 +9,7 @@
 #include "rp_banner.h"
 #include "rp_cli.h"
 #include "rp_contract.h"
+#include "pf_instrument.h"
 #include "rp_doctor.h"
 #include "rp_preflight.h"
 #include "rp_test_util.h"
@@ -141,6 +142,23 @@ TEST_IMPL(contract_shipped) {
     ASSERT_STR_EQ(name, "NSYS_PROFILING_SESSION_ID");
   }
   ASSERT_EQ(c.instrumented, 0);
+  {
+    /* every marker cuda_portfolio detects is one the time contract
+     * forbids: a marker it missed reached the timed run, which then said
+     * instrumented instead of being refused up front (exit 3) */
+    int k;
+    for (k = 0; k < 2; k++) {
+      const char *const *m = pf_instrument_markers(k);
+      for (i = 0; m[i] != NULL; i++) {
+        char var[160], *env[2], name[64];
+        snprintf(var, sizeof var, "%s%s=1", m[i], k ? "X" : "");
+        env[0] = var;
+        env[1] = NULL;
+        if (rp_contract_forbidden(&c, env, name, sizeof name) == NULL)
+          CM_TEST_FAIL_("env/time.contract does not forbid %s", var);
+      }
+    }
+  }
   return 0;
 }
 
