@@ -213,8 +213,12 @@ int main(int argc, char **argv, char **envp) {
       printf("cuda_portfolio: the words make %d case(s); nothing run\n", set.n);
     pf_set_free(&set);
   }
-  if (o.check_args)
+  if (o.check_args) {
+    if (o.mode == PF_MODE_NEGATIVE)
+      printf("cuda_portfolio: the words make the negative control; nothing "
+             "run\n");
     return PF_EXIT_OK;
+  }
   /* --json's file is written at the end, after every case was verified and
    * timed: check now that it can be, so a bad path costs no run */
   if (o.json_path && (rc = plat_probe_write_atomic(o.json_path)) != CM_OK) {
