@@ -451,8 +451,8 @@ TEST_IMPL(instrumented_not_clean) {
   return 0;
 }
 
-/* Real captures from the GPU machine, dropped into tests/fixtures/results/
- * (CMake lists them at configure time). */
+/* Real captures from the GPU machine, CP_BENCH_FIXTURES_DIR
+ * (results/h200/bench/ by default; CMake lists them at configure time). */
 TEST_IMPL(fixtures_validate) {
   static const char list[] = CP_FIXTURES;
   json_t *schema;
@@ -460,7 +460,9 @@ TEST_IMPL(fixtures_validate) {
   const char *p = list;
   int n = 0;
   if (list[0] == '\0') {
-    fprintf(stderr, "no *.json under tests/fixtures/results/ yet\n");
+    fprintf(
+        stderr,
+        "no *.json under CP_BENCH_FIXTURES_DIR (results/h200/bench/) yet\n");
     return TEST_SKIP;
   }
   schema = load_schema();
