@@ -29,14 +29,37 @@
 /* Elements of the negative control: odd, so no block size divides it. */
 #define PF_NEGATIVE_N 4097
 
+/* The dtypes op's variant v takes, as a bit mask (bit d: cpk_dtype d). */
+static unsigned variant_dtypes(const pf_op *op, int v) {
+  unsigned m = 0;
+  int d;
+  for (d = CPK_F32; d <= CPK_BF16; d++)
+    if (pf_op_supports(op, v, (cpk_dtype)d))
+      m |= 1u << d;
+  return m;
+}
+
 static void list_text(void) {
   int n, i, v, d;
   const pf_op *ops = pf_ops(&n);
   for (i = 0; i < n; i++) {
     printf("%-18s variants: auto", ops[i].name);
     for (v = 0; v <= CPK_V_LAST; v++)
-      if (ops[i].variants & (1u << v))
+      if (ops[i].variants & (1u << v)) {
+        /* a variant of only some dtypes says which (matmul's tiled is
+         * fp32 only, its tensor-core paths 16-bit only) */
+        const unsigned m = variant_dtypes(&ops[i], v);
         printf(",%s", pf_variant_name(v));
+        if (m != 7u) {
+          const char *sep = "(";
+          for (d = CPK_F32; d <= CPK_BF16; d++)
+            if (m & (1u << d)) {
+              printf("%s%s", sep, pf_dtype_name((cpk_dtype)d));
+              sep = " ";
+            }
+          printf(")");
+        }
+      }
     printf("  dtypes:");
     for (d = 0; d < 3; d++)
       printf("%s%s", d ? "," : " ", pf_dtype_name((cpk_dtype)d));
@@ -62,6 +85,21 @@ static int list_json(void) {
     json_object_set_new(o, "name", cm_json_text(ops[i].name));
     json_object_set_new(o, "variants", vs);
     json_object_set_new(o, "dtypes", ds);
+    {
+      /* each variant's own dtypes (some take only some) */
+      json_t *vd = json_object();
+      for (v = 0; v <= CPK_V_LAST; v++)
+        if (ops[i].variants & (1u << v)) {
+          json_t *l = json_array();
+          const unsigned m = variant_dtypes(&ops[i], v);
+          for (d = CPK_F32; d <= CPK_BF16; d++)
+            if (m & (1u << d))
+              json_array_append_new(l,
+                                    cm_json_text(pf_dtype_name((cpk_dtype)d)));
+          json_object_set_new(vd, pf_variant_name(v), l);
+        }
+      json_object_set_new(o, "variant_dtypes", vd);
+    }
     json_array_append_new(arr, o);
   }
   json_object_set_new(root, "ops", arr);
