@@ -9,6 +9,7 @@
 #include "rp_report.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,37 @@
 #define EXIT_OK 0
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
+#define EXIT_INTERRUPTED 130 /* as repro's own runs (rp_exit.h) */
+
+static volatile sig_atomic_t held_signal;
+
+static void hold_one(int signum) {
+  held_signal = signum;
+}
+
+/* on: interrupts only set held_signal; off: their previous handlers. */
+static void hold_signals(int on) {
+  static void (*prev[3])(int);
+  static const int nums[] = {
+      SIGINT,
+      SIGTERM,
+#ifdef SIGHUP
+      SIGHUP,
+#endif
+  };
+  size_t i;
+  for (i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+    if (on) {
+      prev[i] = signal(nums[i], hold_one);
+      /* one ignored already (a background job's SIGINT, nohup's SIGHUP)
+       * stays ignored */
+      if (prev[i] == SIG_IGN)
+        signal(nums[i], SIG_IGN);
+    } else if (prev[i] != SIG_ERR) {
+      signal(nums[i], prev[i]);
+    }
+  }
+}
 
 static void report_usage(void) {
   fprintf(stderr,
@@ -107,8 +139,22 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
     }
     run = dir;
   }
+  /* Writing the documents and re-binding the manifest is one step to an
+   * auditor: cut between the two (Ctrl-C while the manifest is re-hashed),
+   * the run would no longer verify. An interrupt is held until it ends,
+   * then honoured (exit 130). */
+  held_signal = 0;
+  hold_signals(1);
   r = rp_report_write(run, &o, msg, sizeof msg);
+  hold_signals(0);
   fprintf(stderr, "repro report: %s\n", msg);
+  if (held_signal != 0) {
+    fprintf(stderr,
+            "repro report: interrupted (signal %d); held until the report "
+            "was bound to the manifest, so the run still verifies\n",
+            (int)held_signal);
+    return EXIT_INTERRUPTED;
+  }
   return r == CM_OK ? EXIT_OK : EXIT_FAIL;
 }
 
