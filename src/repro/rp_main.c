@@ -74,6 +74,9 @@ static int rp__dispatch_report(int argc, char **argv) {
         return -1;
       break;
     }
+    /* repro's own --help comes first: `repro --help report` prints it */
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+      return -1;
     eq = strchr(a, '=');
     if (cm_strlcpy(name, a, sizeof name) != CM_OK)
       continue;

@@ -1061,6 +1061,16 @@ TEST_IMPL(cli_usage_and_unsupported) {
   ASSERT_OK(rp_step_run(&sp, &res));
   ASSERT_EQ(res.exit_code, 0);
   ASSERT_CONTAINS(res.out, "130  interrupted");
+  rp_step_result_free(&res);
+  {
+    /* --help before report is repro's help, not a report of the newest
+     * run (which it wrote before) */
+    const char *help_rep[] = {RP_REPRO_EXE, "--help", "report", NULL};
+    sp.argv = help_rep;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    ASSERT_CONTAINS(res.out, "130  interrupted");
+  }
   ASSERT_CONTAINS(res.out, "sanitize");
   rp_step_result_free(&res);
   return 0;
