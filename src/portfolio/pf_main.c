@@ -230,8 +230,8 @@ int main(int argc, char **argv, char **envp) {
       rc = list_json();
     else
       list_text();
-    /* what was asked for is the output: a full disk or a closed pipe is
-     * exit 4, not a silent 0 */
+    /* what was asked for is the output: a full disk (or a closed pipe,
+     * where SIGPIPE is ignored) is exit 4, not a silent 0 */
     if (fflush(stdout) != 0 || ferror(stdout)) {
       fprintf(stderr,
               "cuda_portfolio: %s: could not write to standard "

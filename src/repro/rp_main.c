@@ -17,11 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 if a selected stage hands --select to cuda_portfolio (profile, time). */
-static int rp__uses_select(const rp_stage_desc *const *sel) {
+/* 1 if stage d is among the selected stages. */
+static int rp__selected(const rp_stage_desc *const *sel,
+                        const rp_stage_desc *d) {
   int i;
   for (i = 0; sel[i] != NULL; i++)
-    if (sel[i] == &rp_stage_profile || sel[i] == &rp_stage_time)
+    if (sel[i] == d)
       return 1;
   return 0;
 }
@@ -77,15 +78,19 @@ static int rp__dispatch_report(int argc, char **argv) {
     /* repro's own --help comes first: `repro --help report` prints it */
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
       return -1;
+    /* the option's name alone (before any "="): the value may be long */
     eq = strchr(a, '=');
-    if (cm_strlcpy(name, a, sizeof name) != CM_OK)
-      continue;
-    if (eq != NULL && (size_t)(eq - a) < sizeof name) {
-      name[eq - a] = '\0';
-      v = eq + 1;
-    } else if (rp_cli_takes_value(name) && i + 1 < argc) {
-      v = argv[++i];
+    {
+      const size_t len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+      if (len >= sizeof name)
+        continue; /* no option of repro's is that long */
+      memcpy(name, a, len);
+      name[len] = '\0';
     }
+    if (eq != NULL)
+      v = eq + 1;
+    else if (rp_cli_takes_value(name) && i + 1 < argc)
+      v = argv[++i];
     if (v != NULL && strcmp(name, "--root") == 0)
       root = v;
     else if (v != NULL && strcmp(name, "--out") == 0)
@@ -173,7 +178,9 @@ int main(int argc, char **argv) {
   }
   /* a --select cuda_portfolio refuses fails now, not after the stages
    * before profile and time have run (minutes, on a GPU) */
-  if (rp__uses_select(sel) && rp_select_check(&ctx, err, sizeof err) != CM_OK) {
+  if (rp_select_check(&ctx, rp__selected(sel, &rp_stage_time),
+                      rp__selected(sel, &rp_stage_profile), err,
+                      sizeof err) != CM_OK) {
     fprintf(stderr,
             "repro: --select \"%s\": cuda_portfolio refuses it: %s\n"
             "  (--select takes cuda_portfolio's selection words, e.g. \"--op "

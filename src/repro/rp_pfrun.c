@@ -118,27 +118,27 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   return (int)code;
 }
 
-int rp_select_check(const rp_ctx *ctx, char *msg, size_t size) {
-  char bin[1200], sel[1024], placeholder[1200];
+/* One form of the check: cuda_portfolio --check-args MODE_WORDS... --json
+ * PLACEHOLDER SELECT... Returns CM_EINVAL with msg when it exits 2. */
+static int rp__select_check_one(const rp_ctx *ctx, const char *bin,
+                                const char *const *mode, char *msg,
+                                size_t size) {
+  char sel[1024], placeholder[1200];
   const char *argv[40];
-  int n = 0;
+  int n = 0, i;
   rp_step_spec sp;
   rp_step_result res;
-  msg[0] = '\0';
-  if (ctx->opt.select[0] == '\0' ||
-      rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK ||
-      !plat_path_exists(bin))
-    return CM_OK;
   /* never written: --check-args parses the words and builds the case list,
    * then returns before --json's file is looked at */
   if (cm_snprintf(placeholder, sizeof placeholder, "%s/select-check.json",
                   ctx->opt.out_parent) != CM_OK)
     return CM_OK;
-  /* the time stage's own words (rp_stage_time.c), --check-args first so
-   * that a --help among the selection is refused, not obeyed */
+  /* --check-args first, so that a --help among the selection is refused,
+   * not obeyed */
   argv[n++] = bin;
   argv[n++] = "--check-args";
-  argv[n++] = "--bench";
+  for (i = 0; mode[i] != NULL && n < 8; i++)
+    argv[n++] = mode[i];
   argv[n++] = "--json";
   argv[n++] = placeholder;
   if (rp_select_args(ctx, sel, sizeof sel, argv, &n, 36) != CM_OK) {
@@ -160,6 +160,36 @@ int rp_select_check(const rp_ctx *ctx, char *msg, size_t size) {
   rp__last_line(res.err_tail, msg, size);
   rp_step_result_free(&res);
   return CM_EINVAL;
+}
+
+int rp_select_check(const rp_ctx *ctx, int time, int profile, char *msg,
+                    size_t size) {
+  /* each stage's own mode words (rp_stage_time.c, rp_stage_profile.c):
+   * the smoke set, which the profile stage runs by default, takes fewer
+   * selection words than the benchmark set (no --shape) */
+  static const char *const time_mode[] = {"--bench", NULL};
+  static const char *const prof_bench[] = {"--profile-range", "--bench", NULL};
+  static const char *const prof_smoke[] = {"--profile-range", "--smoke", NULL};
+  char bin[1200];
+  int r = CM_OK;
+  msg[0] = '\0';
+  if (ctx->opt.select[0] == '\0' ||
+      rp_build_bin(ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK ||
+      !plat_path_exists(bin))
+    return CM_OK;
+  if (time)
+    r = rp__select_check_one(ctx, bin, time_mode, msg, size);
+  if (r == CM_OK && profile) {
+    r = rp__select_check_one(
+        ctx, bin, ctx->opt.profile_bench ? prof_bench : prof_smoke, msg, size);
+    if (r != CM_OK && !ctx->opt.profile_bench) {
+      size_t len = strlen(msg);
+      cm_snprintf(msg + len, size - len,
+                  " (the profile stage's smoke set; --profile-set bench "
+                  "profiles the benchmark shapes)");
+    }
+  }
+  return r;
 }
 
 int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,

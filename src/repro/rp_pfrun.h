@@ -36,13 +36,16 @@ int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
                    int *n, int max);
 
 /* Asks the build's cuda_portfolio, before any stage runs, whether it takes
- * --select's words: `cuda_portfolio --bench WORDS --json PLACEHOLDER
- * --list` parses them as the time stage's command line does (nothing runs,
- * nothing is written) and exits 2 on a word it refuses. Returns CM_EINVAL
- * with its message in msg when refused; CM_OK when taken, and also when it
- * cannot tell (no --select, no cuda_portfolio built yet, or another exit):
- * the stages then say what happens. Choices made later, when the case set
- * is built (a --shape --bench does not time), are not checked here. */
-int rp_select_check(const rp_ctx *ctx, char *msg, size_t size);
+ * --select's words in each selected stage's own form: `cuda_portfolio
+ * --check-args --bench --json PLACEHOLDER WORDS` for time (when time), and
+ * `--check-args --profile-range --smoke|--bench --json PLACEHOLDER WORDS`
+ * for profile (when profile; --profile-set chooses the set). --check-args
+ * parses the words and builds the case list, nothing runs, nothing is
+ * written, and it exits 2 on what it refuses. Returns CM_EINVAL with its
+ * message in msg when refused; CM_OK when taken, and also when it cannot
+ * tell (no --select, no cuda_portfolio built yet, or another exit): the
+ * stages then say what happens. */
+int rp_select_check(const rp_ctx *ctx, int time, int profile, char *msg,
+                    size_t size);
 
 #endif

@@ -97,8 +97,20 @@ int rp_runner_init(void) {
   if (rp__inited)
     return CM_OK;
   for (i = 0; i < RP__NSIG; i++) {
-    if (uv_signal_init(uv_default_loop(), &rp__sigs[i]) != 0 ||
-        uv_signal_start(&rp__sigs[i], rp__signal_cb, rp__signums[i]) != 0)
+    if (uv_signal_init(uv_default_loop(), &rp__sigs[i]) != 0)
+      return CM_EINTERNAL;
+#ifndef _WIN32
+    /* A hang-up inherited ignored (nohup ./repro all) stays ignored: the
+     * user asked for the run to outlive the terminal. (SIGINT and SIGTERM
+     * are taken whatever they were: a shell starts background jobs with
+     * SIGINT ignored, and a `kill -INT` must still reach repro.) */
+    if (rp__signums[i] == SIGHUP) {
+      struct sigaction old;
+      if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        continue;
+    }
+#endif
+    if (uv_signal_start(&rp__sigs[i], rp__signal_cb, rp__signums[i]) != 0)
       return CM_EINTERNAL;
     /* The handlers must not keep uv_run alive: a step's loop ends when the
      * step's own handles are closed. */

@@ -117,21 +117,26 @@ file(MAKE_DIRECTORY "${on}/scripts" "${on}/build/linux/bin" "${on}/elsewhere")
 file(COPY "${SRC}/repro" DESTINATION "${on}"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 file(WRITE "${on}/scripts/setup-deps.sh" "#!/bin/sh
-case \"$1\" in --cmake) echo '${on}/fake-cmake' ;; esac
+case \"$1\" in --cmake) echo '${on}/fakebin/cmake' ;; esac
 exit 0
 ")
-file(WRITE "${on}/fake-cmake" "#!/bin/sh
+file(MAKE_DIRECTORY "${on}/fakebin")
+file(WRITE "${on}/fakebin/cmake" "#!/bin/sh
 echo \"cmake in $(pwd): $*\" >> '${on}/cmake-calls.txt'
 ")
-file(WRITE "${on}/build/linux/bin/repro" "#!/bin/sh\necho \"native: $*\"\n")
-foreach(f scripts/setup-deps.sh fake-cmake build/linux/bin/repro)
+file(WRITE "${on}/build/linux/bin/repro"
+  "#!/bin/sh\necho \"native: $*\"\necho \"native cmake: $(command -v cmake)\"\n")
+foreach(f scripts/setup-deps.sh fakebin/cmake build/linux/bin/repro)
   file(CHMOD "${on}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 endforeach()
 execute_process(COMMAND "${on}/repro" doctor
   WORKING_DIRECTORY "${on}/elsewhere"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(READ "${on}/cmake-calls.txt" calls)
+# (the fake cmake is not PATH's: the native repro, whose stages run cmake
+# from PATH, is handed the launcher's one first on PATH)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* doctor"
+   OR NOT out MATCHES "native cmake: ${on}/fakebin/cmake"
    OR NOT calls MATCHES "cmake in ${on}: --preset linux"
    OR NOT calls MATCHES "cmake in ${on}: --build --preset linux"
    OR calls MATCHES "elsewhere"

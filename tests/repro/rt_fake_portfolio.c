@@ -26,7 +26,8 @@
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
  * option's message, and --check-args as the first word prints one line
- * and exits 0 (anywhere else, exit 2: repro must put it first). */
+ * and exits 0 (anywhere else, exit 2: repro must put it first), but 2 for
+ * --shape with --smoke, as the real binary. */
 #include "rp_test_util.h"
 
 #include <stdio.h>
@@ -132,8 +133,20 @@ int main(int argc, char **argv) {
     }
   for (i = 1; i < argc; i++)
     if (strcmp(argv[i], "--check-args") == 0) {
+      int k, smoke = 0, shape = 0;
       if (i != 1) {
         fprintf(stderr, "cuda_portfolio: fake: --check-args not first\n");
+        return 2;
+      }
+      /* the real binary's rule (portfolio_cli.check_args_smoke_shape):
+       * the smoke set's shapes are fixed */
+      for (k = 1; k < argc; k++) {
+        smoke |= strcmp(argv[k], "--smoke") == 0;
+        shape |= strcmp(argv[k], "--shape") == 0;
+      }
+      if (smoke && shape) {
+        fprintf(stderr, "cuda_portfolio: --shape with --smoke: that set's "
+                        "shapes are fixed (fake)\n");
         return 2;
       }
       printf("cuda_portfolio: the words make 1 case(s); nothing run\n");

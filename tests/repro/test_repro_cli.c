@@ -341,6 +341,25 @@ TEST_IMPL(cli_time_results_filed) {
     snprintf(p, sizeof p, "%s/logs/select-check.json", root);
     ASSERT_TRUE(!plat_path_exists(p));
   }
+  {
+    /* each selected stage's own form: --shape suits the time stage's
+     * benchmark set, not the profile stage's smoke set, which refused it
+     * only after the stages before it had run */
+    static const char *const prof[] = {"profile", "--select",
+                                       "--op softmax --shape 8192x8192", NULL};
+    static const char *const timed[] = {"time", "--select",
+                                        "--op softmax --shape 8192x8192", NULL};
+    ASSERT_EQ(make_root("select-prof", root, sizeof root), 0);
+    ASSERT_OK(run_repro(root, prof, clean, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--shape with --smoke");
+    ASSERT_CONTAINS(res.err_tail, "the profile stage's smoke set");
+    rp_step_result_free(&res);
+    ASSERT_TRUE(load_manifest(root, run, sizeof run) == NULL);
+    ASSERT_OK(run_repro(root, timed, clean, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+  }
   return 0;
 }
 
@@ -505,6 +524,18 @@ TEST_IMPL(cli_readers_relative) {
     snprintf(md, sizeof md, "%s/report.md", run);
     ASSERT_TRUE(plat_path_exists(md));
     ASSERT_EQ(remove(md), 0);
+  }
+  {
+    /* --out=DIR with a long DIR is --out DIR (the name was cut at 32
+     * characters with the value, and the option ignored) */
+    char eqout[1400];
+    const char *rep_eq[] = {RP_REPRO_EXE, eqout, "report", "--no-finish", NULL};
+    snprintf(eqout, sizeof eqout, "--out=%s", logs);
+    sp.cwd = other;
+    sp.argv = rep_eq;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
   }
   {
     /* no RUN: the newest run under --out, from a folder with no logs/; a
@@ -673,6 +704,11 @@ TEST_IMPL(cli_report_interrupt) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_sighup_ignored) {
+  printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
@@ -687,7 +723,7 @@ TEST_IMPL(cli_sighup) {
  * reach) was ended with repro. The run folder goes to run[size]. */
 static int interrupt_step(const char *name, const char *command,
                           const char *mode, int signum, const char *signame,
-                          char *run, size_t size) {
+                          char *run, size_t size, int ignored) {
   char root[600], out[1200], pidfile[1200], envp[1300], envm[128];
   pid_t pid;
   int status = 0, i, alive;
@@ -703,6 +739,8 @@ static int interrupt_step(const char *name, const char *command,
   if (pid == 0) {
     putenv(envm);
     putenv(envp);
+    if (ignored != 0) /* as nohup leaves it */
+      signal(ignored, SIG_IGN);
     execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, command,
           (char *)NULL);
     _exit(127);
@@ -718,6 +756,16 @@ static int interrupt_step(const char *name, const char *command,
     free(t);
   }
   ASSERT_GT(child, 0);
+  if (ignored != 0) {
+    /* the signal repro inherited ignored is left ignored: the run goes on */
+    int gone;
+    ASSERT_EQ(kill(pid, ignored), 0);
+    rt_sleep_ms(300);
+    gone = waitpid(pid, &status, WNOHANG);
+    if (gone != 0)
+      kill((pid_t)child, SIGKILL);
+    ASSERT_EQ(gone, 0);
+  }
   ASSERT_EQ(kill(pid, signum), 0);
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   /* The child was ended with repro; one left running (the bug) is ended
@@ -744,7 +792,7 @@ static int interrupt_step(const char *name, const char *command,
 TEST_IMPL(cli_sigint) {
   char run[1300];
   return interrupt_step("sigint", "test", "sleep", SIGINT, "SIGINT", run,
-                        sizeof run);
+                        sizeof run, 0);
 }
 
 /* cuda_portfolio interrupted while it writes its results: the unfinished
@@ -760,7 +808,7 @@ TEST_IMPL(cli_time_interrupted_results) {
   if (engine_names_exe() != 0)
     return TEST_SKIP;
   ASSERT_EQ(interrupt_step("timeint", "time", "json_partial", SIGINT, "SIGINT",
-                           run, sizeof run),
+                           run, sizeof run, 0),
             0);
   /* the interrupted run's archive verifies, folder and bundle */
   memset(&vr, 0, sizeof vr);
@@ -884,13 +932,21 @@ TEST_IMPL(cli_interrupt_archive) {
 TEST_IMPL(cli_sighup) {
   char run[1300];
   return interrupt_step("sighup", "test", "sleep", SIGHUP, "SIGHUP", run,
-                        sizeof run);
+                        sizeof run, 0);
 }
 
-/* Runs `repro report RUN` and sends it SIGTERM after delay_ms (none when
- * negative); returns its wait status. (SIGTERM, not SIGINT: a test run
- * from a background shell inherits SIGINT ignored, which the report keeps
- * ignored.) */
+/* Under nohup (SIGHUP inherited ignored) a hang-up leaves the run going, as
+ * before SIGHUP was handled; a later SIGINT still interrupts it. */
+TEST_IMPL(cli_sighup_ignored) {
+  char run[1300];
+  return interrupt_step("nohup", "test", "sleep", SIGINT, "SIGINT", run,
+                        sizeof run, SIGHUP);
+}
+
+/* Runs `repro report RUN` and sends it SIGTERM after delay_ms and again
+ * 10 ms later (none when negative); returns its wait status. (SIGTERM, not
+ * SIGINT: a test run from a background shell inherits SIGINT ignored, which the
+ * report keeps ignored.) */
 static int report_signalled(const char *run, int delay_ms) {
   int status = -1;
   pid_t pid = fork();
@@ -904,7 +960,10 @@ static int report_signalled(const char *run, int delay_ms) {
     _exit(127);
   }
   if (delay_ms >= 0) {
+    /* twice, as an impatient user's Ctrl-C: the second must be held too */
     rt_sleep_ms(delay_ms);
+    kill(pid, SIGTERM);
+    rt_sleep_ms(10);
     kill(pid, SIGTERM);
   }
   return waitpid(pid, &status, 0) == pid ? status : -1;

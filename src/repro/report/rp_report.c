@@ -42,6 +42,37 @@ static int refinish(const char *dir) {
 #endif
 }
 
+/* The re-finish hashes every file of the folder into the manifest: on a
+ * folder that no longer verifies (a results file edited after the run), it
+ * would bind the change and make the tampered run verify again. */
+int rp_report_check(const char *dir, char *msg, size_t size) {
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+  rp_verify_result vr;
+  char path[2048];
+  int r;
+  msg[0] = '\0';
+  if (cm_snprintf(path, sizeof path, "%s/manifest.json", dir) != CM_OK ||
+      !plat_path_exists(path))
+    return CM_OK; /* nothing to bind to */
+  memset(&vr, 0, sizeof vr);
+  r = rp_verify(dir, &vr);
+  if (r == CM_OK && vr.ok)
+    return CM_OK;
+  cm_snprintf(msg, size,
+              "%s does not verify (%s): a report would re-hash the changed "
+              "files into its manifest and hide the change, so none was "
+              "written (repro verify %s names it; to read the run anyway, "
+              "report a copy without its manifest.json)",
+              dir, vr.problem[0] ? vr.problem : cm_strerror(r), dir);
+  return CM_EMISMATCH;
+#else
+  (void)dir;
+  msg[0] = '\0';
+  (void)size;
+  return CM_OK;
+#endif
+}
+
 int rp_report_write(const char *dir, const rp_report_opts *o, char *msg,
                     size_t size) {
   rp_run run;
@@ -75,27 +106,11 @@ int rp_report_write(const char *dir, const rp_report_opts *o, char *msg,
     rp_run_free(&run);
     return CM_ENOENT;
   }
-#if defined(RP_REPORT_HAVE_ARCHIVE)
-  /* The re-finish hashes every file of the folder into the manifest: on a
-   * folder that no longer verifies (a results file edited after the run),
-   * it would bind the change and make the tampered run verify again.
-   * Refused, naming the mismatch, before anything is written. */
-  if (run.have_manifest && !o->no_finish && !o->just_finished) {
-    rp_verify_result vr;
-    memset(&vr, 0, sizeof vr);
-    r = rp_verify(dir, &vr);
-    if (r != CM_OK || !vr.ok) {
-      cm_snprintf(msg, size,
-                  "%s does not verify (%s): a report would re-hash the "
-                  "changed files into its manifest and hide the change, so "
-                  "none was written (repro verify %s names it; to read the "
-                  "run anyway, report a copy without its manifest.json)",
-                  dir, vr.problem[0] ? vr.problem : cm_strerror(r), dir);
-      rp_run_free(&run);
-      return CM_EMISMATCH;
-    }
+  if (run.have_manifest && !o->no_finish && !o->just_finished &&
+      (r = rp_report_check(dir, msg, size)) != CM_OK) {
+    rp_run_free(&run);
+    return r;
   }
-#endif
   r = rp_report_markdown(&run, &md);
   if (r == CM_OK)
     r = rp_report_html(&run, &html, &charts);

@@ -48,6 +48,13 @@ typedef struct {
   int quiet;     /* no progress lines on stderr */
 } rp_report_opts;
 
+/* Refuses (CM_EMISMATCH, msg saying why) a run folder with a manifest that
+ * does not verify: the re-finish would bind a change made after the run.
+ * CM_OK for a verifying folder or one without a manifest. rp_report_write
+ * calls it first unless opts say no_finish or just_finished; `repro
+ * report` calls it itself, before it holds interrupts for the writing. */
+int rp_report_check(const char *run_dir, char *msg, size_t size);
+
 /* Loads run_dir, writes report.md and report.html (and the exports asked
  * for) into it, then re-finishes its manifest.json when it has one and the
  * archive is linked in. A sentence on the outcome (or the failure) goes to

@@ -22,33 +22,61 @@
 
 static volatile sig_atomic_t held_signal;
 
+#ifdef _WIN32
+/* Windows' CRT resets a handler to the default once it has run: put it
+ * back, so that a second Ctrl-C is held too. (No SIGHUP there: libuv's
+ * header defines one, which the CRT would refuse as invalid.) */
+static void hold_one(int signum) {
+  held_signal = signum;
+  signal(signum, hold_one);
+}
+
+static const int held_nums[] = {SIGINT, SIGTERM};
+static void (*held_prev[2])(int);
+
+/* on: interrupts only set held_signal; off: their previous handlers. */
+static void hold_signals(int on) {
+  size_t i;
+  for (i = 0; i < sizeof held_nums / sizeof held_nums[0]; i++) {
+    if (on) {
+      held_prev[i] = signal(held_nums[i], hold_one);
+      if (held_prev[i] == SIG_IGN)
+        signal(held_nums[i], SIG_IGN);
+    } else if (held_prev[i] != SIG_ERR) {
+      signal(held_nums[i], held_prev[i]);
+    }
+  }
+}
+#else
 static void hold_one(int signum) {
   held_signal = signum;
 }
 
-/* on: interrupts only set held_signal; off: their previous handlers. */
+static const int held_nums[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction held_prev[3];
+
+/* on: interrupts only set held_signal (sigaction: the handler stays for a
+ * second Ctrl-C, where signal() would reset it); off: their previous
+ * actions. A signal ignored already (a background job's SIGINT, nohup's
+ * SIGHUP) stays ignored. */
 static void hold_signals(int on) {
-  static void (*prev[3])(int);
-  static const int nums[] = {
-      SIGINT,
-      SIGTERM,
-#ifdef SIGHUP
-      SIGHUP,
-#endif
-  };
   size_t i;
-  for (i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+  for (i = 0; i < sizeof held_nums / sizeof held_nums[0]; i++) {
     if (on) {
-      prev[i] = signal(nums[i], hold_one);
-      /* one ignored already (a background job's SIGINT, nohup's SIGHUP)
-       * stays ignored */
-      if (prev[i] == SIG_IGN)
-        signal(nums[i], SIG_IGN);
-    } else if (prev[i] != SIG_ERR) {
-      signal(nums[i], prev[i]);
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = hold_one;
+      sa.sa_flags = SA_RESTART;
+      sigemptyset(&sa.sa_mask);
+      if (sigaction(held_nums[i], NULL, &held_prev[i]) == 0 &&
+          held_prev[i].sa_handler != SIG_IGN)
+        sigaction(held_nums[i], &sa, NULL);
+    } else {
+      sigaction(held_nums[i], &held_prev[i], NULL);
     }
   }
 }
+#endif
 
 static void report_usage(void) {
   fprintf(stderr,
@@ -143,6 +171,12 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
    * auditor: cut between the two (Ctrl-C while the manifest is re-hashed),
    * the run would no longer verify. An interrupt is held until it ends,
    * then honoured (exit 130). */
+  /* the verify first, interruptible: it writes nothing */
+  if (!o.no_finish && rp_report_check(run, msg, sizeof msg) != CM_OK) {
+    fprintf(stderr, "repro report: %s\n", msg);
+    return EXIT_FAIL;
+  }
+  o.just_finished = !o.no_finish;
   held_signal = 0;
   hold_signals(1);
   r = rp_report_write(run, &o, msg, sizeof msg);

@@ -19,7 +19,9 @@
  * are hashed in
  * (--no-finish leaves the manifest alone).
  * Exit codes: 0 written (and bound when the run has a manifest), 1 the run
- * could not be read or the files written or bound, 2 usage error. */
+ * could not be read or the files written or bound (or does not verify), 2
+ * usage error, 130 interrupted: an interrupt while the documents are written
+ * and bound is held until they are, then honoured. */
 int rp_report_main(int argc, char **argv, const char *runs_dir);
 
 /* repro compare BASE NEW [--threshold 5%|0.05] [--alpha 0.01]
