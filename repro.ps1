@@ -160,6 +160,16 @@ if (-not $Prebuilt) {
     Say "cuda_portfolio needs $($check.NoCuda)"
     $cudaFlag = @('-DCP_WITH_CUDA=OFF')
   }
+  $reconfigure = $false
+  $cache = Join-Path $BuildDir 'CMakeCache.txt'
+  if (-not $check.NoCuda -and (Test-Path -LiteralPath $cache) -and
+      (Select-String -LiteralPath $cache -Pattern '^CP_WITH_CUDA:BOOL=OFF$' -Quiet)) {
+    # configured before the toolkit was there: the cache would keep
+    # cuda_portfolio out of every later build, without a word
+    Say "the CUDA toolkit is here now: configuring preset $Preset again with cuda_portfolio (CP_WITH_CUDA=ON)"
+    $cudaFlag = @('-DCP_WITH_CUDA=ON')
+    $reconfigure = $true
+  }
   try {
     Enter-DevShell $check.VisualStudio
   } catch {
@@ -174,7 +184,8 @@ if (-not $Prebuilt) {
   # is read: the exit code decides here.
   $ErrorActionPreference = 'Continue'
   try {
-    if (-not (Test-Path -LiteralPath (Join-Path $BuildDir 'build.ninja'))) {
+    if ($reconfigure -or
+        -not (Test-Path -LiteralPath (Join-Path $BuildDir 'build.ninja'))) {
       Say "configuring preset $Preset"
       $log = Join-Path $logs ".configure-$Preset.log"
       & cmake --preset $Preset @cudaFlag *> $log

@@ -150,3 +150,21 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* --help"
    OR err MATCHES "FAKE-INSTALL-RAN")
   message(FATAL_ERROR "--help offline: exit ${rc}\n${out}${err}")
 endif()
+
+# A build folder configured before the CUDA toolkit was installed
+# (CP_WITH_CUDA=OFF cached): with nvcc here now, the launcher configures
+# again with cuda_portfolio on, instead of building without it for ever.
+find_program(nvcc_exe nvcc PATHS /usr/local/cuda/bin)
+if(nvcc_exe)
+  file(WRITE "${on}/build/linux/build.ninja" "")
+  file(WRITE "${on}/build/linux/CMakeCache.txt" "CP_WITH_CUDA:BOOL=OFF\n")
+  file(REMOVE "${on}/cmake-calls.txt")
+  execute_process(COMMAND "${on}/repro" doctor
+    WORKING_DIRECTORY "${on}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  file(READ "${on}/cmake-calls.txt" calls)
+  if(NOT rc EQUAL 0 OR NOT calls MATCHES "--preset linux -DCP_WITH_CUDA=ON"
+     OR NOT err MATCHES "CUDA toolkit is here now")
+    message(FATAL_ERROR "cached CP_WITH_CUDA=OFF: exit ${rc}\n${out}${err}\ncmake calls:\n${calls}")
+  endif()
+endif()
