@@ -161,6 +161,23 @@ int cm_starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+int cm_split(char *s, const char *seps, char **words, int max) {
+  int n = 0;
+  char *p = s;
+  while (*p != '\0') {
+    while (*p != '\0' && strchr(seps, *p) != NULL)
+      *p++ = '\0';
+    if (*p == '\0')
+      break;
+    if (n == max)
+      return max + 1;
+    words[n++] = p;
+    while (*p != '\0' && strchr(seps, *p) == NULL)
+      p++;
+  }
+  return n;
+}
+
 int cm_str_among(const char *s, const char *const *list) {
   size_t i;
   for (i = 0; list[i] != NULL; i++)

@@ -68,4 +68,10 @@ int cm_starts_with(const char *s, const char *prefix);
  * (a command line's option names, say), else 0. */
 int cm_str_among(const char *s, const char *const *list);
 
+/* Splits s in place into words separated by runs of the characters of seps
+ * (" \t", say): each separator becomes a NUL, words[i] points into s.
+ * Returns the number of words, or max + 1 when there are more than max
+ * (words[0..max) then hold the first max). */
+int cm_split(char *s, const char *seps, char **words, int max);
+
 #endif

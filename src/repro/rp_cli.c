@@ -51,21 +51,15 @@ static int rp__select_words(const char *v, char *err, size_t size) {
                                       "--dump",
                                       NULL};
   static const char *const own[] = {"--gpu", "--lock-clocks", NULL};
-  char buf[1024], *w, *p;
-  int words = 0;
+  /* one word past the limit is enough to say it is past */
+  char buf[1024], *words[RP_SELECT_MAX_WORDS + 1];
+  int nw, k;
   if (cm_strlcpy(buf, v, sizeof buf) != CM_OK)
     return CM_OK; /* too long: the length check names it */
-  for (p = buf; *p != '\0';) {
-    while (*p == ' ')
-      p++;
-    if (*p == '\0')
-      break;
-    w = p;
-    while (*p != '\0' && *p != ' ')
-      p++;
-    if (*p == ' ')
-      *p++ = '\0';
-    if (++words > RP_SELECT_MAX_WORDS) {
+  nw = cm_split(buf, " ", words, RP_SELECT_MAX_WORDS + 1);
+  for (k = 0; k < nw && k <= RP_SELECT_MAX_WORDS; k++) {
+    const char *w = words[k];
+    if (k + 1 > RP_SELECT_MAX_WORDS) {
       cm_snprintf(err, size,
                   "--select \"%s\": more than %d words; narrow it (each "
                   "stage passes at most %d on)",
@@ -90,6 +84,19 @@ static int rp__select_words(const char *v, char *err, size_t size) {
     }
   }
   return CM_OK;
+}
+
+int rp_cli_opt_split(const char *a, char *name, size_t size,
+                     const char **value) {
+  const char *eq = strchr(a, '=');
+  size_t n = eq != NULL ? (size_t)(eq - a) : strlen(a);
+  int cut = n >= size;
+  if (cut)
+    n = size - 1;
+  memcpy(name, a, n);
+  name[n] = '\0';
+  *value = eq != NULL ? eq + 1 : NULL;
+  return cut;
 }
 
 int rp_cli_takes_value(const char *name) {
@@ -191,19 +198,9 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
     }
     if (a[0] == '-' && a[1] == '-') {
       char name[32];
-      const char *eq = strchr(a, '=');
       const char *v;
-      if (eq != NULL) {
-        size_t n = (size_t)(eq - a);
-        if (n >= sizeof name)
-          n = sizeof name - 1;
-        memcpy(name, a, n);
-        name[n] = '\0';
-        v = eq + 1;
-      } else {
-        cm_strlcpy(name, a, sizeof name);
-      }
-      if (eq == NULL) {
+      (void)rp_cli_opt_split(a, name, sizeof name, &v);
+      if (v == NULL) {
         if (i + 1 >= argc) {
           /* last: an unknown name is named as such (rp__value_opt set
            * nothing for it, and "" is refused by every known one) */

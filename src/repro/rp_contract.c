@@ -73,24 +73,6 @@ static int rp__valid_version(const char *v) {
   return digits > 0;
 }
 
-/* Splits line into up to max whitespace-separated words in place. */
-static int rp__split(char *line, char **words, int max) {
-  int n = 0;
-  char *p = line;
-  while (*p != '\0') {
-    while (*p == ' ' || *p == '\t')
-      *p++ = '\0';
-    if (*p == '\0')
-      break;
-    if (n == max)
-      return max + 1;
-    words[n++] = p;
-    while (*p != '\0' && *p != ' ' && *p != '\t')
-      p++;
-  }
-  return n;
-}
-
 static int rp__add(char list[][RP_CONTRACT_STR], int *n, const char *v) {
   if (*n >= RP_CONTRACT_MAX)
     return CM_ERANGE;
@@ -111,7 +93,7 @@ static int rp__parse_line(char *line, const char *name, int lineno,
                           rp_contract *c, int seen[5], char *err,
                           size_t errsize) {
   char *w[6];
-  int nw = rp__split(line, w, 5);
+  int nw = cm_split(line, " \t", w, 5);
   const char *key;
   if (nw == 0)
     return CM_OK;

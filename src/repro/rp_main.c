@@ -69,7 +69,7 @@ static int rp__dispatch_report(int argc, char **argv) {
   char runs[1024], name[32];
   int i;
   for (i = 1; i < argc; i++) {
-    const char *a = argv[i], *eq, *v = NULL;
+    const char *a = argv[i], *v = NULL;
     if (a[0] != '-') {
       if (strcmp(a, "report") != 0 && strcmp(a, "compare") != 0)
         return -1;
@@ -79,17 +79,9 @@ static int rp__dispatch_report(int argc, char **argv) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
       return -1;
     /* the option's name alone (before any "="): the value may be long */
-    eq = strchr(a, '=');
-    {
-      const size_t len = eq != NULL ? (size_t)(eq - a) : strlen(a);
-      if (len >= sizeof name)
-        continue; /* no option of repro's is that long */
-      memcpy(name, a, len);
-      name[len] = '\0';
-    }
-    if (eq != NULL)
-      v = eq + 1;
-    else if (rp_cli_takes_value(name) && i + 1 < argc)
+    if (rp_cli_opt_split(a, name, sizeof name, &v))
+      continue; /* no option of repro's is that long */
+    if (v == NULL && rp_cli_takes_value(name) && i + 1 < argc)
       v = argv[++i];
     if (v != NULL && strcmp(name, "--root") == 0)
       root = v;

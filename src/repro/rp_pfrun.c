@@ -194,22 +194,20 @@ int rp_select_check(const rp_ctx *ctx, int time, int profile, char *msg,
 
 int rp_select_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
                    int *n, int max) {
-  char *p;
-  int words = 0;
+  char *words[RP_SELECT_MAX_WORDS];
+  /* the same limit everywhere, so that --select's check at the start
+   * (rp_cli.c) answers for every stage */
+  int room = max - 1 - *n, nw, k;
+  if (room > RP_SELECT_MAX_WORDS)
+    room = RP_SELECT_MAX_WORDS;
+  if (room < 0)
+    room = 0;
   if (cm_strlcpy(buf, ctx->opt.select, size) != CM_OK)
     return CM_ERANGE;
-  for (p = buf; *p != '\0';) {
-    while (*p == ' ')
-      *p++ = '\0';
-    if (*p == '\0')
-      break;
-    /* the same limit everywhere, so that --select's check at the start
-     * (rp_cli.c) answers for every stage */
-    if (*n >= max - 1 || ++words > RP_SELECT_MAX_WORDS)
-      return CM_ERANGE;
-    argv[(*n)++] = p;
-    while (*p != '\0' && *p != ' ')
-      p++;
-  }
+  nw = cm_split(buf, " ", words, room);
+  if (nw > room)
+    return CM_ERANGE;
+  for (k = 0; k < nw; k++)
+    argv[(*n)++] = words[k];
   return CM_OK;
 }

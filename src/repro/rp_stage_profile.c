@@ -168,7 +168,7 @@ static int rp__ncu_page(rp_ctx *ctx, rp_stage_run *st, const char *ncu,
  * profile/unflagged/, kept and hashed but read by no results reader, and
  * the record says why. */
 static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
-  char path[1400], rel[256], dir[1400], dst[1500];
+  char path[1400], rel[256], moved[256];
   int r;
   cm_snprintf(rel, sizeof rel, "results/instrumented/%s", name);
   if (cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel) ||
@@ -179,14 +179,12 @@ static void rp__note_result(rp_ctx *ctx, json_t *rec, const char *name) {
     json_object_set_new(rec, "result", cm_json_text(rel));
     return;
   }
-  cm_snprintf(rel, sizeof rel, "profile/unflagged/%s", name);
-  if (cm_snprintf(dir, sizeof dir, "%s/profile/unflagged", ctx->run_dir) ||
-      cm_snprintf(dst, sizeof dst, "%s/%s", dir, name) ||
-      plat_mkdir_p(dir) != CM_OK || plat_rename(path, dst) != CM_OK) {
+  if (cm_snprintf(moved, sizeof moved, "profile/unflagged/%s", name) ||
+      rp_move_in_run(ctx->run_dir, rel, moved) != CM_OK) {
     ctx->io_error = 1; /* left in results/instrumented/: verify names it */
     return;
   }
-  json_object_set_new(rec, "result", cm_json_text(rel));
+  json_object_set_new(rec, "result", cm_json_text(moved));
   json_object_set_new(rec, "result_warning",
                       cm_json_text("the binary marked this profiled run "
                                    "instrumented: false (it missed the "

@@ -67,20 +67,13 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
  * "unreadable"[]: out of the clean results, but kept, as every file of a
  * run is. Returns CM_OK or why it could not be moved. */
 static int rp__time_set_aside(rp_ctx *ctx, rp_stage_run *st, const char *name) {
-  char src[1400], dir[1400], dst[1500], rel[256];
+  char src[256], rel[256];
   json_t *list;
-  int r =
-      cm_snprintf(src, sizeof src, "%s/results/clean/%s", ctx->run_dir, name);
-  if (r == CM_OK)
-    r = cm_snprintf(dir, sizeof dir, "%s/results/unreadable", ctx->run_dir);
-  if (r == CM_OK)
-    r = cm_snprintf(dst, sizeof dst, "%s/%s", dir, name);
+  int r = cm_snprintf(src, sizeof src, "results/clean/%s", name);
   if (r == CM_OK)
     r = cm_snprintf(rel, sizeof rel, "results/unreadable/%s", name);
   if (r == CM_OK)
-    r = plat_mkdir_p(dir);
-  if (r == CM_OK)
-    r = plat_rename(src, dst);
+    r = rp_move_in_run(ctx->run_dir, src, rel);
   if (r != CM_OK) {
     /* Left among the clean results, where verify will name it. */
     ctx->io_error = 1;

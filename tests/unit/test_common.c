@@ -366,6 +366,21 @@ TEST_IMPL(probe_write_atomic) {
   return 0;
 }
 
+/* cm_split: words between runs of separators, in place; more than max is
+ * max + 1. */
+TEST_IMPL(split_words) {
+  char s[] = "  set\tA=1  B ", t[] = "a b c", e[] = " \t ";
+  char *w[3];
+  ASSERT_EQ(cm_split(s, " \t", w, 3), 3);
+  ASSERT_STR_EQ(w[0], "set");
+  ASSERT_STR_EQ(w[1], "A=1");
+  ASSERT_STR_EQ(w[2], "B");
+  ASSERT_EQ(cm_split(t, " ", w, 2), 3);
+  ASSERT_STR_EQ(w[1], "b");
+  ASSERT_EQ(cm_split(e, " \t", w, 3), 0);
+  return 0;
+}
+
 /* cm_str_among: whole-string equality against a NULL-terminated list. */
 TEST_IMPL(str_among) {
   static const char *const list[] = {"--out", "--only", NULL};

@@ -50,6 +50,11 @@ int rp_log_close(rp_log *log, uint64_t *raw_bytes);
 int rp_write_file_atomic(const char *run_dir, const char *relpath,
                          const void *buf, size_t len);
 
+/* Moves <run_dir>/<from_rel> to <run_dir>/<to_rel>, to_rel's parent
+ * folders created: a file set aside inside the run, still archived. */
+int rp_move_in_run(const char *run_dir, const char *from_rel,
+                   const char *to_rel);
+
 /* Builds <run_dir>.tar.gz (trailing separators of run_dir ignored) from
  * every file in run_dir, paths inside the tar prefixed by the run folder's
  * base name: "<run-id>/manifest.json" first, then the other files sorted.

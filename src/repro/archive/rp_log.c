@@ -8,6 +8,7 @@
 #include "rp_archive.h"
 
 #include "cm_error.h"
+#include "platform.h"
 #include "rp_fs.h"
 #include "rp_gz.h"
 
@@ -87,6 +88,20 @@ int rp_log_close(rp_log *log, uint64_t *raw_bytes) {
   rp__gzip_end(&log->gz);
   free(log);
   return rc;
+}
+
+int rp_move_in_run(const char *run_dir, const char *from_rel,
+                   const char *to_rel) {
+  char from[RP__PATH_MAX], to[RP__PATH_MAX];
+  int rc;
+  if (run_dir == NULL || from_rel == NULL || to_rel == NULL)
+    return CM_EINVAL;
+  rc = rp__path_join(from, sizeof from, run_dir, from_rel);
+  if (rc == CM_OK)
+    rc = rp__path_join(to, sizeof to, run_dir, to_rel);
+  if (rc == CM_OK)
+    rc = rp__fs_mkdir_parent(to);
+  return rc == CM_OK ? plat_rename(from, to) : rc;
 }
 
 int rp_write_file_atomic(const char *run_dir, const char *relpath,
