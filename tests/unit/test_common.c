@@ -362,6 +362,25 @@ TEST_IMPL(probe_write_atomic) {
   /* a device: refused, where the rename would have replaced it */
   ASSERT_EQ(plat_path_is_special("/dev/null"), 1);
   ASSERT_EQ(plat_probe_write_atomic("/dev/null"), CM_EINVAL);
+#else
+  /* DOS's device names, which GetFileAttributesW reports as archive files:
+   * --json NUL used to pass and lose the results after the run */
+  ASSERT_EQ(plat_path_is_special("NUL"), 1);
+  ASSERT_EQ(plat_path_is_special("nul.json"), 1);
+  ASSERT_EQ(plat_path_is_special("COM1"), 1);
+  ASSERT_EQ(plat_path_is_special("CON"), 1);
+  ASSERT_EQ(plat_probe_write_atomic("NUL"), CM_EINVAL);
+  ASSERT_EQ(plat_probe_write_atomic("nul.json"), CM_EINVAL);
+  ASSERT_OK(cm_snprintf(missing, sizeof missing, "%s\\NUL", cm_test_tmpdir()));
+  ASSERT_EQ(plat_path_is_special(missing), 1);
+  /* the device namespace, decided by name (a pipe is not opened) */
+  ASSERT_EQ(plat_path_is_special("\\\\.\\NUL"), 1);
+  ASSERT_EQ(plat_path_is_special("\\\\.\\pipe\\cp-no-such-pipe"), 1);
+  /* a drive path under \\?\ is a path like any other */
+  ASSERT_EQ(plat_path_is_special("\\\\?\\C:\\cp-no-such-folder\\r.json"), 0);
+  /* a name that only starts like a device's is a file */
+  ASSERT_EQ(plat_path_is_special("console.json"), 0);
+  ASSERT_EQ(plat_path_is_special("COM10"), 0);
 #endif
   return 0;
 }
