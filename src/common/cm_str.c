@@ -178,6 +178,18 @@ int cm_split(char *s, const char *seps, char **words, int max) {
   return n;
 }
 
+int cm_opt_split(const char *a, char *name, size_t size, const char **value) {
+  const char *eq = strchr(a, '=');
+  size_t n = eq != NULL ? (size_t)(eq - a) : strlen(a);
+  int cut = n >= size;
+  if (cut)
+    n = size - 1;
+  memcpy(name, a, n);
+  name[n] = '\0';
+  *value = eq != NULL ? eq + 1 : NULL;
+  return cut;
+}
+
 int cm_str_among(const char *s, const char *const *list) {
   size_t i;
   for (i = 0; list[i] != NULL; i++)

@@ -74,4 +74,12 @@ int cm_str_among(const char *s, const char *const *list);
  * (words[0..max) then hold the first max). */
 int cm_split(char *s, const char *seps, char **words, int max);
 
+/* Splits a command-line option word a ("--out" or "--out=DIR") into its
+ * name, copied into name[size] (cut to fit), and *value (what follows the
+ * first "=", else NULL; "" for "--out="). Returns 1 when the name had to be
+ * cut (no option has so long a name), else 0. Every parser of repro's
+ * command lines reads option words through it, so that "--opt=value" and
+ * "--opt value" mean the same everywhere. */
+int cm_opt_split(const char *a, char *name, size_t size, const char **value);
+
 #endif

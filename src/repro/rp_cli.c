@@ -86,19 +86,6 @@ static int rp__select_words(const char *v, char *err, size_t size) {
   return CM_OK;
 }
 
-int rp_cli_opt_split(const char *a, char *name, size_t size,
-                     const char **value) {
-  const char *eq = strchr(a, '=');
-  size_t n = eq != NULL ? (size_t)(eq - a) : strlen(a);
-  int cut = n >= size;
-  if (cut)
-    n = size - 1;
-  memcpy(name, a, n);
-  name[n] = '\0';
-  *value = eq != NULL ? eq + 1 : NULL;
-  return cut;
-}
-
 int rp_cli_takes_value(const char *name) {
   static const char *const names[] = {
       "--only", "--skip",        "--preset", "--root",
@@ -199,7 +186,12 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
     if (a[0] == '-' && a[1] == '-') {
       char name[32];
       const char *v;
-      (void)rp_cli_opt_split(a, name, sizeof name, &v);
+      (void)cm_opt_split(a, name, sizeof name, &v);
+      if (v != NULL && cm_str_among(name, flags)) {
+        /* named as a flag given a value, as report's and compare's are */
+        cm_snprintf(err, size, "%s takes no value ('%s')", name, a);
+        return CM_EINVAL;
+      }
       if (v == NULL) {
         if (i + 1 >= argc) {
           /* last: an unknown name is named as such (rp__value_opt set

@@ -43,12 +43,6 @@ int rp_cli_resolve(rp_cli *cli, const char *exe, const char *env_root,
 int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
                   char *err, size_t size);
 
-/* Splits an option word a ("--out" or "--out=DIR") into its name, copied
- * into name[size] (cut to fit), and *value (after the "=", else NULL).
- * Returns 1 when the name had to be cut, else 0. */
-int rp_cli_opt_split(const char *a, char *name, size_t size,
-                     const char **value);
-
 /* 1 if name (an option without "=value") takes a value (--out DIR, ...). */
 int rp_cli_takes_value(const char *name);
 

@@ -79,7 +79,7 @@ static int rp__dispatch_report(int argc, char **argv) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
       return -1;
     /* the option's name alone (before any "="): the value may be long */
-    if (rp_cli_opt_split(a, name, sizeof name, &v))
+    if (cm_opt_split(a, name, sizeof name, &v))
       continue; /* no option of repro's is that long */
     if (v == NULL && rp_cli_takes_value(name) && i + 1 < argc)
       v = argv[++i];

@@ -508,6 +508,12 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_TRUE(sel[2] == NULL);
   ASSERT_EQ(rp_cli_parse(2, a2, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "unknown command");
+  /* a flag given a value is named as such (it was "unknown option") */
+  {
+    char *a11[] = {"repro", "--strict=1", "test", NULL};
+    ASSERT_EQ(rp_cli_parse(3, a11, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--strict takes no value");
+  }
   /* --select: a word that changes cuda_portfolio's mode or output, or
    * that repro has its own option for, is refused by name */
   ASSERT_EQ(rp_cli_parse(4, a8, &cli, err, sizeof err), CM_EINVAL);

@@ -400,6 +400,25 @@ TEST_IMPL(split_words) {
   return 0;
 }
 
+/* cm_opt_split: the name before the first "=" and the value after it (""
+ * for "--out="), NULL without one; a name too long is cut and said so. */
+TEST_IMPL(opt_split) {
+  char name[8];
+  const char *v = "x";
+  ASSERT_EQ(cm_opt_split("--out", name, sizeof name, &v), 0);
+  ASSERT_STR_EQ(name, "--out");
+  ASSERT_TRUE(v == NULL);
+  ASSERT_EQ(cm_opt_split("--out=a=b", name, sizeof name, &v), 0);
+  ASSERT_STR_EQ(name, "--out");
+  ASSERT_STR_EQ(v, "a=b");
+  ASSERT_EQ(cm_opt_split("--out=", name, sizeof name, &v), 0);
+  ASSERT_STR_EQ(v, "");
+  ASSERT_EQ(cm_opt_split("--threshold=5%", name, sizeof name, &v), 1);
+  ASSERT_STR_EQ(name, "--thres");
+  ASSERT_STR_EQ(v, "5%");
+  return 0;
+}
+
 /* cm_str_among: whole-string equality against a NULL-terminated list. */
 TEST_IMPL(str_among) {
   static const char *const list[] = {"--out", "--only", NULL};

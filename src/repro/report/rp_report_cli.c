@@ -78,6 +78,15 @@ static void hold_signals(int on) {
 }
 #endif
 
+/* report's options: flags only. compare's: two flags, and the options
+ * that take a value, given as "--opt value" or "--opt=value". */
+static const char *const report_flags[] = {"--junit", "--sarif", "--no-finish",
+                                           "--help", NULL};
+static const char *const compare_flags[] = {"--force", "--help", NULL};
+static const char *const compare_valued[] = {
+    "--threshold",   "--alpha",  "--resamples", "--seed",
+    "--min-samples", "--format", NULL};
+
 static void report_usage(void) {
   fprintf(stderr,
           "usage: repro report [RUN] [--junit] [--sarif] [--no-finish]\n"
@@ -138,21 +147,32 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
   int i, r;
   memset(&o, 0, sizeof o);
   for (i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--junit") == 0)
+    const char *a = argv[i], *v = NULL;
+    char name[32];
+    /* read as compare and repro's own options are (cm_opt_split), so that
+     * "--junit=yes" is named as a flag given a value, not as a stray word */
+    if (a[0] == '-' && cm_opt_split(a, name, sizeof name, &v))
+      name[0] = '\0'; /* no option of report's is that long */
+    if (a[0] == '-' && v != NULL && cm_str_among(name, report_flags)) {
+      fprintf(stderr, "repro report: %s takes no value ('%s')\n", name, a);
+      report_usage();
+      return EXIT_USAGE;
+    }
+    if (strcmp(a, "--junit") == 0)
       o.junit = 1;
-    else if (strcmp(argv[i], "--sarif") == 0)
+    else if (strcmp(a, "--sarif") == 0)
       o.sarif = 1;
-    else if (strcmp(argv[i], "--no-finish") == 0)
+    else if (strcmp(a, "--no-finish") == 0)
       o.no_finish = 1;
-    else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+    else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       report_usage();
       return EXIT_OK;
-    } else if (argv[i][0] == '-' || run != NULL) {
-      fprintf(stderr, "repro report: unexpected argument '%s'\n", argv[i]);
+    } else if (a[0] == '-' || run != NULL) {
+      fprintf(stderr, "repro report: unexpected argument '%s'\n", a);
       report_usage();
       return EXIT_USAGE;
     } else
-      run = argv[i];
+      run = a;
   }
   if (runs_dir == NULL)
     runs_dir = "logs";
@@ -252,22 +272,11 @@ int rp_compare_main(int argc, char **argv) {
   int i, np = 0, r, code;
   rp_compare_opts_init(&o);
   for (i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    /* v as parsed below: "" when the option came last, so that the chain
-     * names an unknown option as unknown before a missing value is asked
-     * for */
-    const char *val = v != NULL ? v : "";
+    const char *a = argv[i], *v = NULL;
+    char name[32];
     int64_t iv;
     uint64_t uv;
     int bad = 0;
-    if (strcmp(a, "--force") == 0) {
-      o.force = 1;
-      continue;
-    }
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      compare_usage();
-      return EXIT_OK;
-    }
     if (a[0] != '-') {
       if (np == 2) {
         fprintf(stderr, "repro compare: too many paths ('%s')\n", a);
@@ -277,34 +286,55 @@ int rp_compare_main(int argc, char **argv) {
       paths[np++] = a;
       continue;
     }
-    if (strcmp(a, "--threshold") == 0)
-      bad = parse_fraction(val, &o.threshold) != CM_OK;
-    else if (strcmp(a, "--alpha") == 0)
-      bad = parse_fraction(val, &o.alpha) != CM_OK;
-    else if (strcmp(a, "--resamples") == 0) {
-      bad = cm_parse_i64(val, &iv) != CM_OK || iv < 100 || iv > 1000000;
-      o.resamples = bad ? o.resamples : (int)iv;
-    } else if (strcmp(a, "--min-samples") == 0) {
-      bad = cm_parse_i64(val, &iv) != CM_OK || iv < 2 || iv > 1000000;
-      o.min_samples = bad ? o.min_samples : (size_t)iv;
-    } else if (strcmp(a, "--seed") == 0) {
-      bad = cm_parse_u64(val, &uv) != CM_OK;
-      o.seed = bad ? o.seed : uv;
-    } else if (strcmp(a, "--format") == 0) {
-      bad = strcmp(val, "text") != 0 && strcmp(val, "json") != 0;
-      format = val;
-    } else {
+    /* "--opt=value" or "--opt value", as repro's own options */
+    if (cm_opt_split(a, name, sizeof name, &v))
+      name[0] = '\0'; /* no option of compare's is that long */
+    if (v != NULL && cm_str_among(name, compare_flags)) {
+      fprintf(stderr, "repro compare: %s takes no value ('%s')\n", name, a);
+      compare_usage();
+      return EXIT_USAGE;
+    }
+    if (strcmp(a, "--force") == 0) {
+      o.force = 1;
+      continue;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      compare_usage();
+      return EXIT_OK;
+    }
+    /* an unknown option is named as unknown, also when it comes last (it
+     * was asked for a value before) */
+    if (!cm_str_among(name, compare_valued)) {
       fprintf(stderr, "repro compare: unknown option '%s'\n", a);
       compare_usage();
       return EXIT_USAGE;
     }
     if (v == NULL) {
-      fprintf(stderr, "repro compare: %s needs a value\n", a);
-      return EXIT_USAGE;
+      if (i + 1 >= argc) {
+        fprintf(stderr, "repro compare: %s needs a value\n", name);
+        return EXIT_USAGE;
+      }
+      v = argv[++i];
     }
-    i++;
+    if (strcmp(name, "--threshold") == 0)
+      bad = parse_fraction(v, &o.threshold) != CM_OK;
+    else if (strcmp(name, "--alpha") == 0)
+      bad = parse_fraction(v, &o.alpha) != CM_OK;
+    else if (strcmp(name, "--resamples") == 0) {
+      bad = cm_parse_i64(v, &iv) != CM_OK || iv < 100 || iv > 1000000;
+      o.resamples = bad ? o.resamples : (int)iv;
+    } else if (strcmp(name, "--min-samples") == 0) {
+      bad = cm_parse_i64(v, &iv) != CM_OK || iv < 2 || iv > 1000000;
+      o.min_samples = bad ? o.min_samples : (size_t)iv;
+    } else if (strcmp(name, "--seed") == 0) {
+      bad = cm_parse_u64(v, &uv) != CM_OK;
+      o.seed = bad ? o.seed : uv;
+    } else { /* --format */
+      bad = strcmp(v, "text") != 0 && strcmp(v, "json") != 0;
+      format = v;
+    }
     if (bad) {
-      fprintf(stderr, "repro compare: bad value '%s' for %s\n", v, a);
+      fprintf(stderr, "repro compare: bad value '%s' for %s\n", v, name);
       return EXIT_USAGE;
     }
   }
