@@ -10,6 +10,7 @@
 #include "rp_runner.h"
 #include "rp_stage.h"
 #include "rp_test_util.h"
+#include "rt_cli_fixture.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -21,160 +22,6 @@
 #include <unistd.h>
 #endif
 
-/* The executable suffix of this build's programs ("" or ".exe"), taken
- * from the fake's own file name. */
-static const char *exe_suffix(void) {
-  size_t n = strlen(RP_FAKE_PF_EXE);
-  return n > 4 && strcmp(&RP_FAKE_PF_EXE[n - 4], ".exe") == 0 ? ".exe" : "";
-}
-
-/* Skips (77) when repro would not find cuda_portfolio<suffix> in a build
- * folder: rp_build_bin must name the file as the OS spells it. Returns 0 if
- * it does. */
-static int engine_names_exe(void) {
-  rp_ctx ctx;
-  char bin[1200];
-  memset(&ctx, 0, sizeof ctx);
-  cm_strlcpy(ctx.opt.build_dir, "b", sizeof ctx.opt.build_dir);
-  if (rp_build_bin(&ctx, "cuda_portfolio", bin, sizeof bin) != CM_OK)
-    return -1;
-  if (*exe_suffix() != '\0' &&
-      (strlen(bin) < 4 || strcmp(bin + strlen(bin) - 4, ".exe") != 0)) {
-    printf("skip: rp_build_bin gives \"%s\", without %s: repro cannot "
-           "find cuda_portfolio%s on this OS yet\n",
-           bin, exe_suffix(), exe_suffix());
-    return TEST_SKIP;
-  }
-  return 0;
-}
-
-/* Makes <dir>/root with env/{test,time}.contract (no device needed, short
- * timeouts) and build/linux/bin/cuda_portfolio (the fake, copied). */
-static int make_root(const char *name, char *root, size_t size) {
-  char dir[512], p[1200];
-  if (rt_fresh_dir(name, dir, sizeof dir) != 0)
-    return -1;
-  snprintf(root, size, "%s/root", dir);
-  snprintf(p, sizeof p, "%s/env", root);
-  if (plat_mkdir_p(p) != CM_OK)
-    return -1;
-  snprintf(p, sizeof p, "%s/env/test.contract", root);
-  if (rt_write(p,
-               "unset CUDA_PORTFOLIO_ALLOC\ndevice optional\n"
-               "timeout 20\ninstrumented no\n",
-               0) != 0)
-    return -1;
-  snprintf(p, sizeof p, "%s/env/time.contract", root);
-  if (rt_write(p,
-               "forbid NSYS_*\nforbid LD_PRELOAD\ndevice optional\n"
-               "timeout 20\ninstrumented no\n",
-               0) != 0)
-    return -1;
-  snprintf(p, sizeof p, "%s/build/linux/bin", root);
-  if (plat_mkdir_p(p) != CM_OK)
-    return -1;
-  snprintf(p, sizeof p, "%s/build/linux/bin/cuda_portfolio%s", root,
-           exe_suffix());
-  return rt_copy_file(RP_FAKE_PF_EXE, p);
-}
-
-/* Runs repro with args (after --root ROOT --out ROOT/logs) and extra env. */
-static int run_repro(const char *root, const char *const *args,
-                     const char *const *extra_env, rp_step_result *res) {
-  const char *argv[24];
-  char out[1200];
-  char **env = NULL;
-  size_t i, n = 0, ne = 0, k = 0;
-  char *const *cur = plat_environ();
-  int r;
-  snprintf(out, sizeof out, "%s/logs", root);
-  argv[n++] = RP_REPRO_EXE;
-  argv[n++] = "--root";
-  argv[n++] = root;
-  argv[n++] = "--out";
-  argv[n++] = out;
-  for (i = 0; args[i] != NULL && n < 23; i++)
-    argv[n++] = args[i];
-  argv[n] = NULL;
-  while (cur[ne] != NULL)
-    ne++;
-  env = calloc(ne + 8, sizeof *env);
-  for (i = 0; i < ne; i++) {
-    /* an extra NAME=value replaces the inherited NAME (CUDA_HOME is set on
-     * the build machines) */
-    const char *eq = strchr(cur[i], '=');
-    size_t j, len = eq != NULL ? (size_t)(eq - cur[i]) : strlen(cur[i]);
-    int replaced = 0;
-    for (j = 0; extra_env != NULL && extra_env[j] != NULL && j < 7; j++)
-      replaced |=
-          strncmp(extra_env[j], cur[i], len) == 0 && extra_env[j][len] == '=';
-    if (!replaced)
-      env[k++] = cur[i];
-  }
-  for (i = 0; extra_env != NULL && extra_env[i] != NULL && i < 7; i++)
-    env[k++] = (char *)extra_env[i];
-  env[k] = NULL;
-  {
-    rp_step_spec sp;
-    memset(&sp, 0, sizeof sp);
-    sp.argv = argv;
-    sp.env = env;
-    sp.timeout_s = 60;
-    sp.capture_stdout = 1;
-    sp.quiet = 1;
-    r = rp_step_run(&sp, res);
-  }
-  free(env);
-  return r;
-}
-
-/* Loads RUN/manifest.json. */
-static json_t *load_manifest_at(const char *run) {
-  char p[1400];
-  snprintf(p, sizeof p, "%s/manifest.json", run);
-  return json_load_file(p, 0, NULL);
-}
-
-/* Loads the manifest of the one run under ROOT/logs. */
-static json_t *load_manifest(const char *root, char *run, size_t size) {
-  char logs[1200];
-  snprintf(logs, sizeof logs, "%s/logs", root);
-  if (rt_find_run(logs, run, size) != 0)
-    return NULL;
-  return load_manifest_at(run);
-}
-
-static json_t *stage(json_t *m, const char *name) {
-  size_t i;
-  json_t *s;
-  json_array_foreach(json_object_get(m, "stages"), i, s) {
-    if (strcmp(json_string_value(json_object_get(s, "name")), name) == 0)
-      return s;
-  }
-  return NULL;
-}
-
-static const char *str(json_t *o, const char *key) {
-  const char *v = json_string_value(json_object_get(o, key));
-  return v != NULL ? v : "(null)";
-}
-
-/* repro ARGS under ENV in a fresh root NAME: its manifest when it exited
- * with want (run gets the run folder), else NULL. */
-static json_t *repro_manifest(const char *name, const char *const *args,
-                              const char *const *env, int64_t want, char *run,
-                              size_t size) {
-  char root[600];
-  rp_step_result res;
-  int64_t code;
-  if (make_root(name, root, sizeof root) != 0 ||
-      run_repro(root, args, env, &res) != CM_OK)
-    return NULL;
-  code = res.exit_code;
-  rp_step_result_free(&res);
-  return code == want ? load_manifest(root, run, size) : NULL;
-}
-
 TEST_IMPL(cli_no_device_archive) {
   static const char *const args[] = {"all", "--only", "test,time", NULL};
   static const char *const env[] = {"FAKE_PF_MODE=nodev", NULL};
@@ -182,24 +29,26 @@ TEST_IMPL(cli_no_device_archive) {
   rp_step_result res;
   rp_verify_result vr;
   json_t *m;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  ASSERT_EQ(make_root("nodev", root, sizeof root), 0);
-  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_EQ(rt_make_root("nodev", root, sizeof root), 0);
+  ASSERT_OK(rt_run_repro(root, args, env, &res));
   ASSERT_EQ(res.exit_code, 10);
   rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(m, "status"), "complete");
+  ASSERT_STR_EQ(rt_str(m, "status"), "complete");
   ASSERT_EQ(json_array_size(json_object_get(m, "stages")), 2);
-  ASSERT_STR_EQ(str(stage(m, "test"), "status"), "skipped");
-  ASSERT_CONTAINS(str(stage(m, "test"), "reason"), "no CUDA device");
-  ASSERT_CONTAINS(str(stage(m, "test"), "reason"), "(fake)");
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "skipped");
-  ASSERT_STR_EQ(str(json_object_get(stage(m, "test"), "banner"), "allocator"),
-                "pooled");
-  ASSERT_EQ(json_integer_value(json_object_get(stage(m, "test"), "exit_code")),
-            77);
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "test"), "status"), "skipped");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "test"), "reason"), "no CUDA device");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "test"), "reason"), "(fake)");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "skipped");
+  ASSERT_STR_EQ(
+      rt_str(json_object_get(rt_stage(m, "test"), "banner"), "allocator"),
+      "pooled");
+  ASSERT_EQ(
+      json_integer_value(json_object_get(rt_stage(m, "test"), "exit_code")),
+      77);
   ASSERT_TRUE(json_array_size(json_object_get(m, "files")) >= 4);
   json_decref(m);
   memset(&vr, 0, sizeof vr);
@@ -241,12 +90,12 @@ TEST_IMPL(cli_reason_cut_utf8) {
   char run[1300];
   const char *reason, *msg;
   json_t *m;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  m = repro_manifest("cututf8", args, env, 1, run, sizeof run);
+  m = rt_repro_manifest("cututf8", args, env, 1, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(stage(m, "test"), "status"), "failed");
-  reason = str(stage(m, "test"), "reason");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "test"), "status"), "failed");
+  reason = rt_str(rt_stage(m, "test"), "reason");
   ASSERT_CONTAINS(reason, "verification failed (exit 1): ");
   msg = strstr(reason, "): ") + 3;
   ASSERT_TRUE(strchr(reason, '?') == NULL);
@@ -263,18 +112,18 @@ TEST_IMPL(cli_time_refuses_marker) {
   char root[600], run[1300];
   rp_step_result res;
   json_t *m;
-  ASSERT_EQ(make_root("refuse", root, sizeof root), 0);
-  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_EQ(rt_make_root("refuse", root, sizeof root), 0);
+  ASSERT_OK(rt_run_repro(root, args, env, &res));
   ASSERT_EQ(res.exit_code, 3);
   ASSERT_CONTAINS(res.err_tail, "NSYS_FAKE_MARKER");
   rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
-  ASSERT_TRUE(json_is_true(json_object_get(stage(m, "time"), "refused")));
-  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "NSYS_FAKE_MARKER");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "failed");
+  ASSERT_TRUE(json_is_true(json_object_get(rt_stage(m, "time"), "refused")));
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "time"), "reason"), "NSYS_FAKE_MARKER");
   /* Refused before running: no step, no result. */
-  ASSERT_EQ(json_array_size(json_object_get(stage(m, "time"), "steps")), 0);
+  ASSERT_EQ(json_array_size(json_object_get(rt_stage(m, "time"), "steps")), 0);
   json_decref(m);
   return 0;
 }
@@ -286,24 +135,24 @@ TEST_IMPL(cli_time_results_filed) {
   char root[600], run[1300], p[1500];
   rp_step_result res;
   json_t *m;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  m = repro_manifest("clean", args, clean, 0, run, sizeof run);
+  m = rt_repro_manifest("clean", args, clean, 0, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "passed");
   json_decref(m);
   snprintf(p, sizeof p, "%s/results/clean/time.json", run);
   ASSERT_TRUE(plat_path_exists(p));
 
   /* An instrumented result is moved out of clean/ and the stage fails. */
-  ASSERT_EQ(make_root("instr", root, sizeof root), 0);
-  ASSERT_OK(run_repro(root, args, instr, &res));
+  ASSERT_EQ(rt_make_root("instr", root, sizeof root), 0);
+  ASSERT_OK(rt_run_repro(root, args, instr, &res));
   ASSERT_EQ(res.exit_code, 1);
   rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
-  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "instrumented");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "failed");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "time"), "reason"), "instrumented");
   json_decref(m);
   snprintf(p, sizeof p, "%s/results/clean/time.json", run);
   ASSERT_TRUE(!plat_path_exists(p));
@@ -319,18 +168,18 @@ TEST_IMPL(cli_time_results_filed) {
     static const char *const good[] = {"time", "--select", "--op softmax",
                                        NULL};
     char *text;
-    ASSERT_EQ(make_root("select", root, sizeof root), 0);
-    ASSERT_OK(run_repro(root, bad, clean, &res));
+    ASSERT_EQ(rt_make_root("select", root, sizeof root), 0);
+    ASSERT_OK(rt_run_repro(root, bad, clean, &res));
     ASSERT_EQ(res.exit_code, 2);
     ASSERT_CONTAINS(res.err_tail, "--select \"--fake-refuse\": cuda_portfolio "
                                   "refuses it");
     ASSERT_CONTAINS(res.err_tail, "unknown option '--fake-refuse'");
     rp_step_result_free(&res);
-    ASSERT_TRUE(load_manifest(root, run, sizeof run) == NULL);
-    ASSERT_OK(run_repro(root, good, clean, &res));
+    ASSERT_TRUE(rt_load_manifest(root, run, sizeof run) == NULL);
+    ASSERT_OK(rt_run_repro(root, good, clean, &res));
     ASSERT_EQ(res.exit_code, 0);
     rp_step_result_free(&res);
-    m = load_manifest(root, run, sizeof run);
+    m = rt_load_manifest(root, run, sizeof run);
     ASSERT_TRUE(m != NULL);
     json_decref(m);
     snprintf(p, sizeof p, "%s/results/clean/time.json", run);
@@ -349,14 +198,14 @@ TEST_IMPL(cli_time_results_filed) {
                                        "--op softmax --shape 8192x8192", NULL};
     static const char *const timed[] = {"time", "--select",
                                         "--op softmax --shape 8192x8192", NULL};
-    ASSERT_EQ(make_root("select-prof", root, sizeof root), 0);
-    ASSERT_OK(run_repro(root, prof, clean, &res));
+    ASSERT_EQ(rt_make_root("select-prof", root, sizeof root), 0);
+    ASSERT_OK(rt_run_repro(root, prof, clean, &res));
     ASSERT_EQ(res.exit_code, 2);
     ASSERT_CONTAINS(res.err_tail, "--shape with --smoke");
     ASSERT_CONTAINS(res.err_tail, "the profile stage's smoke set");
     rp_step_result_free(&res);
-    ASSERT_TRUE(load_manifest(root, run, sizeof run) == NULL);
-    ASSERT_OK(run_repro(root, timed, clean, &res));
+    ASSERT_TRUE(rt_load_manifest(root, run, sizeof run) == NULL);
+    ASSERT_OK(rt_run_repro(root, timed, clean, &res));
     ASSERT_EQ(res.exit_code, 0);
     rp_step_result_free(&res);
   }
@@ -376,9 +225,9 @@ TEST_IMPL(cli_time_unreadable_results) {
   rp_verify_result vr;
   json_t *m, *list;
   char *text;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  m = repro_manifest("unreadable", args, env, 1, run, sizeof run);
+  m = rt_repro_manifest("unreadable", args, env, 1, run, sizeof run);
   ASSERT_TRUE(m != NULL);
   /* the archive verifies, folder and bundle */
   memset(&vr, 0, sizeof vr);
@@ -398,11 +247,12 @@ TEST_IMPL(cli_time_unreadable_results) {
   ASSERT_STR_EQ(text, RT_MALFORMED_JSON);
   free(text);
   /* and the stage says so */
-  ASSERT_STR_EQ(str(m, "status"), "complete");
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
-  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "is not a results document");
-  ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "results/unreadable/");
-  list = json_object_get(stage(m, "time"), "unreadable");
+  ASSERT_STR_EQ(rt_str(m, "status"), "complete");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "failed");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "time"), "reason"),
+                  "is not a results document");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "time"), "reason"), "results/unreadable/");
+  list = json_object_get(rt_stage(m, "time"), "unreadable");
   ASSERT_EQ(json_array_size(list), 1);
   ASSERT_STR_EQ(json_string_value(json_array_get(list, 0)),
                 "results/unreadable/time.json");
@@ -424,19 +274,19 @@ TEST_IMPL(cli_bundle_unwritable) {
   rp_verify_result vr;
   json_t *m;
   char *text;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  ASSERT_EQ(make_root("nobundle", root, sizeof root), 0);
-  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_EQ(rt_make_root("nobundle", root, sizeof root), 0);
+  ASSERT_OK(rt_run_repro(root, args, env, &res));
   ASSERT_EQ(res.exit_code, 5);
   ASSERT_CONTAINS(res.err_tail, "bundle not written");
   rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(m, "status"), "failed");
+  ASSERT_STR_EQ(rt_str(m, "status"), "failed");
   ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 5);
   ASSERT_TRUE(json_is_string(json_object_get(m, "bundle_error")));
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "passed");
   json_decref(m);
   snprintf(p, sizeof p, "%s/report.md", run);
   text = rt_read(p, NULL);
@@ -466,9 +316,9 @@ TEST_IMPL(cli_readers_relative) {
   rp_step_spec sp;
   rp_step_result res;
   json_t *m;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  m = repro_manifest("readers", args, clean, 0, run, sizeof run);
+  m = rt_repro_manifest("readers", args, clean, 0, run, sizeof run);
   ASSERT_TRUE(m != NULL);
   json_decref(m);
   /* run is <root>/logs/<id>: stand in <root>/logs, name the run by <id> */
@@ -572,9 +422,9 @@ TEST_IMPL(cli_profile_unflagged) {
   rp_step_result res;
   rp_verify_result vr;
   json_t *m, *ncu_rec;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  ASSERT_EQ(make_root("profile-unflagged", root, sizeof root), 0);
+  ASSERT_EQ(rt_make_root("profile-unflagged", root, sizeof root), 0);
   snprintf(p, sizeof p, "%s/env/profile.contract", root);
   ASSERT_EQ(rt_write(p,
                      "tool ncu >= 2023.1\ndevice optional\n"
@@ -599,15 +449,17 @@ TEST_IMPL(cli_profile_unflagged) {
                      1),
             0);
   snprintf(env_home, sizeof env_home, "CUDA_HOME=%s/fakecuda", root);
-  ASSERT_OK(run_repro(root, args, env, &res));
+  ASSERT_OK(rt_run_repro(root, args, env, &res));
   rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ncu_rec =
-      json_object_get(json_object_get(stage(m, "profile"), "profile"), "ncu");
+  ncu_rec = json_object_get(json_object_get(rt_stage(m, "profile"), "profile"),
+                            "ncu");
   ASSERT_TRUE(ncu_rec != NULL);
-  ASSERT_STR_EQ(str(ncu_rec, "result"), "profile/unflagged/profile-ncu.json");
-  ASSERT_CONTAINS(str(ncu_rec, "result_warning"), "missed the tool's markers");
+  ASSERT_STR_EQ(rt_str(ncu_rec, "result"),
+                "profile/unflagged/profile-ncu.json");
+  ASSERT_CONTAINS(rt_str(ncu_rec, "result_warning"),
+                  "missed the tool's markers");
   json_decref(m);
   snprintf(p, sizeof p, "%s/results/instrumented/profile-ncu.json", run);
   ASSERT_TRUE(!plat_path_exists(p));
@@ -637,29 +489,30 @@ TEST_IMPL(cli_time_lock_clocks) {
   json_t *m, *doc, *a;
   size_t i;
   int at = -1;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  ASSERT_EQ(make_root("lock", root, sizeof root), 0);
-  ASSERT_OK(run_repro(root, bad, clean, &res));
+  ASSERT_EQ(rt_make_root("lock", root, sizeof root), 0);
+  ASSERT_OK(rt_run_repro(root, bad, clean, &res));
   ASSERT_EQ(res.exit_code, 2);
   rp_step_result_free(&res);
-  ASSERT_OK(run_repro(root, args, clean, &res));
+  ASSERT_OK(rt_run_repro(root, args, clean, &res));
   if (plat_is_privileged() != 1) {
     ASSERT_EQ(res.exit_code, 3);
     rp_step_result_free(&res);
-    m = load_manifest(root, run, sizeof run);
+    m = rt_load_manifest(root, run, sizeof run);
     ASSERT_TRUE(m != NULL);
-    ASSERT_STR_EQ(str(stage(m, "time"), "status"), "failed");
-    ASSERT_CONTAINS(str(stage(m, "time"), "reason"), "needs root");
+    ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "failed");
+    ASSERT_CONTAINS(rt_str(rt_stage(m, "time"), "reason"), "needs root");
     json_decref(m);
     return 0;
   }
   ASSERT_EQ(res.exit_code, 0);
   rp_step_result_free(&res);
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(stage(m, "time"), "lock_clocks"), "1755:2619");
-  ASSERT_STR_EQ(str(json_object_get(m, "options"), "lock_clocks"), "1755:2619");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "lock_clocks"), "1755:2619");
+  ASSERT_STR_EQ(rt_str(json_object_get(m, "options"), "lock_clocks"),
+                "1755:2619");
   json_decref(m);
   snprintf(p, sizeof p, "%s/results/clean/time.json", run);
   doc = json_load_file(p, 0, NULL);
@@ -729,7 +582,7 @@ static int interrupt_step(const char *name, const char *command,
   int status = 0, i, alive;
   long child = -1;
   json_t *m;
-  ASSERT_EQ(make_root(name, root, sizeof root), 0);
+  ASSERT_EQ(rt_make_root(name, root, sizeof root), 0);
   snprintf(out, sizeof out, "%s/logs", root);
   snprintf(pidfile, sizeof pidfile, "%s/portfolio.pid", root);
   snprintf(envp, sizeof envp, "FAKE_PF_PIDFILE=%s", pidfile);
@@ -778,13 +631,13 @@ static int interrupt_step(const char *name, const char *command,
   ASSERT_EQ(alive, 0);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 130);
-  m = load_manifest(root, run, size);
+  m = rt_load_manifest(root, run, size);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(m, "status"), "interrupted");
-  ASSERT_STR_EQ(str(m, "interrupted_by"), signame);
+  ASSERT_STR_EQ(rt_str(m, "status"), "interrupted");
+  ASSERT_STR_EQ(rt_str(m, "interrupted_by"), signame);
   ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 130);
-  ASSERT_STR_EQ(str(stage(m, command), "status"), "failed");
-  ASSERT_CONTAINS(str(stage(m, command), "reason"), "interrupted");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, command), "status"), "failed");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, command), "reason"), "interrupted");
   json_decref(m);
   return 0;
 }
@@ -805,7 +658,7 @@ TEST_IMPL(cli_time_interrupted_results) {
   char run[1300], p[1500];
   rp_verify_result vr;
   json_t *m, *list;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
   ASSERT_EQ(interrupt_step("timeint", "time", "json_partial", SIGINT, "SIGINT",
                            run, sizeof run, 0),
@@ -830,15 +683,15 @@ TEST_IMPL(cli_time_interrupted_results) {
   snprintf(p, sizeof p, "%s/results/unreadable/time.json.tmp", run);
   ASSERT_TRUE(plat_path_exists(p));
   /* named in the stage record */
-  m = load_manifest_at(run);
+  m = rt_load_manifest_at(run);
   ASSERT_TRUE(m != NULL);
-  list = json_object_get(stage(m, "time"), "unreadable");
+  list = json_object_get(rt_stage(m, "time"), "unreadable");
   ASSERT_EQ(json_array_size(list), 2);
   ASSERT_STR_EQ(json_string_value(json_array_get(list, 0)),
                 "results/unreadable/time.json.tmp");
   ASSERT_STR_EQ(json_string_value(json_array_get(list, 1)),
                 "results/unreadable/time.json");
-  ASSERT_TRUE(json_object_get(stage(m, "time"), "result") == NULL);
+  ASSERT_TRUE(json_object_get(rt_stage(m, "time"), "result") == NULL);
   json_decref(m);
   return 0;
 }
@@ -858,9 +711,9 @@ TEST_IMPL(cli_interrupt_archive) {
   rp_verify_result vr;
   json_t *m;
   char *text;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  ASSERT_EQ(make_root("intarchive", root, sizeof root), 0);
+  ASSERT_EQ(rt_make_root("intarchive", root, sizeof root), 0);
   snprintf(out, sizeof out, "%s/logs", root);
   ASSERT_EQ(pipe(fds), 0);
   pid = fork();
@@ -899,14 +752,14 @@ TEST_IMPL(cli_interrupt_archive) {
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 130);
   ASSERT_CONTAINS(err, "SIGINT while the archive was written");
-  m = load_manifest(root, run, sizeof run);
+  m = rt_load_manifest(root, run, sizeof run);
   ASSERT_TRUE(m != NULL);
-  ASSERT_STR_EQ(str(m, "status"), "interrupted");
-  ASSERT_STR_EQ(str(m, "interrupted_by"), "SIGINT");
-  ASSERT_STR_EQ(str(m, "interrupted_during"), "archive");
+  ASSERT_STR_EQ(rt_str(m, "status"), "interrupted");
+  ASSERT_STR_EQ(rt_str(m, "interrupted_by"), "SIGINT");
+  ASSERT_STR_EQ(rt_str(m, "interrupted_during"), "archive");
   ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 130);
   /* the stage itself ended before the interrupt, and says so */
-  ASSERT_STR_EQ(str(stage(m, "time"), "status"), "passed");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "passed");
   json_decref(m);
   snprintf(md, sizeof md, "%s/report.md", run);
   text = rt_read(md, NULL);
@@ -986,9 +839,9 @@ TEST_IMPL(cli_report_interrupt) {
   json_t *m;
   double t0, whole;
   size_t k;
-  if (engine_names_exe() != 0)
+  if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
-  m = repro_manifest("reportint", args, env, 0, run, sizeof run);
+  m = rt_repro_manifest("reportint", args, env, 0, run, sizeof run);
   ASSERT_TRUE(m != NULL);
   json_decref(m);
   t0 = plat_monotonic_s();
