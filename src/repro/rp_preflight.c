@@ -289,6 +289,37 @@ static void rp__check_forbid(const rp_contract *c, char *const *env,
   }
 }
 
+/* Each unset pattern: said when repro's own environment has a variable it
+ * matches, which the children then do not get (sanitize's LD_PRELOAD: a
+ * preloaded allocator), so the record shows what was kept from them. */
+static void rp__check_unsets(const rp_contract *c, char *const *env,
+                             rp_checks *out) {
+  int i;
+  size_t j;
+  for (i = 0; i < c->nunset; i++) {
+    char found[256] = "", nm[256], label[64];
+    for (j = 0; env[j] != NULL && found[0] == '\0'; j++) {
+      const char *eq = strchr(env[j], '=');
+      size_t n = eq != NULL ? (size_t)(eq - env[j]) : strlen(env[j]);
+      if (n >= sizeof nm)
+        continue;
+      memcpy(nm, env[j], n);
+      nm[n] = '\0';
+      if (rp_pattern_match(c->unset[i], nm))
+        cm_strlcpy(found, nm, sizeof found);
+    }
+    cm_snprintf(label, sizeof label, "unset %s", c->unset[i]);
+    if (found[0] != '\0')
+      rp_checks_add(out, label, RP_CHECK_WARN, RP_EFFECT_NONE,
+                    "%s is set in repro's environment; the children do not "
+                    "get it",
+                    found);
+    else
+      rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE,
+                    "absent from repro's environment");
+  }
+}
+
 static void rp__check_sets(const rp_contract *c, char *const *env,
                            rp_checks *out) {
   int i;
@@ -351,6 +382,7 @@ void rp_preflight(const rp_contract *c, const rp_probe *p, rp_checks *out) {
   int ndev = -1;
 
   rp__check_forbid(c, env, out);
+  rp__check_unsets(c, env, out);
   rp__check_sets(c, env, out);
   rp__check_tools(c, p, out);
 

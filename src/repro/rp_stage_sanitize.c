@@ -60,6 +60,20 @@ static int rp__san_banner(const char *out, rp_banner *b, char *err,
   return CM_EPARSE;
 }
 
+/* 1 if name is one of the comma-separated markers. */
+static int rp__san_marker(const char *markers, const char *name) {
+  size_t n = strlen(name);
+  const char *p = markers;
+  while (p != NULL && *p != '\0') {
+    if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+      return 1;
+    p = strchr(p, ',');
+    if (p != NULL)
+      p++;
+  }
+  return 0;
+}
+
 /* Runs one sanitizer step; parses its log into *rep. alt adds the
  * alternative launch. Returns the exit code, or -1 when the step did not
  * run to an exit (the stage is then set; *timed_out says whether a timeout
@@ -149,6 +163,18 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
                  "the sanitizer needs allocator=exact (a pool hides "
                  "out-of-bounds writes)",
                  step, b.allocator);
+  } else if (rp__san_marker(b.markers, "LD_PRELOAD") ||
+             rp__san_marker(b.markers, "LD_AUDIT")) {
+    /* the contract unsets both; one that still reached cuda_portfolio (a
+     * wrapper, a sanitizer that adds one) could serve cudaMalloc from a
+     * pool of its own: allocator=exact is then not what the sanitizer saw */
+    rp_stage_set(st, RP_ST_FAILED,
+                 "%s: cuda_portfolio saw %s: a preloaded library can serve "
+                 "its allocations from a pool, which hides out-of-bounds "
+                 "writes; run without it",
+                 step,
+                 rp__san_marker(b.markers, "LD_PRELOAD") ? "LD_PRELOAD"
+                                                         : "LD_AUDIT");
   }
   rp_step_result_free(&res);
   return code;

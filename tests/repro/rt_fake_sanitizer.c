@@ -12,7 +12,9 @@
  *     --negative-control) and exits 0 (86 for the negative control, as
  *     compute-sanitizer does with --error-exitcode 86 when it finds errors).
  * The captures begin with cuda_portfolio's banner, so the stage confirms the
- * allocator from them as it does from the real thing. */
+ * allocator from them as it does from the real thing; LD_PRELOAD and LD_AUDIT
+ * in this process's environment are added to its markers, as the real
+ * target, which inherits them, reports them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,22 @@ static int rt__cat(const char *path) {
   if (f == NULL) {
     fprintf(stderr, "fake compute-sanitizer: cannot read %s\n", path);
     return -1;
+  }
+  /* The banner line, with the preload variables this process got (which
+   * the real target inherits and reports) put first among the markers. */
+  if (fgets(buf, sizeof buf, f) != NULL) {
+    char *m = strstr(buf, " markers=");
+    if (m != NULL) {
+      m += strlen(" markers=");
+      fwrite(buf, 1, (size_t)(m - buf), stdout);
+      if (getenv("LD_PRELOAD") != NULL)
+        fputs("LD_PRELOAD,", stdout);
+      if (getenv("LD_AUDIT") != NULL)
+        fputs("LD_AUDIT,", stdout);
+      fputs(m, stdout);
+    } else {
+      fputs(buf, stdout);
+    }
   }
   while ((n = fread(buf, 1, sizeof buf, f)) > 0)
     fwrite(buf, 1, n, stdout);

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <uv.h>
 
 typedef struct {
   char dir[512];
@@ -147,6 +148,69 @@ TEST_IMPL(sanitize_retry_once_only) {
   one = json_object_get(json_object_get(f.st.record, "sanitizer"),
                         "memcheck-retry");
   ASSERT_TRUE(json_is_true(json_object_get(one, "timed_out")));
+  san_teardown(&f);
+  return 0;
+}
+
+/* A value for the preload variables that loads nothing: empty on POSIX
+ * (ld.so skips it; a name it cannot find would print an error in every
+ * child), any text on Windows, where an empty value removes the variable
+ * and nothing reads it anyway. */
+#ifdef _WIN32
+#define RT_NO_LIB "rt-none.dll"
+#else
+#define RT_NO_LIB ""
+#endif
+
+/* LD_PRELOAD reaching the sanitized cuda_portfolio (a contract that does
+ * not unset it, the fake reporting it in the banner's markers as the real
+ * binary does): the stage fails, naming it, though the banner says
+ * allocator=exact. Before, it passed: a preloaded allocator could serve
+ * cudaMalloc from its own pool, unseen. */
+TEST_IMPL(sanitize_preload_reaches_target) {
+  san_fixture f;
+  ASSERT_EQ(san_setup("preload-child", &f), 0);
+  ASSERT_EQ(rt_setenv("LD_PRELOAD", RT_NO_LIB), 0);
+  rp_stage_sanitize.steps(&f.ctx, &f.st);
+  ASSERT_EQ(uv_os_unsetenv("LD_PRELOAD"), 0);
+  ASSERT_EQ(f.st.status, RP_ST_FAILED);
+  ASSERT_CONTAINS(f.st.reason, "memcheck: cuda_portfolio saw LD_PRELOAD");
+  san_teardown(&f);
+  return 0;
+}
+
+/* The shipped env/sanitize.contract keeps LD_PRELOAD and LD_AUDIT from the
+ * children, and its preflight says it did: the stage passes with both set
+ * in repro's own environment. */
+TEST_IMPL(sanitize_contract_unsets_preload) {
+  san_fixture f;
+  rp_checks cs;
+  rp_probe probe;
+  char path[700], err[256];
+  int i, warned = 0;
+  ASSERT_EQ(san_setup("preload-contract", &f), 0);
+  snprintf(path, sizeof path, "%s/env/sanitize.contract", CM_SOURCE_DIR);
+  ASSERT_OK(rp_contract_load(path, &f.st.contract, err, sizeof err));
+  ASSERT_EQ(rt_setenv("LD_PRELOAD", RT_NO_LIB), 0);
+  ASSERT_EQ(rt_setenv("LD_AUDIT", RT_NO_LIB), 0);
+  memset(&cs, 0, sizeof cs);
+  memset(&probe, 0, sizeof probe);
+  probe.tool_dirs = f.tools;
+  probe.no_nvidia_smi = 1;
+  rp_preflight(&f.st.contract, &probe, &cs);
+  rp_stage_sanitize.steps(&f.ctx, &f.st);
+  ASSERT_EQ(uv_os_unsetenv("LD_PRELOAD"), 0);
+  ASSERT_EQ(uv_os_unsetenv("LD_AUDIT"), 0);
+  for (i = 0; i < cs.n; i++)
+    if (strcmp(cs.items[i].name, "unset LD_PRELOAD") == 0 ||
+        strcmp(cs.items[i].name, "unset LD_AUDIT") == 0) {
+      ASSERT_EQ(cs.items[i].state, RP_CHECK_WARN);
+      ASSERT_CONTAINS(cs.items[i].detail, "the children do not get it");
+      warned++;
+    }
+  ASSERT_EQ(warned, 2);
+  ASSERT_STR_EQ(f.st.reason, "");
+  ASSERT_EQ(f.st.status, RP_ST_PASSED);
   san_teardown(&f);
   return 0;
 }
