@@ -254,11 +254,20 @@ TEST_IMPL(compare_refuse_instrumented) {
   ASSERT_CONTAINS(res.reasons, "instrumentation");
   ASSERT_EQ(rp_compare_exit_code(&res), 2);
   rp_compare_result_free(&res);
-  rp_results_free(&a);
-  rp_results_free(&b);
   ASSERT_EQ(rp_compare_main(3, argv), 2);
   /* --force compares; the samples are the same, so no regression. */
   ASSERT_EQ(rp_compare_main(4, forced), 0);
+  /* Two instrumented results are compared, and the notes say what they
+   * are (before, nothing did: "no regression" on profiled times). */
+  ASSERT_OK(rp_compare(&b, &b, &co, &res));
+  ASSERT_EQ(res.refused, 0);
+  ASSERT_CONTAINS(res.notes, "both sides are instrumented results");
+  rp_compare_result_free(&res);
+  ASSERT_OK(rp_compare(&a, &a, &co, &res));
+  ASSERT_TRUE(strstr(res.notes, "instrumented") == NULL);
+  rp_compare_result_free(&res);
+  rp_results_free(&a);
+  rp_results_free(&b);
   return 0;
 }
 

@@ -122,6 +122,14 @@ int rp_compare_check(const rp_results *b, const rp_results *n, char *why,
 static void notes_for(const rp_results *b, const rp_results *n, char *buf,
                       size_t size) {
   buf[0] = '\0';
+  /* Two instrumented results are not mixed, so they are compared (a run
+   * folder without clean results gives its results/instrumented/), but
+   * their times are a profiled or sanitized run's: said first, so that
+   * "no regression" is not read as a verdict on clean timings. */
+  if (b->instrumented == 1 && n->instrumented == 1)
+    cm_snprintf(buf, size,
+                "both sides are instrumented results (profiled or "
+                "sanitized runs), not clean timings");
   if (b->gpu_uuid[0] && n->gpu_uuid[0] && strcmp(b->gpu_uuid, n->gpu_uuid) != 0)
     add_reason(buf, size, "GPU UUIDs (same model, another card)", b->gpu_uuid,
                n->gpu_uuid);
