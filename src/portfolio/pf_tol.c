@@ -65,6 +65,9 @@ static double excess(double a, double e, double s, pf_tol t) {
     return INFINITY;
   diff = fabs(a - e);
   allowed = t.atol + t.rtol * fabs(e) + t.gamma * s;
+  /* Exactness (copy) is of the bits: -0 for +0 is a changed bit. */
+  if (allowed == 0.0 && signbit(a) != signbit(e))
+    return INFINITY;
   if (diff == 0.0)
     return 0.0;
   if (allowed == 0.0)

@@ -82,6 +82,12 @@ TEST_IMPL(assert_close) {
   /* exact tolerance: only identical values pass */
   ASSERT_TRUE(pf_close(0.5, 0.5, 0, (pf_tol){0, 0, 0}));
   ASSERT_TRUE(!pf_close(0.5, 0.5 + 1e-16, 0, (pf_tol){0, 0, 0}));
+  /* and of the sign of zero: a copy that turns -0 into +0 changed a bit;
+   * with a tolerance, -0 meets +0 as in torch */
+  ASSERT_TRUE(!pf_close(0.0, -0.0, 0, (pf_tol){0, 0, 0}));
+  ASSERT_TRUE(!pf_close(-0.0, 0.0, 0, (pf_tol){0, 0, 0}));
+  ASSERT_TRUE(pf_close(-0.0, -0.0, 0, (pf_tol){0, 0, 0}));
+  ASSERT_TRUE(pf_close(0.0, -0.0, 0, t));
   return 0;
 }
 
