@@ -7,8 +7,11 @@
 #include <stdlib.h>
 
 #include "cm_error.h"
+#include "pf_case.h"
 #include "pf_half.h"
+#include "pf_ops.h"
 #include "pf_ref.h"
+#include "pf_rng.h"
 #include "pf_tol.h"
 
 static float f32_of(uint32_t u) {
@@ -296,5 +299,35 @@ TEST_IMPL(compare_blocks) {
   ASSERT_NEAR(c1.max_rel, 0.01, 1e-12);
   free(a);
   free(e);
+  return 0;
+}
+
+/* The elementwise specials hold a subnormal of every dtype (docs/
+ * VALIDATION.md: "the smallest subnormal"), so a copy or add that flushes
+ * subnormals is seen in bf16 too. */
+TEST_IMPL(fill_specials_subnormal) {
+  static const double min_normal[] = {0x1p-126, 0x1p-14, 0x1p-126};
+  int d, n;
+  for (d = 0; d < 3; d++) {
+    pf_case c;
+    pf_rng rng;
+    int64_t i, found = 0;
+    memset(&c, 0, sizeof c);
+    c.spec.op = pf_op_find("copy");
+    c.spec.dt = (cpk_dtype)d;
+    c.spec.dims[0] = 1;
+    c.spec.dims[1] = 1000003;
+    c.spec.ndims = 2;
+    c.spec.extreme = 1;
+    ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_VECTOR));
+    pf_rng_seed(&rng, 77);
+    c.op->fill(&c, &rng);
+    for (i = 0; i < c.cols; i++)
+      if (c.t[0].val[i] != 0 && fabs(c.t[0].val[i]) < min_normal[d])
+        found++;
+    if (found == 0)
+      CM_TEST_FAIL_("%s: no subnormal among the specials", pf_dtype_name(c.dt));
+    pf_case_free(&c);
+  }
   return 0;
 }
