@@ -38,7 +38,9 @@ void pf_fill_matmul(pf_case *c, pf_rng *rng);
 void pf_fill_images(pf_case *c);
 
 /* The extreme pattern written into row (n elements) for op kind `which`
- * (0 = softmax logits, 1 = sums, 2 = rmsnorm inputs); exposed for tests. */
+ * (0 = softmax logits, 1 = sums, 2 = rmsnorm inputs); pattern < 0 is the
+ * ends pattern of every kind (16 first and last, 0 between), which the last
+ * row of an extreme tensor of at least 3 rows holds; exposed for tests. */
 void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
                          cpk_dtype dt, pf_rng *rng);
 /* Number of patterns for `which`. */

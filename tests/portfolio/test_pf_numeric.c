@@ -8,6 +8,7 @@
 
 #include "cm_error.h"
 #include "pf_case.h"
+#include "pf_fill.h"
 #include "pf_half.h"
 #include "pf_ops.h"
 #include "pf_ref.h"
@@ -299,6 +300,85 @@ TEST_IMPL(compare_blocks) {
   ASSERT_NEAR(c1.max_rel, 0.01, 1e-12);
   free(a);
   free(e);
+  return 0;
+}
+
+/* The set's rows of 2^20 + 1 with extreme values (pf_sets.c): a kernel
+ * that leaves the one-element tail out of its reduction, but writes every
+ * output, must fail. On random rows that wide gamma * sum |x| exceeds any
+ * one element; the ends row of the fill (pf_fill.c) is what catches it. */
+static int tail_case(pf_case *c, const char *op, cpk_dtype dt) {
+  pf_rng rng;
+  int n, i;
+  memset(c, 0, sizeof *c);
+  c->spec.op = pf_op_find(op);
+  c->spec.dt = dt;
+  c->spec.dims[0] = 4;
+  c->spec.dims[1] = 1048577;
+  c->spec.ndims = 2;
+  c->spec.extreme = 1;
+  if (pf_case_setup(c, &pf_ops(&n)[c->spec.op], CPK_V_SPLIT) != CM_OK)
+    return CM_EINVAL;
+  pf_rng_seed(&rng, 1234);
+  c->op->fill(c, &rng);
+  if ((n = c->op->reference(c)) != CM_OK)
+    return n;
+  for (i = 0; i < c->ntensors; i++)
+    if (c->t[i].is_output)
+      pf_dtype_saturate(dt, c->t[i].expected, c->t[i].rows * c->t[i].cols);
+  return CM_OK;
+}
+
+TEST_IMPL(extreme_ends_catch_tail) {
+  int64_t rows = 4, cols = 1048577, r, j;
+  int d;
+  pf_case c;
+  pf_cmp cmp;
+  for (d = 0; d < 3; d++) {
+    pf_tensor *y;
+    /* row_sum without the last column */
+    ASSERT_OK(tail_case(&c, "row_sum", (cpk_dtype)d));
+    y = &c.t[1];
+    for (r = 0; r < rows; r++)
+      y->val[r] = pf_dtype_round(c.dt, y->expected[r] -
+                                           c.t[0].val[r * cols + cols - 1]);
+    ASSERT_EQ(pf_compare(y->val, y->expected, y->scale, rows, NULL, 0,
+                         pf_tol_get(c.kop, c.dt), &cmp),
+              0);
+    pf_case_free(&c);
+    /* softmax whose sum left the last column out (still written): every
+     * output of the row is divided by 1 - y[last] too little */
+    ASSERT_OK(tail_case(&c, "softmax", (cpk_dtype)d));
+    y = &c.t[1];
+    for (r = 0; r < rows; r++)
+      for (j = 0; j < cols; j++)
+        y->val[r * cols + j] =
+            pf_dtype_round(c.dt, y->expected[r * cols + j] /
+                                     (1.0 - y->expected[r * cols + cols - 1]));
+    ASSERT_EQ(pf_compare(y->val, y->expected, y->scale, rows * cols, NULL, 0,
+                         pf_tol_get(c.kop, c.dt), &cmp),
+              0);
+    pf_case_free(&c);
+    /* rmsnorm whose sum of squares left the last column out */
+    ASSERT_OK(tail_case(&c, "rmsnorm", (cpk_dtype)d));
+    y = &c.t[2];
+    for (r = 0; r < rows; r++) {
+      const double *x = c.t[0].val + r * cols;
+      double ss = 0, f;
+      for (j = 0; j < cols; j++)
+        ss += x[j] * x[j];
+      f = sqrt(
+          (ss / (double)cols + (double)c.eps) /
+          ((ss - x[cols - 1] * x[cols - 1]) / (double)cols + (double)c.eps));
+      for (j = 0; j < cols; j++)
+        y->val[r * cols + j] =
+            pf_dtype_round(c.dt, y->expected[r * cols + j] * f);
+    }
+    ASSERT_EQ(pf_compare(y->val, y->expected, y->scale, rows * cols, NULL, 0,
+                         pf_tol_get(c.kop, c.dt), &cmp),
+              0);
+    pf_case_free(&c);
+  }
   return 0;
 }
 
