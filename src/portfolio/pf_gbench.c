@@ -41,7 +41,9 @@ static void add_series(json_t *arr, const char *run_name, int family,
   char name[256];
   size_t i;
   int a;
-  if (s->n == 0)
+  /* A series whose timing failed (samples, no statistics) is left out
+   * rather than given aggregates of 0 us; the context's clean says so. */
+  if (!pf_series_summarised(s))
     return;
   for (i = 0; i < s->n; i++) {
     json_t *b = row(run_name, run_name, family, s->n);

@@ -47,8 +47,17 @@ int pf_results_add_case(pf_results *r, pf_case_result **out) {
   }
   *out = &r->cases[r->ncases++];
   memset(*out, 0, sizeof **out);
+  /* Unknown until pf_case_derive runs, which it does not for a case whose
+   * timing failed: null in the document, never a rate of 0. */
+  (*out)->gbps = (*out)->tflops = NAN;
+  (*out)->fraction_of_copy_bw = (*out)->fraction_of_peer = NAN;
+  (*out)->roofline_s = NAN;
   (*out)->peer.ratio = NAN;
   return CM_OK;
+}
+
+int pf_series_summarised(const pf_series *s) {
+  return s->n > 0 && s->stats.n == s->n;
 }
 
 int pf_results_warn(pf_results *r, const char *fmt, ...) {
@@ -112,9 +121,16 @@ int pf_results_clean(const pf_results *r) {
   size_t i;
   if (r->markers.count > 0 || r->other_processes != 0 || r->launch_knobs)
     return 0;
-  for (i = 0; i < r->ncases; i++)
-    if (r->cases[i].throttled)
+  for (i = 0; i < r->ncases; i++) {
+    const pf_case_result *c = &r->cases[i];
+    /* Throttling that could not be ruled out counts as throttling, as an
+     * unknown list of processes counts as a busy GPU; and a case whose
+     * timing failed, or whose outputs failed the recheck, has no timing to
+     * call clean. */
+    if (c->throttled || !c->before.reasons_ok || !c->after.reasons_ok ||
+        !c->passed || (c->rechecked && !c->recheck_passed))
       return 0;
+  }
   return 1;
 }
 
@@ -160,7 +176,10 @@ static void series_json(json_t *o, const pf_series *s) {
   json_t *arr = json_array();
   size_t i;
   const pf_stats *st = &s->stats;
-  int have = s->n > 0;
+  /* Statistics only over a finished series: one whose timing failed keeps
+   * its samples, with null statistics rather than the zeroes never
+   * computed. */
+  int have = pf_series_summarised(s);
   for (i = 0; i < s->n; i++)
     json_array_append_new(arr, json_real(s->samples[i]));
   json_object_set_new(o, "samples_s", arr);
@@ -345,10 +364,11 @@ static json_t *case_json(const pf_case_result *c) {
   json_object_set_new(peer, "absent_reason",
                       c->peer.present ? json_null()
                                       : str_or_null(c->peer.absent_reason));
-  json_object_set_new(peer, "median_s",
-                      pf__json_num(c->peer.present && c->peer.series.n
-                                       ? c->peer.series.stats.median
-                                       : NAN));
+  json_object_set_new(
+      peer, "median_s",
+      pf__json_num(c->peer.present && pf_series_summarised(&c->peer.series)
+                       ? c->peer.series.stats.median
+                       : NAN));
   json_object_set_new(peer, "ratio", pf__json_num(c->peer.ratio));
   if (c->peer.present) {
     json_t *ps = json_object();

@@ -33,7 +33,8 @@
 typedef struct {
   double *samples;
   size_t n;
-  pf_stats stats;  /* valid when n > 0 */
+  pf_stats stats;  /* valid when stats.n == n > 0 (pf_series_summarised):
+                      a series whose timing failed has samples, no stats */
   double warmup_s; /* seconds actually spent warming up */
   int warmup_launches;
   char stop_reason[24]; /* "target_cv", "budget", "max_samples" */
@@ -134,9 +135,14 @@ int pf_results_warn(pf_results *r, const char *fmt, ...) CM_PRINTF_LIKE(2, 3);
 void pf_case_derive(pf_case_result *c, const pf_ceiling *copy,
                     const pf_ceiling *read);
 
-/* 1 if the run may be called clean: not instrumented, no other compute
- * process known on the GPU, no throttled case. */
+/* 1 if the run may be called clean: not instrumented, no launch knob set,
+ * no other compute process known on the GPU, and every case timed to the
+ * end, verified after timing, with its throttle reasons read before and
+ * after and none throttling. */
 int pf_results_clean(const pf_results *r);
+
+/* 1 if s holds statistics over all its samples (n > 0, computed). */
+int pf_series_summarised(const pf_series *s);
 
 /* The results document (new reference, NULL on out of memory). */
 json_t *pf_json_document(const pf_results *r);

@@ -47,6 +47,7 @@ struct pf_bench {
   size_t flush_bytes;
   unsigned *sink; /* scratch word of the read flush */
   int total, done;
+  int warned_reasons; /* the unread throttle reasons were warned about */
   double t0;
 };
 
@@ -623,6 +624,19 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
                          sizeof names);
     cm_snprintf(msg, sizeof msg, "%s: GPU throttled while sampled (%s)", range,
                 names);
+    warn(b, msg);
+  }
+  /* Without NVML the run has said so already. With it, a reading that
+   * failed leaves throttling possible: said once, and the run is not clean
+   * (pf_results_clean). */
+  if (b->res.env.have_nvml && !b->warned_reasons &&
+      (!c->before.reasons_ok || !c->after.reasons_ok)) {
+    b->warned_reasons = 1;
+    cm_snprintf(msg, sizeof msg,
+                "%s: NVML could not read the throttle reasons before or "
+                "after the samples: throttling cannot be ruled out; the run "
+                "is not clean",
+                range);
     warn(b, msg);
   }
 

@@ -88,6 +88,7 @@ static int make_results(pf_results *r) {
   c->before.sm_clock_mhz = 1980;
   c->before.reasons_ok = 1;
   c->before.reasons = PF_NVML_REASON_GPU_IDLE;
+  c->after.reasons_ok = 1; /* read, none set */
   rc = set_series(&c->series, ours, 5);
   if (rc)
     return rc;
@@ -113,6 +114,7 @@ static int make_results(pf_results *r) {
   c->nsets = 2;
   c->passed = 1;
   c->max_abs_err = NAN; /* unknown: must become null */
+  c->before.reasons_ok = c->after.reasons_ok = 1;
   rc = set_series(&c->series, mm, 4);
   if (rc)
     return rc;
@@ -625,5 +627,90 @@ TEST_IMPL(gbench_compare_py) {
   ASSERT_CONTAINS(out, "softmax/online/bf16/4096x4096");
   ASSERT_CONTAINS(out, "+0.2500");
   ASSERT_CONTAINS(out, "matmul");
+  return 0;
+}
+
+/* A case whose timing failed part-way (a launch error mid-series): some
+ * samples are in, but no statistics were computed over them and nothing was
+ * derived. The document must not present a median of 0 s, a rate of 0 GB/s
+ * or a roofline verdict it never made: those are null, the document still
+ * validates, and the run is not clean. */
+TEST_IMPL(failed_case_nulls) {
+  static const double part[] = {2.0e-4, 2.1e-4};
+  pf_results r;
+  pf_case_result *c;
+  json_t *doc, *c2, *t, *thr, *b, *row, *schema = load_schema();
+  char err[512];
+  size_t i;
+  ASSERT_TRUE(schema != NULL);
+  ASSERT_OK(make_results(&r));
+  ASSERT_OK(pf_results_add_case(&r, &c));
+  cm_strlcpy(c->op, "softmax", sizeof c->op);
+  cm_strlcpy(c->variant, "fused", sizeof c->variant);
+  cm_strlcpy(c->dtype, "fp32", sizeof c->dtype);
+  cm_strlcpy(c->shape, "4096x4096", sizeof c->shape);
+  c->dims[0] = c->dims[1] = 4096;
+  c->ndims = 2;
+  c->stride = 4096;
+  c->logical_bytes = 2.0 * 4096 * 4096 * 4;
+  c->cold = 1;
+  c->nsets = 3;
+  c->passed = 0; /* what pf_bench_case records when timing fails */
+  /* The samples taken before the failure, as sample_arms leaves them:
+   * pushed, statistics never computed (zeroed). */
+  c->series.samples = dup_samples(part, 2);
+  ASSERT_TRUE(c->series.samples != NULL);
+  c->series.n = 2;
+  doc = pf_json_document(&r);
+  c2 = json_array_get(json_object_get(doc, "cases"), 2);
+  t = json_object_get(c2, "timing");
+  thr = json_object_get(c2, "throughput");
+  ASSERT_EQ(json_array_size(json_object_get(t, "samples_s")), 2);
+  ASSERT_TRUE(json_is_null(json_object_get(t, "median_s")));
+  ASSERT_TRUE(json_is_null(json_object_get(t, "min_s")));
+  ASSERT_TRUE(json_is_null(json_object_get(t, "cv")));
+  ASSERT_TRUE(json_is_null(json_object_get(thr, "gbps")));
+  ASSERT_TRUE(json_is_null(json_object_get(thr, "fraction_of_copy_bw")));
+  ASSERT_TRUE(json_is_null(json_object_get(thr, "roofline_s")));
+  ASSERT_TRUE(json_is_false(
+      json_object_get(json_object_get(c2, "correctness"), "passed")));
+  ASSERT_TRUE(json_is_false(json_object_get(doc, "clean")));
+  if (schema_check(schema, doc, err, sizeof err))
+    CM_TEST_FAIL_("schema: %s", err);
+  json_decref(doc);
+  /* Google Benchmark's form: no aggregate rows of 0 us for that series. */
+  doc = pf_gbench_document(&r);
+  ASSERT_TRUE(
+      json_is_false(json_object_get(json_object_get(doc, "context"), "clean")));
+  b = json_object_get(doc, "benchmarks");
+  json_array_foreach(b, i, row) {
+    const char *name = json_string_value(json_object_get(row, "name"));
+    ASSERT_TRUE(strncmp(name, "softmax/fused/fp32/4096x4096", 28) != 0);
+  }
+  json_decref(doc);
+  json_decref(schema);
+  pf_results_free(&r);
+  return 0;
+}
+
+/* clean promises that nothing disturbed the timings: a case that failed
+ * its recheck, or whose throttle reasons NVML could not read before or
+ * after its samples (so that throttling cannot be ruled out), makes the
+ * run not clean, as an unknown list of processes does. */
+TEST_IMPL(unknown_not_clean) {
+  pf_results r;
+  ASSERT_OK(make_results(&r));
+  ASSERT_EQ(pf_results_clean(&r), 1);
+  r.cases[1].after.reasons_ok = 0;
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  r.cases[1].after.reasons_ok = 1;
+  r.cases[0].recheck_passed = 0; /* outputs wrong after timing */
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  r.cases[0].recheck_passed = 1;
+  r.cases[1].passed = 0; /* timing failed */
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  r.cases[1].passed = 1;
+  ASSERT_EQ(pf_results_clean(&r), 1);
+  pf_results_free(&r);
   return 0;
 }
