@@ -569,6 +569,52 @@ static int make_case(pf_case *c, const char *op, int64_t r, int64_t w,
   return pf_case_setup(c, &pf_ops(&n)[c->spec.op], CPK_V_BLOCK);
 }
 
+/* The bytes behind gbps and the roofline (docs/PERFORMANCE.md, "The two
+ * numbers"): each tensor's logical elements once, a row's padding never;
+ * rmsnorm's w and rmsnorm_backward's w and dw once, row_sum's output one
+ * element a row. R = 6 rows of W = 10 fp16 columns stored 13 apart. */
+TEST_IMPL(op_bytes) {
+  static const struct {
+    const char *op;
+    double bytes; /* es = 2, R W = 60 */
+  } want[] = {{"row_sum", 2.0 * (60 + 6)},
+              {"softmax", 2.0 * (2 * 60)},
+              {"softmax_backward", 2.0 * (3 * 60)},
+              {"rmsnorm", 2.0 * (2 * 60 + 10)},
+              {"rmsnorm_backward", 2.0 * (3 * 60 + 2 * 10)},
+              {"copy", 2.0 * (2 * 60)},
+              {"add", 2.0 * (3 * 60)}};
+  pf_case c;
+  size_t i;
+  int n;
+  for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+    ASSERT_OK(make_case(&c, want[i].op, 6, 10, 13, CPK_F16));
+    pf_case_free(&c);
+    c.spec.mask = 0; /* unmasked softmax: no mask tensor */
+    ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_BLOCK));
+    if (c.op->bytes(&c) != want[i].bytes)
+      CM_TEST_FAIL_("%s: %.0f bytes, expected %.0f", want[i].op,
+                    c.op->bytes(&c), want[i].bytes);
+    ASSERT_NEAR(c.op->flops(&c), 0, 0);
+    pf_case_free(&c);
+  }
+  /* matmul 6 x 10 x 4 with leading dimensions padded by 3: A, B and C
+   * once, 2 M N K flops */
+  memset(&c, 0, sizeof c);
+  c.spec.op = pf_op_find("matmul");
+  c.spec.dt = CPK_F16;
+  c.spec.dims[0] = 6;
+  c.spec.dims[1] = 10;
+  c.spec.dims[2] = 4;
+  c.spec.ndims = 3;
+  c.spec.ld_pad = 3;
+  ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_TILED));
+  ASSERT_NEAR(c.op->bytes(&c), 2.0 * (6 * 4 + 4 * 10 + 6 * 10), 0);
+  ASSERT_NEAR(c.op->flops(&c), 2.0 * 6 * 10 * 4, 0);
+  pf_case_free(&c);
+  return 0;
+}
+
 TEST_IMPL(fill_inputs) {
   pf_case c;
   pf_rng rng;
