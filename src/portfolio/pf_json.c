@@ -119,7 +119,8 @@ void pf_case_derive(pf_case_result *c, const pf_ceiling *copy,
 
 int pf_results_clean(const pf_results *r) {
   size_t i;
-  if (r->markers.count > 0 || r->other_processes != 0 || r->launch_knobs)
+  if (r->markers.count > 0 || r->other_processes != 0 || r->launch_knobs ||
+      r->ceilings_throttled)
     return 0;
   for (i = 0; i < r->ncases; i++) {
     const pf_case_result *c = &r->cases[i];

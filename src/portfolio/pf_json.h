@@ -101,6 +101,8 @@ typedef struct {
   int launch_knobs;    /* a kernel launch knob was set in the environment
                           (CPK_FUSED_PERSIST, CPK_MM_TMA_STORE): not the
                           default kernels */
+  int ceilings_throttled; /* a throttle reason was set before or after the
+                             ceilings were measured */
   pf_ceiling copy;
   pf_ceiling read; /* reading alone (gbps = bytes / median): the roofline
                       of kernels that mostly read */
@@ -136,7 +138,8 @@ void pf_case_derive(pf_case_result *c, const pf_ceiling *copy,
                     const pf_ceiling *read);
 
 /* 1 if the run may be called clean: not instrumented, no launch knob set,
- * no other compute process known on the GPU, and every case timed to the
+ * no other compute process known on the GPU, the ceilings measured
+ * unthrottled, and every case timed to the
  * end, verified after timing, with its throttle reasons read before and
  * after and none throttling. */
 int pf_results_clean(const pf_results *r);

@@ -403,6 +403,7 @@ static const struct {
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
+  pf_nvml_snapshot before, after;
   pf_bench *b;
   int r = CM_OK, m;
   char msg[512];
@@ -496,12 +497,29 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
   r = pf_peer_open(&b->peer);
   if (r != CM_OK)
     goto fail;
+  /* The ceilings are timings too, and every case's fraction and roofline
+   * rests on them: a throttled copy ceiling makes every case look closer
+   * to it. Their clocks are checked as a case's are. */
+  pf_nvml_read(b->nvml, &before);
   r = measure_copy_ceiling(b);
   if (r != CM_OK) {
     warn(b, b->res.copy.absent_reason);
     r = CM_OK; /* cases are still timed; fractions become null */
   }
   measure_launch_floor(b);
+  pf_nvml_read(b->nvml, &after);
+  if ((before.reasons_ok && pf_nvml_reasons_throttle(before.reasons)) ||
+      (after.reasons_ok && pf_nvml_reasons_throttle(after.reasons))) {
+    char names[256];
+    b->res.ceilings_throttled = 1;
+    pf_nvml_reason_names(before.reasons | after.reasons, names, sizeof names);
+    cm_snprintf(msg, sizeof msg,
+                "GPU throttled while the ceilings were measured (%s): the "
+                "fractions of the copy ceiling and the roofline rest on "
+                "them; the run is not clean",
+                names);
+    warn(b, msg);
+  }
   *out = b;
   return CM_OK;
 fail:

@@ -711,6 +711,8 @@ TEST_IMPL(unknown_not_clean) {
   ASSERT_EQ(pf_results_clean(&r), 0);
   r.cases[1].passed = 1;
   ASSERT_EQ(pf_results_clean(&r), 1);
+  r.ceilings_throttled = 1; /* every fraction rests on the ceilings */
+  ASSERT_EQ(pf_results_clean(&r), 0);
   pf_results_free(&r);
   return 0;
 }
