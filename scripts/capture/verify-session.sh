@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The verification and hygiene changes of 2026-12-05 (third session) on the
+# GPU machine, one call of about 4 minutes, the carried build
+# (scripts/capture/pack-build.sh). No kernel changed; this checks what the
+# harness now asks of the kernels:
+#  - the whole --test-only set, whose extreme tensors of 3 rows and more now
+#    end with the "ends" row (16 first and last, 0 between: a dropped or
+#    doubled first or last element of a reduction fails on every width),
+#    and whose bf16 specials now hold a bf16 subnormal; copy's exact
+#    compare now tells -0 from +0 (docs/VALIDATION.md);
+#  - one benchmark set (add fp32): the ceilings are now bracketed by NVML
+#    readings, and a run is clean only with every case passed and its
+#    throttle reasons read (docs/BENCHMARKING.md "Hygiene"); clean.txt has
+#    the document's clean flag and warnings.
+#   bash scripts/capture/verify-session.sh OUTDIR [BUDGET_S]
+set -u
+out=${1:?usage: verify-session.sh OUTDIR [BUDGET_S]}
+budget=${2:-300}
+BIN=${BIN:-build/linux/bin}
+. "$(dirname "$0")/batch-lib.sh"
+export KERNEL_REQUIRE_GPU=1
+gpu_csv gpu-before.csv
+run test-only.txt 200 "$pf" --test-only
+run bench-add.txt 60 "$pf" --bench --op add --dtype fp32 --budget 0.5 \
+  --json "$out/bench-add.json"
+python3 - "$out/bench-add.json" >"$out/clean.txt" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("clean:", d.get("clean"))
+for w in d.get("warnings", []):
+    print("warning:", w)
+PY
+finish_checks verify
+exit 0
