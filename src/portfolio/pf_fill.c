@@ -222,11 +222,21 @@ static void mask_range(void *p, int64_t r0, int64_t r1) {
     uint8_t *m = f->m + r * cols;
     int64_t keep = (int64_t)(pf_rng_at(f->key, (uint64_t)r) % (uint64_t)cols);
     uint64_t rowkey = pf_rng_derive(f->key, (uint64_t)r);
+    /* The ends row (extreme inputs) must keep its ends visible, or the mask
+     * would hide the two elements that catch a dropped first or last
+     * element: the row with one position kept keeps the last, a randomly
+     * masked row keeps both; a fully masked row stays fully masked (the
+     * mask's own semantics), so 3-row shapes have no ends row when masked. */
+    const int ends = f->c->spec.extreme && ends_row(r, rows);
+    if (ends)
+      keep = cols - 1;
     for (i = 0; i < cols; i++) {
       if (rows > 1 && r % 4 == 2)
         m[i] = 1;
       else if (rows > 1 && r % 4 == 3)
         m[i] = i != keep;
+      else if (ends && (i == 0 || i == cols - 1))
+        m[i] = 0;
       else
         m[i] = pf_rng_at(rowkey, (uint64_t)i) % 4 == 0;
     }

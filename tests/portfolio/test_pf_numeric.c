@@ -382,6 +382,44 @@ TEST_IMPL(extreme_ends_catch_tail) {
   return 0;
 }
 
+/* Masked softmax keeps the ends row's ends visible: with the last row's
+ * one kept position (4 rows: r % 4 == 3) that is its last element, and a
+ * randomly masked last row (5 rows) keeps both; otherwise the mask hid the
+ * two elements that catch a dropped first or last element. */
+TEST_IMPL(extreme_ends_masked) {
+  static const int64_t shapes[][2] = {{4, 1000}, {5, 1000}, {64, 1000}};
+  size_t k;
+  int n;
+  for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    const int64_t rows = shapes[k][0], cols = shapes[k][1];
+    const int64_t last = (rows - 1) * cols;
+    pf_case c;
+    pf_rng rng;
+    memset(&c, 0, sizeof c);
+    c.spec.op = pf_op_find("softmax");
+    c.spec.dt = CPK_F32;
+    c.spec.dims[0] = rows;
+    c.spec.dims[1] = cols;
+    c.spec.ndims = 2;
+    c.spec.extreme = 1;
+    c.spec.mask = 1;
+    ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_SPLIT));
+    ASSERT_TRUE(c.t[1].is_mask);
+    pf_rng_seed(&rng, 99);
+    c.op->fill(&c, &rng);
+    ASSERT_TRUE(c.t[0].val[last] == 16.0);
+    ASSERT_TRUE(c.t[0].val[last + cols - 1] == 16.0);
+    ASSERT_EQ(c.t[1].mval[last + cols - 1], 0);
+    if ((rows - 1) % 4 == 3) { /* one position kept: the last */
+      ASSERT_EQ(c.t[1].mval[last], 1);
+    } else {
+      ASSERT_EQ(c.t[1].mval[last], 0);
+    }
+    pf_case_free(&c);
+  }
+  return 0;
+}
+
 /* The elementwise specials hold a subnormal of every dtype (docs/
  * VALIDATION.md: "the smallest subnormal"), so a copy or add that flushes
  * subnormals is seen in bf16 too. */
