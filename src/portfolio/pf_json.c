@@ -119,8 +119,10 @@ void pf_case_derive(pf_case_result *c, const pf_ceiling *copy,
 
 int pf_results_clean(const pf_results *r) {
   size_t i;
+  /* a case that failed verification is not in cases[] (it was never
+   * timed), but the run it belongs to is not one to call clean */
   if (r->markers.count > 0 || r->other_processes != 0 || r->launch_knobs ||
-      r->ceilings_throttled)
+      r->ceilings_throttled || r->unverified > 0)
     return 0;
   for (i = 0; i < r->ncases; i++) {
     const pf_case_result *c = &r->cases[i];

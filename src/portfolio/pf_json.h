@@ -101,6 +101,8 @@ typedef struct {
   int launch_knobs;    /* a kernel launch knob was set in the environment
                           (CPK_FUSED_PERSIST, CPK_MM_TMA_STORE): not the
                           default kernels */
+  int unverified;      /* cases of this run that failed verification before
+                          timing: never timed, so not in cases[] */
   int ceilings_throttled; /* a throttle reason was set before or after the
                              ceilings were measured */
   pf_ceiling copy;

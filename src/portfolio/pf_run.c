@@ -552,6 +552,7 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
               c.op->name, pf_variant_name((int)c.variant), pf_dtype_name(c.dt));
       r->passed--;
       r->failed++;
+      r->recheck_failed++;
       err = CM_OK;
     }
   }

@@ -40,6 +40,8 @@ typedef struct {
   int (*peer_run)(pf_peer *peer, const pf_case *c, int set,
                   cudaStream_t stream);
   int passed, failed, skipped;
+  int recheck_failed;  /* of failed: passed, timed, then failed the recheck
+                          (their timings are recorded, marked failed) */
   int64_t dumped;      /* case counter for dump file names */
   int64_t dump_failed; /* cases whose dump could not be written */
 } pf_runner;

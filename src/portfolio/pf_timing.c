@@ -239,6 +239,18 @@ static void warn(pf_bench *b, const char *msg) {
   pf_results_warn(&b->res, "%s", msg);
 }
 
+void pf_bench_set_unverified(pf_bench *b, int n) {
+  char msg[256];
+  if (b == NULL || n <= 0)
+    return;
+  b->res.unverified = n;
+  cm_snprintf(msg, sizeof msg,
+              "%d case(s) failed verification and were not timed (see the "
+              "FAIL lines): the run is not clean",
+              n);
+  warn(b, msg);
+}
+
 /* Times fn alone (one input set) into c's series. c is measured when a
  * positive median came out; otherwise c says why not ("WHAT not measured:
  * ...") and the run warns. Returns whether c was measured. */

@@ -86,6 +86,11 @@ void pf_bench_set_total(pf_bench *b, int total);
  * "instrumented": true), for the CLI's own summary line. */
 int pf_bench_instrumented(const pf_bench *b);
 
+/* Records that n cases of this run failed verification before timing (they
+ * are not in the results): a warning says how many, and the run is not
+ * clean. Call before pf_bench_close. */
+void pf_bench_set_unverified(pf_bench *b, int n);
+
 /* Writes the results to path (atomically: temp name, then rename) in the
  * format chosen, frees b. path may be NULL to only free. */
 int pf_bench_close(pf_bench *b, const char *path);

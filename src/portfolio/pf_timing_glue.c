@@ -93,7 +93,11 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
 }
 
 int pf_timing_finish(pf_runner *r, const char *path) {
-  int err = pf_bench_close(r->bench, path);
+  int err;
+  /* failures before timing; a failed recheck after timing is recorded in
+   * its case already (r->failed counts both) */
+  pf_bench_set_unverified(r->bench, r->failed - r->recheck_failed);
+  err = pf_bench_close(r->bench, path);
   if (r->peer)
     pf_peer_close(r->peer);
   r->peer = NULL;

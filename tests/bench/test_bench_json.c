@@ -713,6 +713,9 @@ TEST_IMPL(unknown_not_clean) {
   ASSERT_EQ(pf_results_clean(&r), 1);
   r.ceilings_throttled = 1; /* every fraction rests on the ceilings */
   ASSERT_EQ(pf_results_clean(&r), 0);
+  r.ceilings_throttled = 0;
+  r.unverified = 1; /* a case failed verification, so was never timed */
+  ASSERT_EQ(pf_results_clean(&r), 0);
   pf_results_free(&r);
   return 0;
 }
