@@ -438,18 +438,22 @@ int plat_path_is_dir(const char *path) {
 
 /* 1 if the path's last component is one of DOS's device names (CON, PRN,
  * AUX, NUL, COM0-9, LPT0-9, CONIN$, CONOUT$), with or without an extension
- * and with any trailing dots and spaces, in any case: names that Win32 maps
- * to a device in whatever folder they are written. */
+ * and with any trailing dots, spaces or colon, in any case: names that Win32
+ * maps to a device in whatever folder they are written. */
 static int plat__dos_device_name(const wchar_t *w) {
   static const wchar_t *const names[] = {L"CON", L"PRN",    L"AUX",
                                          L"NUL", L"CONIN$", L"CONOUT$"};
-  const wchar_t *base = w, *p;
-  size_t n, i;
-  for (p = w; *p; p++)
-    if (*p == L'\\' || *p == L'/' || *p == L':')
-      base = p + 1;
+  const wchar_t *base = w;
+  size_t end = wcslen(w), n, i;
+  /* "COM1:" names the device as "COM1" does */
+  while (end > 0 && w[end - 1] == L':')
+    end--;
+  for (i = 0; i < end; i++)
+    if (w[i] == L'\\' || w[i] == L'/' || w[i] == L':')
+      base = w + i + 1;
+  end -= (size_t)(base - w);
   /* the stem: up to the first dot, less trailing spaces ("NUL .json") */
-  for (n = 0; base[n] && base[n] != L'.'; n++)
+  for (n = 0; n < end && base[n] != L'.'; n++)
     ;
   while (n > 0 && base[n - 1] == L' ')
     n--;
@@ -467,10 +471,9 @@ static int plat__dos_device_name(const wchar_t *w) {
  * a pipe. Decided by name:
  * opening a pipe to ask would take one of its server's instances. */
 static int plat__device_namespace(const wchar_t *w) {
-  const int sep0 = w[0] == L'\\' || w[0] == L'/';
-  const int sep1 = w[1] == L'\\' || w[1] == L'/';
-  if (!sep0 || !sep1 || (w[2] != L'.' && w[2] != L'?') ||
-      (w[3] != L'\\' && w[3] != L'/'))
+  /* each test stops at the terminator before the next index is read */
+  if ((w[0] != L'\\' && w[0] != L'/') || (w[1] != L'\\' && w[1] != L'/') ||
+      (w[2] != L'.' && w[2] != L'?') || (w[3] != L'\\' && w[3] != L'/'))
     return 0;
   if (((w[4] >= L'A' && w[4] <= L'Z') || (w[4] >= L'a' && w[4] <= L'z')) &&
       w[5] == L':')
@@ -483,20 +486,20 @@ static int plat__device_namespace(const wchar_t *w) {
 /* GetFileAttributesW does not say "device" for the DOS device names (it
  * reports NUL as an ordinary archive file, on Windows as under Wine), so the
  * attribute alone let --json NUL through: the results went to the device
- * and the rename over it failed after the whole run. Hence, in order: the
- * device namespace by name; the attribute; then what the handle is, when the
- * path opens (no access asked, everything shared: no side effect on a file
- * or a device); and a DOS device name that does not open (CON without
- * access) counts as a device too, since Windows 11 maps some of those names
- * to files and others not, and only the open can tell. */
+ * and the rename over it failed after the whole run. Hence, in order, each
+ * decided without opening a device: the device namespace and the DOS device
+ * names by name (opening COM1 to ask may toggle a serial port's lines, and
+ * a pipe loses an instance; Windows 11 maps some of those names with an
+ * extension to files, which are refused all the same: a name Windows
+ * reserves is no place for results); the attribute; then what the handle
+ * is, when the path opens (no access asked, everything shared). */
 int plat_path_is_special(const char *path) {
   wchar_t *w = plat__utf8_to_wide(path, NULL);
-  DWORD a, type = FILE_TYPE_UNKNOWN;
+  DWORD a, type;
   HANDLE h;
-  int special;
   if (w == NULL)
     return 0;
-  if (plat__device_namespace(w)) {
+  if (plat__device_namespace(w) || plat__dos_device_name(w)) {
     free(w);
     return 1;
   }
@@ -507,15 +510,12 @@ int plat_path_is_special(const char *path) {
   }
   h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                   NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-  if (h != INVALID_HANDLE_VALUE) {
-    type = GetFileType(h);
-    CloseHandle(h);
-    special = type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE;
-  } else {
-    special = a != INVALID_FILE_ATTRIBUTES && plat__dos_device_name(w);
-  }
   free(w);
-  return special;
+  if (h == INVALID_HANDLE_VALUE)
+    return 0;
+  type = GetFileType(h);
+  CloseHandle(h);
+  return type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE;
 }
 
 /* ---- Dynamic libraries ---- */

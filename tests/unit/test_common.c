@@ -369,6 +369,9 @@ TEST_IMPL(probe_write_atomic) {
   ASSERT_EQ(plat_path_is_special("nul.json"), 1);
   ASSERT_EQ(plat_path_is_special("COM1"), 1);
   ASSERT_EQ(plat_path_is_special("CON"), 1);
+  ASSERT_EQ(plat_path_is_special("COM1:"), 1);
+  ASSERT_EQ(plat_path_is_special("nul .json"), 1);
+  ASSERT_EQ(plat_path_is_special("C:\\cp-no-such-folder\\aux.json"), 1);
   ASSERT_EQ(plat_probe_write_atomic("NUL"), CM_EINVAL);
   ASSERT_EQ(plat_probe_write_atomic("nul.json"), CM_EINVAL);
   ASSERT_OK(cm_snprintf(missing, sizeof missing, "%s\\NUL", cm_test_tmpdir()));
