@@ -65,7 +65,7 @@ static int rp__verify(const char *path) {
  * to the root (the bash launcher always passes --root). Returns the exit
  * code, or -1 when the command is neither. */
 static int rp__dispatch_report(int argc, char **argv) {
-  const char *root = NULL, *out = NULL;
+  const char *root = NULL, *out = NULL, *other = NULL;
   char runs[1024], name[32];
   int i;
   for (i = 1; i < argc; i++) {
@@ -79,17 +79,33 @@ static int rp__dispatch_report(int argc, char **argv) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
       return -1;
     /* the option's name alone (before any "="): the value may be long */
-    if (cm_opt_split(a, name, sizeof name, &v))
-      continue; /* no option of repro's is that long */
+    if (cm_opt_split(a, name, sizeof name, &v)) {
+      other = other ? other : a; /* no option of repro's is that long */
+      continue;
+    }
     if (v == NULL && rp_cli_takes_value(name) && i + 1 < argc)
       v = argv[++i];
     if (v != NULL && strcmp(name, "--root") == 0)
       root = v;
     else if (v != NULL && strcmp(name, "--out") == 0)
       out = v;
+    else if (other == NULL)
+      other = a;
   }
   if (i >= argc)
     return -1;
+  /* Only --root and --out shape report and compare; any other option
+   * before them (--strict, --keep-going, a typo) would be dropped without a
+   * word, so it is refused, as rp_cli_parse refuses an unknown one. */
+  if (other != NULL) {
+    fprintf(stderr,
+            "repro: %s does not apply to %s: the options repro takes for it "
+            "are --root and --out; its own options come after the command "
+            "word (repro compare A B --threshold 5%%, repro report RUN "
+            "--junit)\n",
+            other, argv[i]);
+    return RP_EXIT_USAGE;
+  }
   if (strcmp(argv[i], "compare") == 0)
     return rp_compare_main(argc - i, argv + i);
   if (out != NULL)

@@ -985,5 +985,22 @@ TEST_IMPL(cli_usage_and_unsupported) {
   }
   ASSERT_CONTAINS(res.out, "sanitize");
   rp_step_result_free(&res);
+  {
+    /* an option before report or compare other than --root and --out was
+     * dropped without a word (--strict compare ran the compare) */
+    const char *strict_cmp[] = {RP_REPRO_EXE, "--strict", "compare",
+                                "a",          "b",        NULL};
+    const char *bogus_rep[] = {RP_REPRO_EXE, "--bogus=1", "report", NULL};
+    sp.argv = strict_cmp;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--strict does not apply to compare");
+    rp_step_result_free(&res);
+    sp.argv = bogus_rep;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--bogus=1 does not apply to report");
+    rp_step_result_free(&res);
+  }
   return 0;
 }
