@@ -187,7 +187,8 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
       char name[32];
       const char *v;
       (void)cm_opt_split(a, name, sizeof name, &v);
-      if (v != NULL && cm_str_among(name, flags)) {
+      if (v != NULL &&
+          (cm_str_among(name, flags) || strcmp(name, "--help") == 0)) {
         /* named as a flag given a value, as report's and compare's are */
         cm_snprintf(err, size, "%s takes no value ('%s')", name, a);
         return CM_EINVAL;

@@ -514,6 +514,11 @@ TEST_IMPL(cli_parse_select) {
     ASSERT_EQ(rp_cli_parse(3, a11, &cli, err, sizeof err), CM_EINVAL);
     ASSERT_CONTAINS(err, "--strict takes no value");
   }
+  {
+    char *a12[] = {"repro", "--help=1", "test", NULL};
+    ASSERT_EQ(rp_cli_parse(3, a12, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--help takes no value");
+  }
   /* --select: a word that changes cuda_portfolio's mode or output, or
    * that repro has its own option for, is refused by name */
   ASSERT_EQ(rp_cli_parse(4, a8, &cli, err, sizeof err), CM_EINVAL);
