@@ -64,7 +64,13 @@ def table(d):
             c1 = first[(c2["dtype"], c2["shape"])]
             t = tor[(op, c2["dtype"], c2["shape"])]
             f1, f2 = (c["throughput"]["fraction_of_copy_bw"] for c in (c1, c2))
-            g1, g2 = (c["throughput"]["gbps"] / 1000 for c in (c1, c2))
+            g1, g2 = (c["throughput"]["gbps"] for c in (c1, c2))
+            if None in (f1, f2, g1, g2, k1, k2):
+                # a case whose timing failed has null statistics
+                print(f"| {op} | {c2['dtype']} | {c2['shape']} | not timed "
+                      f"in both runs | {t:.2f} | | | |")
+                continue
+            g1, g2 = g1 / 1000, g2 / 1000
             print(f"| {op} | {c2['dtype']} | {c2['shape']} | {f1:.3f} / {f2:.3f} "
                   f"| {t:.2f} | {t * 1000 / k1:.3f} | {t * 1000 / k2:.3f} "
                   f"| {g1 / t:.3f} / {g2 / t:.3f} |")
