@@ -1,6 +1,7 @@
 /* plat_file.c: file helpers that are the same on every OS (they reach the
  * OS only through stdio and plat_rename). */
 #include "platform.h"
+#include "cm_file.h"
 
 #include "cm_error.h"
 #include "cm_str.h"
@@ -17,7 +18,7 @@ static int plat__create_tmp(const char *path, char *tmp, size_t size,
   if (r != CM_OK)
     return r;
   errno = 0;
-  *f = fopen(tmp, "wb");
+  *f = cm_fopen(tmp, "wb");
   if (*f == NULL)
     return errno != 0 ? cm_error_from_errno(errno) : CM_EIO;
   return CM_OK;
@@ -34,16 +35,16 @@ int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
     return r;
   if (fwrite(buf, 1, len, f) != len) {
     fclose(f);
-    remove(tmp);
+    cm_remove(tmp);
     return CM_EIO;
   }
   if (fclose(f) != 0) {
-    remove(tmp);
+    cm_remove(tmp);
     return CM_EIO;
   }
   r = plat_rename(tmp, path);
   if (r != CM_OK)
-    remove(tmp);
+    cm_remove(tmp);
   return r;
 }
 
@@ -63,6 +64,6 @@ int plat_probe_write_atomic(const char *path) {
   if (r != CM_OK)
     return r;
   fclose(f);
-  remove(tmp);
+  cm_remove(tmp);
   return CM_OK;
 }

@@ -1,5 +1,6 @@
 #include "cm_file.h"
 #include "cm_error.h"
+#include "cm_str.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 
 int cm_read_file(const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = cm_fopen(path, "rb");
   char *buf = NULL;
   size_t cap = 0, n = 0;
   if (f == NULL)
@@ -59,4 +60,33 @@ int cm_grow(void *items, size_t *cap, size_t count, size_t elem_size,
   memcpy(items, &np, sizeof np);
   *cap = ncap;
   return CM_OK;
+}
+
+json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error) {
+  FILE *f = cm_fopen(path, "rb");
+  json_t *j;
+  if (f == NULL) {
+    if (error != NULL) {
+      memset(error, 0, sizeof *error);
+      error->line = error->column = -1;
+      cm_snprintf(error->text, sizeof error->text, "unable to open %s: %s",
+                  path, strerror(errno));
+      cm_snprintf(error->source, sizeof error->source, "%s", path);
+    }
+    return NULL;
+  }
+  j = json_loadf(f, flags, error);
+  fclose(f);
+  return j;
+}
+
+int cm_json_dump_file(const json_t *json, const char *path, size_t flags) {
+  FILE *f = cm_fopen(path, "w");
+  int r;
+  if (f == NULL)
+    return -1;
+  r = json_dumpf(json, f, flags);
+  if (fclose(f) != 0)
+    r = -1;
+  return r;
 }

@@ -4,6 +4,26 @@
 #define CM_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* fopen and remove for a UTF-8 path, the project's one encoding of paths.
+ * POSIX: fopen and remove themselves. Windows: the C runtime's fopen and
+ * remove read a path in the ANSI code page, so a root such as
+ * "C:\Users\Zoë\cuda_portfolio" could not be opened from UTF-8 (repro
+ * refused every stage: "cannot open contract"); these convert the path to
+ * UTF-16 and call _wfopen and _wremove. A path that is not valid UTF-8 is
+ * passed on unchanged, as an ANSI name. errno is set as by fopen/remove.
+ * One file per platform (cm_fopen_posix.c, cm_fopen_win32.c). */
+FILE *cm_fopen(const char *path, const char *mode);
+int cm_remove(const char *path);
+
+/* jansson's json_load_file and json_dump_file through cm_fopen (theirs call
+ * fopen: an ANSI name on Windows). Same arguments and results; a file that
+ * cannot be opened is a NULL / -1 with error->text saying so. */
+json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error);
+int cm_json_dump_file(const json_t *json, const char *path, size_t flags);
 
 /* Reads the whole file at path into a malloc'd buffer with a NUL after the
  * last byte (*out), its length in bytes without the NUL into *len. The

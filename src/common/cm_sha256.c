@@ -1,4 +1,5 @@
 #include "cm_sha256.h"
+#include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
 
@@ -106,7 +107,7 @@ int cm_sha256_file(const char *path, char out[CM_SHA256_HEX_LEN],
   cm_sha256_ctx ctx;
   size_t n;
   int err;
-  FILE *f = fopen(path, "rb");
+  FILE *f = cm_fopen(path, "rb");
   if (f == NULL)
     return cm_error_from_errno(errno);
   cm_sha256_init(&ctx);

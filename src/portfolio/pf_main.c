@@ -211,6 +211,10 @@ int main(int argc, char **argv, char **envp) {
   pf_alloc_mode alloc;
   char err[512];
   int rc;
+  /* Windows hands main() argv in the ANSI code page; paths are UTF-8 here
+   * (cm_fopen, plat_*), as repro passes them (a no-op on POSIX; a failed
+   * conversion keeps the ANSI argv, right for ASCII paths) */
+  (void)plat_utf8_argv(&argc, &argv);
   if (pf_cli_parse(argc, argv, &o, err, sizeof err) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: %s\n", err);
     return PF_EXIT_USAGE;

@@ -2,6 +2,7 @@
  * 1.0, a little-endian uint16 header length, then a Python dict literal
  * padded with spaces and ended by '\n' so the data starts 64-byte aligned. */
 #include "pf_npy.h"
+#include "cm_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -55,7 +56,7 @@ int pf_npy_write(const char *path, const char *descr, size_t elsize, int ndims,
   err = pf_npy_header(descr, ndims, shape, head, sizeof head, &hlen);
   if (err)
     return err;
-  f = fopen(path, "wb");
+  f = cm_fopen(path, "wb");
   if (!f)
     return cm_error_from_errno(errno);
   if (fwrite(head, 1, hlen, f) != hlen ||

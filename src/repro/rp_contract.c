@@ -1,5 +1,6 @@
 /* Stage contracts: the strict line parser and the child environment. */
 #include "rp_contract.h"
+#include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
 
@@ -230,7 +231,7 @@ int rp_contract_load(const char *path, rp_contract *out, char *err,
                      size_t errsize) {
   static char text[65536];
   size_t n;
-  FILE *f = fopen(path, "rb");
+  FILE *f = cm_fopen(path, "rb");
   if (f == NULL) {
     cm_snprintf(err, errsize, "%s: cannot open contract", path);
     return CM_ENOENT;

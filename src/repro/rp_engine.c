@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <time.h>
 #include <uv.h>
 
@@ -57,35 +56,10 @@ int rp_build_bin(const rp_ctx *ctx, const char *name, char *buf, size_t size) {
 }
 
 char *rp_run_read_log(const rp_ctx *ctx, const char *rel, size_t *len) {
-  char path[1800];
-  gzFile g;
   char *buf = NULL;
-  size_t cap = 0, n = 0;
   *len = 0;
-  if (rel[0] == '\0' ||
-      cm_snprintf(path, sizeof path, "%s/%s", ctx->run_dir, rel) != CM_OK)
+  if (rel[0] == '\0' || rp_log_read(ctx->run_dir, rel, &buf, len) != CM_OK)
     return NULL;
-  g = gzopen(path, "rb");
-  if (g == NULL)
-    return NULL;
-  for (;;) {
-    int got;
-    if (cap - n < 65536) {
-      char *nb = realloc(buf, cap + 131072);
-      if (nb == NULL)
-        break;
-      buf = nb;
-      cap += 131072;
-    }
-    got = gzread(g, buf + n, (unsigned)(cap - n - 1));
-    if (got <= 0)
-      break;
-    n += (size_t)got;
-  }
-  gzclose(g);
-  if (buf != NULL)
-    buf[n] = '\0';
-  *len = n;
   return buf;
 }
 

@@ -8,6 +8,7 @@
  * flagged (a warning, not a failure).
  */
 #include "archive/rp_archive.h"
+#include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
@@ -241,7 +242,7 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
   json_object_set_new(st->record, "files", files);
   cm_snprintf(path, sizeof path, "%s/compile_commands.json",
               ctx->opt.build_dir);
-  cc = json_load_file(path, 0, &jerr);
+  cc = cm_json_load_file(path, 0, &jerr);
   if (!json_is_array(cc)) {
     rp_stage_set(st, RP_ST_FAILED,
                  "cannot read %s: %s (configure the "

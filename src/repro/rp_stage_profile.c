@@ -20,6 +20,7 @@
  * under results/instrumented only.
  */
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_sha256.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
@@ -364,7 +365,7 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
       json_object_set_new(rec, "qdstrm",
                           json_pack("{s:I,s:s,s:b}", "bytes", (json_int_t)sz,
                                     "sha256", hex, "archived", 0));
-    remove(nr->qdstrm);
+    cm_remove(nr->qdstrm);
   }
   if (nr->outcome == RP_NSYS_REPORT) {
     const char *sargv[8];

@@ -5,6 +5,7 @@
  * results document (malformed, or cut short by an interrupt) is moved out of
  * results/clean/ to results/unreadable/. */
 #include "archive/rp_archive.h"
+#include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
@@ -126,7 +127,7 @@ static void rp__time_file(rp_ctx *ctx, rp_stage_run *st) {
   }
   if (r == CM_EREFUSED) {
     r = rp_results_file(ctx->run_dir, path, RP__TIME_JSON, dst, sizeof dst);
-    if (r == CM_OK && remove(path) != 0)
+    if (r == CM_OK && cm_remove(path) != 0)
       r = CM_EIO;
     json_object_set_new(st->record, "result",
                         cm_json_text("results/instrumented/" RP__TIME_JSON));

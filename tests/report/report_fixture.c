@@ -1,5 +1,6 @@
 /* report_fixture.c: see report_fixture.h. */
 #include "report_fixture.h"
+#include "cm_file.h"
 
 #include "cm_str.h"
 #include "platform.h"
@@ -151,7 +152,7 @@ json_t *fx_results(const fx_opts *o) {
 
 int fx_write_results(const char *path, const fx_opts *o) {
   json_t *d = fx_results(o);
-  int r = json_dump_file(d, path, JSON_INDENT(2));
+  int r = cm_json_dump_file(d, path, JSON_INDENT(2));
   json_decref(d);
   return r;
 }
@@ -261,7 +262,7 @@ int fx_make_run(const char *dir) {
   json_object_set_new(m, "stages", stages);
   r = cm_snprintf(p, sizeof p, "%s/manifest.json", dir);
   if (r == 0)
-    r = json_dump_file(m, p, JSON_INDENT(2));
+    r = cm_json_dump_file(m, p, JSON_INDENT(2));
   json_decref(m);
   if (r != 0)
     return 1;

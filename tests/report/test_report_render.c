@@ -29,7 +29,7 @@ static int make(const char *name, char *dir, size_t size) {
   if (cm_snprintf(dir, size, "%s/%s", cm_test_tmpdir(), name) != CM_OK ||
       fx_make_run(dir) != 0 ||
       cm_snprintf(p, sizeof p, "%s/manifest.json", dir) != CM_OK ||
-      (m = json_load_file(p, 0, NULL)) == NULL)
+      (m = cm_json_load_file(p, 0, NULL)) == NULL)
     return 1;
   r = rp_manifest_finish(dir, m);
   json_decref(m);
@@ -100,7 +100,7 @@ TEST_IMPL(compare_reads_bundles) {
   size_t len = 0;
   ASSERT_EQ(make("bundled", d, sizeof d), 0);
   ASSERT_OK(cm_snprintf(mp, sizeof mp, "%s/manifest.json", d));
-  m = json_load_file(mp, 0, NULL);
+  m = cm_json_load_file(mp, 0, NULL);
   ASSERT_TRUE(m != NULL);
   ASSERT_OK(rp_manifest_finish(d, m));
   json_decref(m);
@@ -141,12 +141,12 @@ TEST_IMPL(report_git_of_binary) {
   char p[1024];
   ASSERT_EQ(make("gitbin", d, sizeof d), 0);
   ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
-  m = json_load_file(p, 0, NULL);
+  m = cm_json_load_file(p, 0, NULL);
   ASSERT_TRUE(m != NULL);
   json_object_set_new(json_object_get(m, "git"), "commit",
                       json_string("fedcba9876543210"));
   json_object_set_new(json_object_get(m, "git"), "dirty", json_true());
-  ASSERT_EQ(json_dump_file(m, p, JSON_INDENT(2)), 0);
+  ASSERT_EQ(cm_json_dump_file(m, p, JSON_INDENT(2)), 0);
   json_decref(m);
   ASSERT_EQ(rp_report_main(3, argv, NULL), 0);
   md = slurp(d, "report.md");

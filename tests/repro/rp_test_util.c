@@ -1,5 +1,6 @@
 /* Helpers for the repro test suites. Portable through libuv and platform.h,
  * so that the same suites run on Linux and, cross-built, under Wine. */
+#include "cm_file.h"
 #include "rp_test_util.h"
 #include "cm_error.h"
 #include "cm_str.h"
@@ -38,7 +39,7 @@ int rt_fresh_dir(const char *name, char *out, size_t size) {
 }
 
 int rt_write(const char *path, const char *text, int exec) {
-  FILE *f = fopen(path, "wb");
+  FILE *f = cm_fopen(path, "wb");
   size_t n = strlen(text);
   uv_fs_t req;
   int r;
@@ -60,7 +61,7 @@ int rt_write(const char *path, const char *text, int exec) {
 }
 
 char *rt_read(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = cm_fopen(path, "rb");
   char *buf = NULL;
   size_t cap = 0, n = 0, got;
   if (f == NULL)

@@ -1,6 +1,7 @@
 /* rt_cli_fixture.c: a fake repository root and the real repro run in it
  * (rt_cli_fixture.h). */
 #include "rt_cli_fixture.h"
+#include "cm_file.h"
 
 #include "cm_error.h"
 #include "cm_str.h"
@@ -124,7 +125,7 @@ int rt_run_repro(const char *root, const char *const *args,
 json_t *rt_load_manifest_at(const char *run) {
   char p[1400];
   snprintf(p, sizeof p, "%s/manifest.json", run);
-  return json_load_file(p, 0, NULL);
+  return cm_json_load_file(p, 0, NULL);
 }
 
 /* Loads the manifest of the one run under ROOT/logs. */

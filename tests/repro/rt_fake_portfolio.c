@@ -28,6 +28,8 @@
  * option's message, and --check-args as the first word prints one line
  * and exits 0 (anywhere else, exit 2: repro must put it first), but 2 for
  * --shape with --smoke, as the real binary. */
+#include "cm_file.h"
+#include "platform.h"
 #include "rp_test_util.h"
 
 #include <stdio.h>
@@ -43,7 +45,7 @@
  * or backslashes, as repro passes them). */
 static int rt__write_json(const char *path, int instrumented, int argc,
                           char **argv) {
-  FILE *f = fopen(path, "w");
+  FILE *f = cm_fopen(path, "w");
   int i;
   if (f == NULL)
     return 3;
@@ -61,7 +63,7 @@ static int rt__write_json(const char *path, int instrumented, int argc,
 /* Writes text to path, as it is. 0, or 3 (cuda_portfolio's "output not
  * written"). */
 static int rt__write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
+  FILE *f = cm_fopen(path, "wb");
   size_t n = strlen(text);
   if (f == NULL)
     return 3;
@@ -100,7 +102,7 @@ static int rt__write_big(const char *json, long mb) {
   size_t k;
   if (rt__run_path(json, "/fake-big.bin", path, sizeof path) != 0)
     return 3;
-  f = fopen(path, "wb");
+  f = cm_fopen(path, "wb");
   if (f == NULL)
     return 3;
   for (i = 0; i < mb; i++) {
@@ -122,6 +124,8 @@ int main(int argc, char **argv) {
   const char *mode = getenv("FAKE_PF_MODE");
   const char *json = NULL;
   int i;
+  /* as the real binary: UTF-8 words on Windows too (a non-ASCII root) */
+  (void)plat_utf8_argv(&argc, &argv);
   for (i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--json") == 0)
       json = argv[i + 1];
@@ -173,7 +177,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(mode, "sleep") == 0) {
     const char *pf = getenv("FAKE_PF_PIDFILE");
-    FILE *f = pf != NULL ? fopen(pf, "w") : NULL;
+    FILE *f = pf != NULL ? cm_fopen(pf, "w") : NULL;
     if (f != NULL) {
       fprintf(f, "%ld\n", (long)uv_os_getpid());
       fclose(f);

@@ -3,6 +3,7 @@
  * rt_fake_portfolio, see that file). The same tests run on POSIX and, cross-
  * built, on Windows under Wine; only the interrupt test is POSIX's. */
 #include "cm_test.h"
+#include "cm_file.h"
 #include "archive/rp_archive.h"
 #include "cm_error.h"
 #include "cm_str.h"
@@ -125,6 +126,34 @@ TEST_IMPL(cli_time_refuses_marker) {
   /* Refused before running: no step, no result. */
   ASSERT_EQ(json_array_size(json_object_get(rt_stage(m, "time"), "steps")), 0);
   json_decref(m);
+  return 0;
+}
+
+/* A repository whose path is not ASCII (a user folder such as "Zoë", and
+ * a space): every file repro opens by name there (the contracts, results,
+ * logs read back) is named in UTF-8. On Windows the C runtime's fopen read
+ * such a name in the ANSI code page and repro refused every stage ("cannot
+ * open contract"); cm_fopen opens it as UTF-16. */
+TEST_IMPL(cli_root_non_ascii) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char run[1300], p[1500];
+  json_t *m;
+  rp_verify_result vr;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("zo\xc3\xab runs", args, clean, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(rt_str(m, "status"), "complete");
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "passed");
+  json_decref(m);
+  ASSERT_TRUE(strstr(run, "zo\xc3\xab runs") != NULL);
+  snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+  ASSERT_TRUE(plat_path_exists(p));
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
   return 0;
 }
 
@@ -515,7 +544,7 @@ TEST_IMPL(cli_time_lock_clocks) {
                 "1755:2619");
   json_decref(m);
   snprintf(p, sizeof p, "%s/results/clean/time.json", run);
-  doc = json_load_file(p, 0, NULL);
+  doc = cm_json_load_file(p, 0, NULL);
   ASSERT_TRUE(doc != NULL);
   a = json_object_get(doc, "fake_argv");
   for (i = 0; i + 1 < json_array_size(a); i++)

@@ -9,6 +9,8 @@
 
 #include "cm_test.h"
 #include "cm_error.h"
+#include "cm_file.h"
+#include "cm_sha256.h"
 #include "cm_str.h"
 #include "platform.h"
 #include "plat_win32.h"
@@ -141,6 +143,49 @@ TEST_IMPL(mkdir_rename_unicode_spaces) {
   ASSERT_OK(cm_snprintf(a, sizeof a, "%s\\sub", b));
   ASSERT_TRUE(plat_mkdir_p(b) != CM_OK);
   ASSERT_TRUE(plat_mkdir_p(a) != CM_OK);
+  return 0;
+}
+
+/* The project's file opens by UTF-8 name (cm_fopen, cm_remove, cm_read_file,
+ * cm_sha256_file, cm_json_load_file, plat_write_file_atomic) reach a file
+ * under "Zoe's runs" with its diaeresis and a CJK folder: the C runtime's
+ * fopen took the ANSI code page, and repro under such a folder could open
+ * none of its contracts. */
+TEST_IMPL(fopen_utf8) {
+  char dir[1024], p[1200], q[1200], hex[CM_SHA256_HEX_LEN], *text;
+  size_t len;
+  uint64_t size = 0;
+  FILE *f;
+  json_t *j;
+  ASSERT_OK(cm_snprintf(dir, sizeof dir, "%s\\" UNI_DIR "\\" CJK_DIR,
+                        cm_test_tmpdir()));
+  ASSERT_OK(plat_mkdir_p(dir));
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s\\r\xc3\xa9sultats.json", dir));
+  f = cm_fopen(p, "wb");
+  ASSERT_TRUE(f != NULL);
+  ASSERT_TRUE(fputs("{\"a\": 1}", f) >= 0);
+  ASSERT_EQ(fclose(f), 0);
+  ASSERT_EQ(read_text(p, q, sizeof q), 0); /* the name _wfopen knows */
+  ASSERT_STR_EQ(q, "{\"a\": 1}");
+  ASSERT_OK(cm_read_file(p, &text, &len));
+  ASSERT_EQ(len, 8);
+  free(text);
+  ASSERT_OK(cm_sha256_file(p, hex, &size));
+  ASSERT_EQ(size, 8);
+  j = cm_json_load_file(p, 0, NULL);
+  ASSERT_TRUE(j != NULL);
+  ASSERT_EQ(json_integer_value(json_object_get(j, "a")), 1);
+  ASSERT_EQ(cm_json_dump_file(j, p, 0), 0);
+  json_decref(j);
+  ASSERT_OK(cm_snprintf(q, sizeof q, "%s\\atomic \xc3\xab.txt", dir));
+  ASSERT_OK(plat_write_file_atomic(q, "x", 1));
+  ASSERT_EQ(plat_path_exists(q), 1);
+  ASSERT_EQ(cm_remove(q), 0);
+  ASSERT_EQ(plat_path_exists(q), 0);
+  ASSERT_EQ(cm_remove(p), 0);
+  ASSERT_EQ(plat_path_exists(p), 0);
+  /* an ANSI name (not UTF-8) is still opened as one */
+  ASSERT_TRUE(cm_fopen("cp-no-such-\xe9.txt", "rb") == NULL);
   return 0;
 }
 

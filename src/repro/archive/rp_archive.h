@@ -45,6 +45,16 @@ int rp_log_flush(rp_log *log);
  * call on log. Uncompressed bytes written -> *raw_bytes (may be NULL). */
 int rp_log_close(rp_log *log, uint64_t *raw_bytes);
 
+/* Reads the log <run_dir>/<relpath> whole, decompressed, into a malloc'd
+ * buffer with a NUL after the last byte (*out; the caller frees it), its
+ * length into *len. A log whose member was never finished (the run died;
+ * rp_log_flush) or whose end is damaged gives what decompressed before the
+ * end or the damage. Returns CM_OK, or cm_read_file's error, CM_ENOMEM, or
+ * CM_EMISMATCH when nothing decompressed at all from a file that is not
+ * empty (not gzip). */
+int rp_log_read(const char *run_dir, const char *relpath, char **out,
+                size_t *len);
+
 /* Writes buf to <run_dir>/<relpath> atomically: parent folders created,
  * then a temporary name beside it, fsync, and a rename over the target. */
 int rp_write_file_atomic(const char *run_dir, const char *relpath,

@@ -8,11 +8,14 @@
 #include "rp_archive.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
+#include "cm_str.h"
 #include "platform.h"
 #include "rp_fs.h"
 #include "rp_gz.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct rp_log {
   uv_file fd;
@@ -114,4 +117,70 @@ int rp_write_file_atomic(const char *run_dir, const char *relpath,
   if (rc != CM_OK)
     return rc;
   return rp__fs_write_atomic(path, buf, len);
+}
+
+/* ---- Reading a log back (rp_log_read) ---- */
+
+typedef struct {
+  char *buf;
+  size_t n, cap;
+} rp__log_text;
+
+static int text_sink(void *ud, const unsigned char *data, size_t len) {
+  rp__log_text *t = (rp__log_text *)ud;
+  if (t->cap - t->n <= len) {
+    size_t ncap = t->cap ? t->cap : 65536;
+    char *nb;
+    while (ncap - t->n <= len)
+      ncap *= 2;
+    nb = realloc(t->buf, ncap);
+    if (nb == NULL)
+      return CM_ENOMEM;
+    t->buf = nb;
+    t->cap = ncap;
+  }
+  memcpy(t->buf + t->n, data, len);
+  t->n += len;
+  return CM_OK;
+}
+
+int rp_log_read(const char *run_dir, const char *relpath, char **out,
+                size_t *len) {
+  char path[RP__PATH_MAX], *raw = NULL;
+  size_t rawlen = 0;
+  rp__gunzip *g;
+  rp__log_text t = {NULL, 0, 0};
+  int r;
+  if (cm_snprintf(path, sizeof path, "%s/%s", run_dir, relpath) != CM_OK)
+    return CM_EINVAL;
+  /* cm_read_file, not gzopen: zlib's gzopen takes an ANSI path on Windows,
+   * so a run under a non-ASCII folder read no log there */
+  r = cm_read_file(path, &raw, &rawlen);
+  if (r != CM_OK)
+    return r;
+  g = malloc(sizeof *g);
+  if (g == NULL || rp__gunzip_init(g, text_sink, &t) != CM_OK) {
+    free(g);
+    free(raw);
+    return CM_ENOMEM;
+  }
+  r = rp__gunzip_feed(g, raw, rawlen);
+  if (r == CM_OK)
+    r = rp__gunzip_finish(g);
+  rp__gunzip_end(g);
+  free(g);
+  free(raw);
+  /* a truncated or damaged end keeps what came before it, as zcat does */
+  if (r == CM_ENOMEM || (r != CM_OK && t.n == 0 && rawlen > 0)) {
+    free(t.buf);
+    return r == CM_ENOMEM ? CM_ENOMEM : CM_EMISMATCH;
+  }
+  if (text_sink(&t, (const unsigned char *)"", 0) != CM_OK) {
+    free(t.buf);
+    return CM_ENOMEM;
+  }
+  t.buf[t.n] = '\0';
+  *out = t.buf;
+  *len = t.n;
+  return CM_OK;
 }

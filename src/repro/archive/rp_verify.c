@@ -295,7 +295,7 @@ int rp_verify(const char *path, rp_verify_result *res) {
     /* gzip's two magic bytes first: a manifest.json or a plain .tar given
      * here is named for what it is, not as corrupt gzip data */
     unsigned char head[2] = {0, 0};
-    FILE *f = fopen(path, "rb");
+    FILE *f = cm_fopen(path, "rb");
     size_t got = f != NULL ? fread(head, 1, sizeof head, f) : 0;
     if (f != NULL)
       fclose(f);

@@ -1,6 +1,7 @@
 /* rp_report.c: writes the report files into a run and binds them to its
  * manifest (see rp_report.h). */
 #include "rp_report.h"
+#include "cm_file.h"
 
 #include "cm_error.h"
 #include "cm_str.h"
@@ -30,7 +31,7 @@ static int refinish(const char *dir) {
   int r = cm_snprintf(path, sizeof path, "%s/manifest.json", dir);
   if (r != CM_OK)
     return r;
-  m = json_load_file(path, 0, &je);
+  m = cm_json_load_file(path, 0, &je);
   if (m == NULL)
     return CM_EPARSE;
   r = rp_manifest_finish(dir, m);

@@ -1,5 +1,6 @@
 /* rp_nsys_check.c: see rp_nsys_check.h. */
 #include "rp_nsys_check.h"
+#include "cm_file.h"
 
 #include "cm_error.h"
 #include "cm_str.h"
@@ -11,7 +12,7 @@
 /* Size of a regular, readable file, or 0 when absent or empty. fopen+fseek
  * rather than stat so that this stays the same code on Windows. */
 static uint64_t file_size(const char *path) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = cm_fopen(path, "rb");
   long n;
   if (f == NULL)
     return 0;
