@@ -223,7 +223,7 @@ cudaError_t cpk_rmsnorm_bwd(cpk_variant v, cpk_dtype dt, const void *dy,
  * (A, dC, trans_a = 1).
  * Variants: NAIVE (all dtypes), TILED (CPK_F32 only), TENSORCORE (F16, BF16),
  * HOPPER (F16, BF16; compute capability 9.0; cudaErrorNotSupported where
- * cpk_variant_available says 0).
+ * cpk_variant_available says 0; m, n and k at most CPK_HOPPER_MAX_DIM).
  */
 typedef struct {
   int64_t m, n, k;
@@ -240,10 +240,17 @@ typedef struct {
  * trans_b, else K x N) with the leading dimension rounded up to a multiple
  * of 64 elements, each section rounded up to 256 bytes: A's section first,
  * then B's. 0 for an invalid g (cpk_matmul rejects it); no section for an
- * operand with an extent of 2^31 - 1 or more (HOPPER rejects such shapes
- * anyway). Pure function of (v, dt, g): no device query, callable with no
- * GPU present. */
+ * operand with an extent past CPK_HOPPER_MAX_DIM (HOPPER rejects such
+ * shapes anyway). Pure function of (v, dt, g): no device query, callable with
+ * no GPU present. */
 size_t cpk_matmul_workspace_bytes(cpk_variant v, cpk_dtype dt, cpk_gemm g);
+
+/* The largest m, n and k CPK_V_HOPPER takes (2^31 - 2): its TMA coordinates
+ * and tile counters are 32-bit. Past it cpk_matmul(CPK_V_HOPPER, ...)
+ * returns cudaErrorInvalidValue and launches nothing; every other variant
+ * takes any size. (HOPPER also needs fewer than 2^31 - 1 output tiles of
+ * 128 x 256, which only a C of more than 2^45 elements could exceed.) */
+#define CPK_HOPPER_MAX_DIM 2147483646
 
 /* ws / ws_bytes: scratch, used by CPK_V_HOPPER only (every other variant
  * ignores them). ws_bytes == 0 (ws may be NULL): no scratch; an operand that

@@ -861,8 +861,8 @@ cudaError_t mm_sm90(cpk_dtype dt, const void *a, const void *b, void *c,
                gm.ldc >= gm.n);
   const int64_t tiles_m = (gm.m + kBM - 1) / kBM,
                 tiles_n = (gm.n + kBN - 1) / kBN, nk = (gm.k + kBK - 1) / kBK;
-  CPK__REQUIRE(gm.m < 0x7fffffff && gm.n < 0x7fffffff && gm.k < 0x7fffffff &&
-               tiles_m * tiles_n < 0x7fffffff);
+  CPK__REQUIRE(gm.m <= kPackMaxDim && gm.n <= kPackMaxDim &&
+               gm.k <= kPackMaxDim && tiles_m * tiles_n < 0x7fffffff);
 
   mm_args g;
   g.a.p = static_cast<const uint8_t *>(a);

@@ -26,8 +26,10 @@ bool mm_sm90_built();
  * workspace holds the copy of A first (if A is copied), then that of B, each
  * section mm_pack_bytes long. */
 constexpr int64_t kPackAlign = 64;
-/* Largest stored extent the Hopper path takes (TMA coordinates are int32). */
-constexpr int64_t kPackMaxDim = 0x7ffffffe;
+/* Largest stored extent the Hopper path takes (TMA coordinates are int32;
+ * cpk.h states the limit). */
+constexpr int64_t kPackMaxDim = CPK_HOPPER_MAX_DIM;
+static_assert(kPackMaxDim == 0x7ffffffe, "HOPPER's coordinates are int32");
 
 /* The operand's ld lets TMA read it (given a 16-byte aligned base). */
 inline bool mm_ld_tma_ok(int64_t ld) {

@@ -381,6 +381,18 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
            "chip; use --variant auto (or split/block)",
            op->name, (long long)o->dims[1], pf_dtype_name((cpk_dtype)o->dtype));
   }
+  /* HOPPER's TMA coordinates are 32-bit: it refuses larger sizes at the
+   * launch (cudaErrorInvalidValue, exit 3), after the inputs and the
+   * reference were made; `auto` takes TENSORCORE for them (pf_plan.h) */
+  if (o->variant == CPK_V_HOPPER && o->have_shape && o->ndims == 3)
+    for (i = 0; i < 3; i++) {
+      const long long d = (long long)o->dims[i];
+      if (d > CPK_HOPPER_MAX_DIM)
+        FAIL("matmul --variant hopper takes M, N and K up to %lld (its TMA "
+             "coordinates are 32-bit); %c = %lld is past it: use --variant "
+             "tensorcore, or auto, which picks it for this shape",
+             (long long)CPK_HOPPER_MAX_DIM, "MNK"[i], d);
+    }
   if (o->json_path == NULL && (timing != NULL || o->gbench))
     FAIL("%s shapes timing, and only --json PATH times: add --json PATH "
          "(without it the cases are verified, not timed)",

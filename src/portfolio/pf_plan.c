@@ -44,3 +44,13 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
   /* Long rows: softmax reads them once with the running max and sum. */
   return op == CPK_OP_SOFTMAX ? CPK_V_ONLINE : CPK_V_BLOCK;
 }
+
+cpk_variant pf_plan_choose_matmul(cpk_dtype dt, int64_t m, int64_t n, int64_t k,
+                                  const pf_plan_dev *dev) {
+  const cpk_variant v = pf_plan_choose(CPK_OP_MATMUL, dt, 1, 1, dev);
+  /* HOPPER's coordinates are 32-bit; TENSORCORE takes any size (cpk.h) */
+  if (v == CPK_V_HOPPER && (m > CPK_HOPPER_MAX_DIM || n > CPK_HOPPER_MAX_DIM ||
+                            k > CPK_HOPPER_MAX_DIM))
+    return CPK_V_TENSORCORE;
+  return v;
+}

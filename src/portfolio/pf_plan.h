@@ -41,10 +41,18 @@ typedef struct {
 } pf_plan_dev;
 
 /* The variant `auto` runs for (op, dt) on rows x cols (matmul: cols and rows
- * are ignored). Never fails: every op has a default. Row ops take FUSED
- * wherever the device has it and the row fits on chip (cpk_fused_fits); fp16
- * and bf16 matmul take HOPPER where the device has it. */
+ * are ignored, and the pick is for sizes HOPPER takes: a caller with the
+ * whole shape asks pf_plan_choose_matmul). Never fails: every op has a default.
+ * Row ops take FUSED wherever the device has it and the row fits on chip
+ * (cpk_fused_fits); fp16 and bf16 matmul take HOPPER where the device has it.
+ */
 cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
                            const pf_plan_dev *dev);
+
+/* The variant `auto` runs for a matmul of m x n x k in dt: pf_plan_choose's
+ * pick, except that fp16/bf16 take TENSORCORE where m, n or k is past
+ * CPK_HOPPER_MAX_DIM, which HOPPER refuses (cpk.h). Pure, never fails. */
+cpk_variant pf_plan_choose_matmul(cpk_dtype dt, int64_t m, int64_t n, int64_t k,
+                                  const pf_plan_dev *dev);
 
 #endif

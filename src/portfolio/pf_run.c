@@ -438,11 +438,15 @@ static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
   cpk_variant v;
   cpk_rows shape;
   c->spec = *s;
-  v = s->variant == PF_VARIANT_AUTO
-          ? pf_plan_choose(op->kop, s->dt,
-                           op->kind == PF_KIND_ROWS ? s->dims[0] : 1,
-                           s->dims[1], &r->dev)
-          : (cpk_variant)s->variant;
+  if (s->variant != PF_VARIANT_AUTO)
+    v = (cpk_variant)s->variant;
+  else if (op->kind == PF_KIND_MATMUL)
+    v = pf_plan_choose_matmul(s->dt, s->dims[0], s->dims[1], s->dims[2],
+                              &r->dev);
+  else
+    v = pf_plan_choose(op->kop, s->dt,
+                       op->kind == PF_KIND_ROWS ? s->dims[0] : 1, s->dims[1],
+                       &r->dev);
   if ((err = pf_case_setup(c, op, v)) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: %s: cannot set up the case: %s\n",
             op->name,

@@ -85,6 +85,21 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_ROW_SUM, CPK_F16, 3, 5, &h), CPK_V_FUSED);
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, &h), CPK_V_HOPPER);
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_F32, 1, 1, &h), CPK_V_TILED);
+  /* matmul with its whole shape: HOPPER up to CPK_HOPPER_MAX_DIM in each of
+   * M, N and K (its TMA coordinates are 32-bit), TENSORCORE past it (HOPPER
+   * refused the launch: exit 3 after the inputs and reference were made) */
+  ASSERT_EQ(CPK_HOPPER_MAX_DIM, 2147483646);
+  ASSERT_EQ(pf_plan_choose_matmul(CPK_F16, 2147483646, 1, 2147483646, &h),
+            CPK_V_HOPPER);
+  ASSERT_EQ(pf_plan_choose_matmul(CPK_F16, 1, 1, 2147483647, &h),
+            CPK_V_TENSORCORE);
+  ASSERT_EQ(pf_plan_choose_matmul(CPK_BF16, 2147483647, 1, 1, &h),
+            CPK_V_TENSORCORE);
+  ASSERT_EQ(pf_plan_choose_matmul(CPK_BF16, 1, 4294967296LL, 1, &h),
+            CPK_V_TENSORCORE);
+  ASSERT_EQ(pf_plan_choose_matmul(CPK_F32, 1, 1, 2147483647, &h), CPK_V_TILED);
+  ASSERT_EQ(pf_plan_choose_matmul(CPK_F16, 1, 1, 2147483647, sms),
+            CPK_V_TENSORCORE);
   /* the fit rule itself: a pure function of op, dtype and cols */
   ASSERT_EQ(cpk_fused_fits(CPK_OP_SOFTMAX, CPK_F32, 1048576), 1);
   /* past 2^20 fp32 softmax fits only through the grid path (v11), up to
@@ -312,6 +327,21 @@ TEST_IMPL(cli_errors) {
                     "tiled",          "--dtype", "bf16",   NULL};
     ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
     ASSERT_CONTAINS(err, "no variant tiled in bf16");
+  }
+  {
+    /* HOPPER refuses a dimension past CPK_HOPPER_MAX_DIM at the launch:
+     * said now, with the fix, before any device */
+    char *argv[] = {"cuda_portfolio", "--op",    "matmul",         "--variant",
+                    "hopper",         "--shape", "1x2147483647x8", "--dtype",
+                    "fp16",           NULL};
+    ASSERT_EQ(pf_cli_parse(9, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "hopper takes M, N and K up to 2147483646");
+    ASSERT_CONTAINS(err, "N = 2147483647 is past it: use --variant tensorcore");
+    argv[6] = "2147483646x1x8";
+    ASSERT_OK(pf_cli_parse(9, argv, &o, err, sizeof err));
+    argv[4] = "tensorcore";
+    argv[6] = "1x1x2147483647";
+    ASSERT_OK(pf_cli_parse(9, argv, &o, err, sizeof err));
   }
   /* caught here, before any device is opened (they failed after it, or
    * never ended: --warmup inf) */
