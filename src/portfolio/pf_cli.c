@@ -359,6 +359,26 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       FAIL("--shape: %s takes %s", op->name,
            op->kind == PF_KIND_MATMUL ? "MxNxK" : "RxW");
   }
+  /* an option that shapes another kind of op: the one case would run
+   * without it (its seed changed, nothing else) */
+  if (o->op >= 0) {
+    int n;
+    const pf_op *op = &pf_ops(&n)[o->op];
+    if (o->stride && op->kind != PF_KIND_ROWS)
+      FAIL("--stride %lld pads the rows of the row ops; %s %s: %s",
+           (long long)o->stride, op->name,
+           op->kind == PF_KIND_MATMUL
+               ? "pads its operands' rows with --ld-pad P (elements added "
+                 "to each leading dimension)"
+               : "runs on contiguous tensors",
+           op->kind == PF_KIND_MATMUL ? "use that" : "drop --stride");
+    if ((o->ld_pad || o->trans_a || o->trans_b) && op->kind != PF_KIND_MATMUL)
+      FAIL("%s shapes matmul's operands; %s has none%s",
+           o->ld_pad ? "--ld-pad" : "--trans", op->name,
+           o->ld_pad && op->kind == PF_KIND_ROWS
+               ? ": pad its rows with --stride S"
+               : ": drop it");
+  }
   if (o->op >= 0 && o->variant >= 0 && o->dtype < 0) {
     /* without --dtype, the variant must exist in one dtype at least */
     int n, d, any = 0;

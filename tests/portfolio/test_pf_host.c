@@ -364,6 +364,32 @@ TEST_IMPL(cli_errors) {
   ASSERT_EQ(parse(&o, err, "--test-only", "--shape", "64x1000", NULL),
             CM_EINVAL);
   ASSERT_CONTAINS(err, "--shape with --test-only");
+  {
+    /* an option that does not shape the op's tensors: refused, not
+     * dropped (the case ran without it) */
+    char *argv[] = {"cuda_portfolio", "--op", "copy", "--shape", "4x4",
+                    "--stride",       "8",    NULL};
+    ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--stride 8 pads the rows of the row ops; copy runs "
+                         "on contiguous tensors: drop --stride");
+    argv[2] = "matmul";
+    argv[4] = "8x8x8";
+    ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "matmul pads its operands' rows with --ld-pad P");
+    argv[2] = "softmax";
+    argv[4] = "4x4";
+    ASSERT_OK(pf_cli_parse(7, argv, &o, err, sizeof err));
+    argv[5] = "--ld-pad";
+    argv[6] = "3";
+    ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--ld-pad shapes matmul's operands; softmax has none: "
+                         "pad its rows with --stride S");
+    argv[2] = "add";
+    argv[5] = "--trans";
+    argv[6] = "tn";
+    ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--trans shapes matmul's operands; add has none");
+  }
   ASSERT_EQ(parse(&o, err, "--smoke", "--trans", "tt", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "--trans shapes the one case");
   ASSERT_EQ(parse(&o, err, "--bench", "--extreme", NULL, NULL), CM_EINVAL);
