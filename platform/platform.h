@@ -65,6 +65,11 @@ int plat_console_init(int fd);
 /* Number of CPUs online now (all processor groups on Windows), >= 1; 1 if
  * the OS cannot tell. Used to size CPU worker pools. */
 int plat_cpu_count(void);
+/* Physical memory available to a new allocation now, in bytes, into *bytes
+ * (Linux: /proc/meminfo's MemAvailable, which counts the page cache the
+ * kernel can drop; Windows: GlobalMemoryStatusEx's ullAvailPhys). Returns
+ * CM_OK, or CM_ENOTSUP where the OS does not say (*bytes untouched). */
+int plat_mem_available(uint64_t *bytes);
 
 /* Creates a directory and its parents (like mkdir -p). */
 int plat_mkdir_p(const char *path);

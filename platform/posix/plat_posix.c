@@ -123,6 +123,23 @@ int plat_cpu_count(void) {
   return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
 }
 
+int plat_mem_available(uint64_t *bytes) {
+  char line[256];
+  unsigned long long kb;
+  int r = CM_ENOTSUP;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f == NULL)
+    return CM_ENOTSUP;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+      *bytes = (uint64_t)kb * 1024u;
+      r = CM_OK;
+      break;
+    }
+  fclose(f);
+  return r;
+}
+
 int plat_mkdir_p(const char *path) {
   char tmp[4096];
   char *p;

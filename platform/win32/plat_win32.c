@@ -316,6 +316,15 @@ int plat_cpu_count(void) {
   return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;
 }
 
+int plat_mem_available(uint64_t *bytes) {
+  MEMORYSTATUSEX ms;
+  ms.dwLength = sizeof ms;
+  if (!GlobalMemoryStatusEx(&ms))
+    return CM_ENOTSUP;
+  *bytes = (uint64_t)ms.ullAvailPhys;
+  return CM_OK;
+}
+
 int plat_console_init(int fd) {
   DWORD mode;
   HANDLE h;

@@ -89,6 +89,25 @@ size_t pf_case_device_bytes(const pf_case *c) {
   return total;
 }
 
+size_t pf_case_host_bytes(const pf_case *c) {
+  size_t total = 0;
+  int i;
+  for (i = 0; i < c->ntensors; i++) {
+    const pf_tensor *t = &c->t[i];
+    const size_t n = (size_t)t->rows * (size_t)t->cols;
+    size_t b = t->bytes, per = t->is_mask ? 1 : sizeof(double);
+    if (n > SIZE_MAX / (3 * sizeof(double)) || b > SIZE_MAX / 4)
+      return SIZE_MAX;
+    b += n * per;
+    if (t->is_output)
+      b += t->bytes + 2 * n * sizeof(double);
+    if (total > SIZE_MAX - b)
+      return SIZE_MAX;
+    total += b;
+  }
+  return total;
+}
+
 uint64_t pf_case_seed(uint64_t run_seed, const pf_spec *s) {
   int64_t f[12] = {s->op,      s->variant, (int64_t)s->dt,
                    s->dims[0], s->dims[1], s->dims[2],

@@ -82,6 +82,11 @@ void pf_case_free(pf_case *c);
 /* Total device bytes for one set of tensors plus workspace, 256-byte
  * aligned each; CM_ERANGE through *out = 0 on overflow. */
 size_t pf_case_device_bytes(const pf_case *c);
+/* Host bytes of c's tensors as pf_case_add_tensor allocated them (the
+ * stored image, the float64 values or the mask, and for an output its first
+ * image, expected values and scales): what the fill and the reference will
+ * touch. SIZE_MAX on overflow. */
+size_t pf_case_host_bytes(const pf_case *c);
 
 /* The per-case input seed: a hash of the run seed and the case's spec, so
  * that one case rerun alone (same --seed, same selection flags) sees the

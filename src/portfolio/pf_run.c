@@ -468,7 +468,25 @@ static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
 
 static int check_fits(pf_case *c) {
   size_t per = pf_case_device_bytes(c), freeb = 0, total = 0;
+  size_t host = pf_case_host_bytes(c);
+  uint64_t avail = 0;
   char shape[96];
+  /* The host side is ~10x the device's (float64 values, the expected
+   * values and their scales: 38 bytes an element for fp16 softmax against
+   * 4), and its buffers are allocated but not yet touched: past what the
+   * machine has, the fill would be killed by the OOM killer, not refused.
+   * Checked where the OS says what is available. */
+  if (plat_mem_available(&avail) == CM_OK &&
+      (host == SIZE_MAX || (uint64_t)host > avail / 10 * 9)) {
+    pf_case_shape_str(c, shape, sizeof shape);
+    fprintf(stderr,
+            "cuda_portfolio: %s shape %s needs %zu bytes of host memory "
+            "(inputs, float64 values and the reference; the check is on the "
+            "CPU) and %" PRIu64 " are available; choose a smaller shape or "
+            "free memory\n",
+            c->op->name, shape, host, avail);
+    return CM_ENOMEM;
+  }
   PF_CU(cudaMemGetInfo(&freeb, &total));
   /* Timing wants several sets; fall back to fewer rather than refuse. */
   while (c->nsets > 1 && per > freeb / (size_t)c->nsets / 10 * 9)

@@ -420,6 +420,29 @@ TEST_IMPL(extreme_ends_masked) {
   return 0;
 }
 
+/* pf_case_host_bytes counts what the tensors hold on the host: fp16
+ * softmax 100x30 is 38 bytes an element (x: image 2 + values 8; y: image 2,
+ * values 8, first image 2, expected 8, scales 8), a mask adds 2 (image and
+ * values of one byte); the figure the host-memory check compares with
+ * what the machine has. */
+TEST_IMPL(host_bytes) {
+  int n, m;
+  for (m = 0; m < 2; m++) {
+    pf_case c;
+    memset(&c, 0, sizeof c);
+    c.spec.op = pf_op_find("softmax");
+    c.spec.dt = CPK_F16;
+    c.spec.dims[0] = 100;
+    c.spec.dims[1] = 30;
+    c.spec.ndims = 2;
+    c.spec.mask = m;
+    ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_SPLIT));
+    ASSERT_EQ(pf_case_host_bytes(&c), (38 + 2 * m) * 3000);
+    pf_case_free(&c);
+  }
+  return 0;
+}
+
 /* The elementwise specials hold a subnormal of every dtype (docs/
  * VALIDATION.md: "the smallest subnormal"), so a copy or add that flushes
  * subnormals is seen in bf16 too. */

@@ -388,6 +388,17 @@ TEST_IMPL(probe_write_atomic) {
   return 0;
 }
 
+/* plat_mem_available: the machine's available memory, more than nothing
+ * and less than 2^50 bytes (Linux reads /proc/meminfo; Windows and Wine
+ * answer GlobalMemoryStatusEx). */
+TEST_IMPL(mem_available) {
+  uint64_t b = 0;
+  ASSERT_OK(plat_mem_available(&b));
+  ASSERT_GT(b, 0);
+  ASSERT_LT(b, (uint64_t)1 << 50);
+  return 0;
+}
+
 /* cm_split: words between runs of separators, in place; more than max is
  * max + 1. */
 TEST_IMPL(split_words) {
