@@ -11,7 +11,11 @@
 #  - one benchmark set (add fp32): the ceilings are now bracketed by NVML
 #    readings, and a run is clean only with every case passed and its
 #    throttle reasons read (docs/BENCHMARKING.md "Hygiene"); clean.txt has
-#    the document's clean flag and warnings.
+#    the document's clean flag and warnings;
+#  - the host-memory check: fp16 softmax 100000x60000 needs 24 GB on the
+#    device (fits the H200) and about 228 GB on the host (the machine has
+#    128 GiB): exit 2 with "host memory" in host-refuse.txt, within
+#    seconds, where it used to fill until the OOM killer came.
 #   bash scripts/capture/verify-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: verify-session.sh OUTDIR [BUDGET_S]}
@@ -23,6 +27,7 @@ gpu_csv gpu-before.csv
 run test-only.txt 200 "$pf" --test-only
 run bench-add.txt 60 "$pf" --bench --op add --dtype fp32 --budget 0.5 \
   --json "$out/bench-add.json"
+run host-refuse.txt 60 "$pf" --op softmax --dtype fp16 --shape 100000x60000
 python3 - "$out/bench-add.json" >"$out/clean.txt" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
