@@ -118,6 +118,13 @@ const char *const *plat_nvml_candidates(void);
  * array is owned by the C runtime: read it, do not free or keep it across a
  * setenv/putenv. Never NULL (an empty array when there is none). */
 char **plat_environ(void);
+/* The value of the environment variable name, in UTF-8, or NULL when it is
+ * not set. POSIX: getenv. Windows: the C runtime's getenv answers in the
+ * ANSI code page (a REPRO_ROOT under "Zoë" came back as bytes no UTF-8 call
+ * could use), so the name is looked up in plat_environ's UTF-8 copy,
+ * ignoring case as Windows does. The string is valid until the environment
+ * changes. */
+const char *plat_getenv(const char *name);
 
 /* Ends the process tree led by pid. POSIX: the runner spawns every child as
  * the leader of a new session/process group (UV_PROCESS_DETACHED), so this

@@ -214,6 +214,10 @@ const char *const *plat_nvml_candidates(void) {
 
 extern char **environ;
 
+const char *plat_getenv(const char *name) {
+  return getenv(name);
+}
+
 char **plat_environ(void) {
   static char *empty[] = {NULL};
   return environ != NULL ? environ : empty;

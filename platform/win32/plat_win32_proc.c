@@ -70,6 +70,17 @@ static void plat__env_free(char **arr) {
   free(arr);
 }
 
+const char *plat_getenv(const char *name) {
+  char **e = plat_environ();
+  size_t n = strlen(name);
+  if (n == 0)
+    return NULL;
+  for (; *e != NULL; e++)
+    if (_strnicmp(*e, name, n) == 0 && (*e)[n] == '=')
+      return *e + n + 1;
+  return NULL;
+}
+
 char **plat_environ(void) {
   static char *empty[1] = {NULL};
   wchar_t *blk = GetEnvironmentStringsW();

@@ -150,7 +150,7 @@ int main(int argc, char **argv) {
 
   if (plat_exe_path(exe, sizeof exe) != CM_OK)
     exe[0] = '\0';
-  if (rp_cli_resolve(&cli, exe, getenv("REPRO_ROOT"), err, sizeof err) !=
+  if (rp_cli_resolve(&cli, exe, plat_getenv("REPRO_ROOT"), err, sizeof err) !=
       CM_OK) {
     fprintf(stderr, "repro: %s\n", err);
     return RP_EXIT_USAGE;

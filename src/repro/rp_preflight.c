@@ -146,7 +146,7 @@ static int rp__ntools;
 void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
   char dirs_buf[2048];
   const char *dirs[16];
-  const char *cuda_home = getenv("CUDA_HOME");
+  const char *cuda_home = plat_getenv("CUDA_HOME");
   char cuda_bin[600];
   int nd = 0, i;
   rp_step_result res;

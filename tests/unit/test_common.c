@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 TEST_IMPL(sha256_vectors) {
   char hex[CM_SHA256_HEX_LEN];
@@ -391,6 +392,18 @@ TEST_IMPL(probe_write_atomic) {
 /* plat_mem_available: the machine's available memory, more than nothing
  * and less than 2^50 bytes (Linux reads /proc/meminfo; Windows and Wine
  * answer GlobalMemoryStatusEx). */
+/* plat_getenv: a set variable's value, NULL for one not set. (Windows'
+ * UTF-8 and case rules: test_windows.environ_utf8.) */
+TEST_IMPL(getenv_utf8) {
+  /* libuv sets it through SetEnvironmentVariableW on Windows: UTF-8 in */
+  ASSERT_EQ(uv_os_setenv("CP_TEST_GETENV", "zo\xc3\xab runs"), 0);
+  ASSERT_STR_EQ(plat_getenv("CP_TEST_GETENV"), "zo\xc3\xab runs");
+  ASSERT_TRUE(plat_getenv("CP_TEST_GETENV_NOT_SET") == NULL);
+  ASSERT_EQ(uv_os_unsetenv("CP_TEST_GETENV"), 0);
+  ASSERT_TRUE(plat_getenv("CP_TEST_GETENV") == NULL);
+  return 0;
+}
+
 TEST_IMPL(mem_available) {
   uint64_t b = 0;
   ASSERT_OK(plat_mem_available(&b));

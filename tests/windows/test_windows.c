@@ -243,6 +243,12 @@ TEST_IMPL(environ_utf8) {
       seen = 1;
   }
   ASSERT_EQ(seen, 1);
+  /* plat_getenv: the UTF-8 value, the name in any case (getenv gave the
+   * ANSI code page's bytes) */
+  ASSERT_STR_EQ(plat_getenv("CP_TEST_VAR"), "caf\xc3\xa9 \xe7\xb5\x90");
+  ASSERT_STR_EQ(plat_getenv("cp_test_var"), "caf\xc3\xa9 \xe7\xb5\x90");
+  ASSERT_TRUE(plat_getenv("CP_TEST_VA") == NULL);
+  env = plat_environ();
   again = plat_environ();
   ASSERT_TRUE(again == env); /* unchanged environment: same array */
   ASSERT_TRUE(SetEnvironmentVariableW(L"CP_TEST_VAR", NULL));
