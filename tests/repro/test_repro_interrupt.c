@@ -55,8 +55,24 @@ static int bundle_tmp(const char *logs, long pid, char *tmp, size_t tsize,
   return found;
 }
 
+/* Size of the file at path, or -1. */
+static int64_t file_size(const char *path) {
+  uv_fs_t req;
+  int64_t n = -1;
+  if (uv_fs_stat(NULL, &req, path, NULL) == 0)
+    n = (int64_t)req.statbuf.st_size;
+  uv_fs_req_cleanup(&req);
+  return n;
+}
+
+/* How much of the bundle must be written before repro is stopped in it: a
+ * file caught in its first bytes has no gzip header yet, which verify
+ * calls "not a bundle" (CM_EPARSE; seen once in CI), not truncated. */
+#define RT_HELD_MIN_BYTES (1 << 20)
+
 /* Polls logs every millisecond (up to 60 s) until repro (pid) writes a
- * bundle, then stops repro (SIGSTOP, waited for) inside that write. 0:
+ * bundle and has written RT_HELD_MIN_BYTES of it, then stops repro
+ * (SIGSTOP, waited for) inside that write. 0:
  * repro is stopped and tmp was still there once it was, so the bundle
  * was being written and is not finished; 1: the write ended before repro
  * stopped (continued again; the caller tries anew); 3: repro ended (reaped)
@@ -68,7 +84,8 @@ static int stop_in_bundle(pid_t pid, const char *logs, char *tmp, size_t tsize,
                           char *run, size_t rsize) {
   int i, status = 0;
   for (i = 0; i < 60000; i++) {
-    if (bundle_tmp(logs, (long)pid, tmp, tsize, run, rsize) == 1)
+    if (bundle_tmp(logs, (long)pid, tmp, tsize, run, rsize) == 1 &&
+        file_size(tmp) >= RT_HELD_MIN_BYTES)
       break;
     if (waitpid(pid, &status, WNOHANG) == pid)
       return 3; /* ended without (another) bundle seen */
