@@ -255,37 +255,40 @@ int rp_gpu_idle(const rp_probe *p, char *detail, size_t size) {
   return idle;
 }
 
+/* The name of the first variable of env that pattern matches, into
+ * found[size] ("" when none does). Names longer than found are skipped. */
+static void rp__env_find(char *const *env, const char *pattern, char *found,
+                         size_t size) {
+  size_t j;
+  found[0] = '\0';
+  for (j = 0; env[j] != NULL; j++) {
+    const char *eq = strchr(env[j], '=');
+    size_t n = eq != NULL ? (size_t)(eq - env[j]) : strlen(env[j]);
+    if (n >= size)
+      continue;
+    memcpy(found, env[j], n);
+    found[n] = '\0';
+    if (rp_pattern_match(pattern, found))
+      return;
+  }
+  found[0] = '\0';
+}
+
 static void rp__check_forbid(const rp_contract *c, char *const *env,
                              rp_checks *out) {
   int i;
-  size_t j;
   for (i = 0; i < c->nforbid; i++) {
-    char found[256] = "";
-    char nm[256];
-    for (j = 0; env[j] != NULL; j++) {
-      const char *eq = strchr(env[j], '=');
-      size_t n = eq != NULL ? (size_t)(eq - env[j]) : strlen(env[j]);
-      if (n >= sizeof nm)
-        continue;
-      memcpy(nm, env[j], n);
-      nm[n] = '\0';
-      if (rp_pattern_match(c->forbid[i], nm)) {
-        cm_strlcpy(found, nm, sizeof found);
-        break;
-      }
-    }
-    {
-      char label[64];
-      cm_snprintf(label, sizeof label, "forbid %s", c->forbid[i]);
-      if (found[0] != '\0')
-        rp_checks_add(out, label, RP_CHECK_FAIL, RP_EFFECT_REFUSE,
-                      "instrumentation marker %s is set in repro's "
-                      "environment; unset it first",
-                      found);
-      else
-        rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE,
-                      "absent from repro's environment");
-    }
+    char found[256], label[64];
+    rp__env_find(env, c->forbid[i], found, sizeof found);
+    cm_snprintf(label, sizeof label, "forbid %s", c->forbid[i]);
+    if (found[0] != '\0')
+      rp_checks_add(out, label, RP_CHECK_FAIL, RP_EFFECT_REFUSE,
+                    "instrumentation marker %s is set in repro's "
+                    "environment; unset it first",
+                    found);
+    else
+      rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE,
+                    "absent from repro's environment");
   }
 }
 
@@ -295,19 +298,9 @@ static void rp__check_forbid(const rp_contract *c, char *const *env,
 static void rp__check_unsets(const rp_contract *c, char *const *env,
                              rp_checks *out) {
   int i;
-  size_t j;
   for (i = 0; i < c->nunset; i++) {
-    char found[256] = "", nm[256], label[64];
-    for (j = 0; env[j] != NULL && found[0] == '\0'; j++) {
-      const char *eq = strchr(env[j], '=');
-      size_t n = eq != NULL ? (size_t)(eq - env[j]) : strlen(env[j]);
-      if (n >= sizeof nm)
-        continue;
-      memcpy(nm, env[j], n);
-      nm[n] = '\0';
-      if (rp_pattern_match(c->unset[i], nm))
-        cm_strlcpy(found, nm, sizeof found);
-    }
+    char found[256], label[64];
+    rp__env_find(env, c->unset[i], found, sizeof found);
     cm_snprintf(label, sizeof label, "unset %s", c->unset[i]);
     if (found[0] != '\0')
       rp_checks_add(out, label, RP_CHECK_WARN, RP_EFFECT_NONE,
