@@ -378,6 +378,12 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
            o->ld_pad && op->kind == PF_KIND_ROWS
                ? ": pad its rows with --stride S"
                : ": drop it");
+    /* --no-mask names what every other op's cases are; --mask would run
+     * the op unmasked and say nothing */
+    if (o->mask == 1 && op->kop != CPK_OP_SOFTMAX)
+      FAIL("--mask masks softmax's input; %s takes no mask: drop --mask, or "
+           "use --op softmax",
+           op->name);
   }
   if (o->op >= 0 && o->variant >= 0 && o->dtype < 0) {
     /* without --dtype, the variant must exist in one dtype at least */

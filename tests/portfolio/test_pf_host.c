@@ -389,6 +389,22 @@ TEST_IMPL(cli_errors) {
     argv[6] = "tn";
     ASSERT_EQ(pf_cli_parse(7, argv, &o, err, sizeof err), CM_EINVAL);
     ASSERT_CONTAINS(err, "--trans shapes matmul's operands; add has none");
+    /* --mask on an op without a mask, in a set or alone: refused (the
+     * cases ran unmasked); --no-mask is what they are */
+    argv[2] = "row_sum";
+    argv[5] = "--mask";
+    ASSERT_EQ(pf_cli_parse(6, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--mask masks softmax's input; row_sum takes no "
+                         "mask: drop --mask, or use --op softmax");
+    argv[3] = "--test-only";
+    argv[4] = "--mask";
+    ASSERT_EQ(pf_cli_parse(5, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "row_sum takes no mask");
+    argv[4] = "--no-mask";
+    ASSERT_OK(pf_cli_parse(5, argv, &o, err, sizeof err));
+    argv[2] = "softmax";
+    argv[4] = "--mask";
+    ASSERT_OK(pf_cli_parse(5, argv, &o, err, sizeof err));
   }
   ASSERT_EQ(parse(&o, err, "--smoke", "--trans", "tt", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "--trans shapes the one case");
