@@ -120,18 +120,24 @@ TEST_IMPL(compare_worst) {
 }
 
 TEST_IMPL(tol_table) {
-  static const cpk_op ops[] = {
-      CPK_OP_ADD,     CPK_OP_ROW_SUM,     CPK_OP_SOFTMAX, CPK_OP_SOFTMAX_BWD,
-      CPK_OP_RMSNORM, CPK_OP_RMSNORM_BWD, CPK_OP_MATMUL};
+  static const cpk_op ops[] = {CPK_OP_ROW_SUM,     CPK_OP_SOFTMAX,
+                               CPK_OP_SOFTMAX_BWD, CPK_OP_RMSNORM,
+                               CPK_OP_RMSNORM_BWD, CPK_OP_MATMUL};
   size_t i;
-  pf_tol t = pf_tol_get(CPK_OP_ADD, CPK_F32);
+  int d;
+  pf_tol t = pf_tol_get(CPK_OP_ROW_SUM, CPK_F32);
   ASSERT_NEAR(t.rtol, 1.3e-6, 0);
   ASSERT_NEAR(t.atol, 1e-5, 0);
-  t = pf_tol_get(CPK_OP_COPY, CPK_BF16);
-  ASSERT_TRUE(t.rtol == 0 && t.atol == 0 && t.gamma == 0);
+  /* copy and add are exact (add against the once-rounded sum) */
+  for (d = 0; d < 3; d++) {
+    t = pf_tol_get(CPK_OP_COPY, (cpk_dtype)d);
+    ASSERT_TRUE(t.rtol == 0 && t.atol == 0 && t.gamma == 0);
+    t = pf_tol_get(CPK_OP_ADD, (cpk_dtype)d);
+    ASSERT_TRUE(t.rtol == 0 && t.atol == 0 && t.gamma == 0);
+  }
   for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-    /* An output rounded to the dtype is off by up to half an ulp: the
-     * relative tolerance can never be below that. */
+    /* An output rounded to the dtype is off by up to half an ulp from the
+     * float64 reference: the relative tolerance can never be below that. */
     ASSERT_TRUE(pf_tol_get(ops[i], CPK_F16).rtol >= 0x1p-11);
     ASSERT_TRUE(pf_tol_get(ops[i], CPK_BF16).rtol >= 0x1p-8);
     ASSERT_TRUE(pf_tol_get(ops[i], CPK_F32).rtol >= 0x1p-24);
@@ -468,6 +474,79 @@ TEST_IMPL(fill_specials_subnormal) {
         found++;
     if (found == 0)
       CM_TEST_FAIL_("%s: no subnormal among the specials", pf_dtype_name(c.dt));
+    pf_case_free(&c);
+  }
+  return 0;
+}
+
+/* add is checked exactly: the kernel's arithmetic (the fp32 sum rounded to
+ * the dtype, pf_ops.c's ref_add) passes on the extreme inputs in every
+ * dtype, and a flush of the dtype's subnormal sums to zero or a -0 + -0
+ * stored as +0 fails. The second input meets the first one's specials
+ * with its own, so both faults have positions to show in. */
+static void add_as_kernel(pf_case *c, double *y) {
+  int64_t i;
+  /* each input widened to fp32 (exact), one fp32 addition, the sum
+   * rounded to the dtype */
+  for (i = 0; i < c->cols; i++)
+    y[i] = pf_dtype_round(
+        c->dt, (double)((float)c->t[0].val[i] + (float)c->t[1].val[i]));
+}
+
+/* Elements of add's output that fail the check (-1: the verdict and the
+ * count disagree). */
+static int64_t add_failures(pf_case *c, const pf_tensor *y) {
+  pf_cmp cmp;
+  int ok = pf_compare(y->val, y->expected, y->scale, c->cols, NULL, 0,
+                      pf_tol_get(c->kop, c->dt), &cmp);
+  return ok == (cmp.failed == 0) ? cmp.failed : -1;
+}
+
+TEST_IMPL(add_exact) {
+  static const double min_normal[] = {0x1p-126, 0x1p-14, 0x1p-126};
+  int d, n;
+  for (d = 0; d < 3; d++) {
+    const cpk_dtype dt = (cpk_dtype)d;
+    pf_case c;
+    pf_rng rng;
+    pf_tensor *y;
+    int64_t i, subs = 0, negzeros = 0;
+    memset(&c, 0, sizeof c);
+    c.spec.op = pf_op_find("add");
+    c.spec.dt = dt;
+    c.spec.dims[0] = 1;
+    c.spec.dims[1] = 1000003;
+    c.spec.ndims = 2;
+    c.spec.extreme = 1;
+    ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_VECTOR));
+    pf_rng_seed(&rng, 91);
+    c.op->fill(&c, &rng);
+    ASSERT_OK(c.op->reference(&c));
+    y = &c.t[2];
+    ASSERT_TRUE(y->is_output);
+    add_as_kernel(&c, y->val);
+    ASSERT_EQ(add_failures(&c, y), 0);
+    /* flush the dtype's subnormal results to a zero of the same sign */
+    for (i = 0; i < c.cols; i++)
+      if (y->val[i] != 0 && fabs(y->val[i]) < min_normal[d]) {
+        y->val[i] = copysign(0.0, y->val[i]);
+        subs++;
+      }
+    if (subs < 10)
+      CM_TEST_FAIL_("%s: %lld subnormal sums", pf_dtype_name(dt),
+                    (long long)subs);
+    ASSERT_EQ(add_failures(&c, y), subs);
+    /* the sums put back; -0 + -0 stored as +0 */
+    add_as_kernel(&c, y->val);
+    for (i = 0; i < c.cols; i++)
+      if (y->val[i] == 0 && signbit(y->val[i])) {
+        y->val[i] = 0.0;
+        negzeros++;
+      }
+    if (negzeros < 10)
+      CM_TEST_FAIL_("%s: %lld sums of -0 and -0", pf_dtype_name(dt),
+                    (long long)negzeros);
+    ASSERT_EQ(add_failures(&c, y), negzeros);
     pf_case_free(&c);
   }
   return 0;
