@@ -16,6 +16,11 @@
 #    device (fits the H200) and about 228 GB on the host (the machine has
 #    128 GiB): exit 2 with "host memory" in host-refuse.txt, within
 #    seconds, where it used to fill until the OOM killer came.
+# Since 2026-12-05 (fourth session) the same call checks add's exact
+# compare (the sum rounded once to the dtype; add's second input meets the
+# first one's specials with its own) on the GPU, inside --test-only and in
+# add-only.txt (every dtype, the case lines), and --mask on an op other
+# than softmax: exit 2 in mask-refuse.txt.
 #   bash scripts/capture/verify-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: verify-session.sh OUTDIR [BUDGET_S]}
@@ -25,6 +30,8 @@ BIN=${BIN:-build/linux/bin}
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 run test-only.txt 200 "$pf" --test-only
+run add-only.txt 60 "$pf" --test-only --op add
+run mask-refuse.txt 20 "$pf" --op row_sum --mask
 run bench-add.txt 60 "$pf" --bench --op add --dtype fp32 --budget 0.5 \
   --json "$out/bench-add.json"
 run host-refuse.txt 60 "$pf" --op softmax --dtype fp16 --shape 100000x60000
