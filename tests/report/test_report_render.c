@@ -174,6 +174,14 @@ TEST_IMPL(report_writes_and_binds) {
   ASSERT_CONTAINS(md, "ERR_NVGPUCTRPERM");
   ASSERT_CONTAINS(md, "Negative control");
   ASSERT_CONTAINS(md, "**caught**");
+  /* a passed sanitize stage's exit 86 is the negative control's, and
+   * both the table and its step say so */
+  ASSERT_CONTAINS(md, "| 86 (the negative control's) |");
+  ASSERT_CONTAINS(md, "- step negative-control: exit 86 (the planted "
+                      "out-of-bounds write must make its sanitizer exit "
+                      "non-zero; the verdict is under Sanitizer results)");
+  ASSERT_CONTAINS(md, "- step memcheck: exit 0\n");
+  ASSERT_CONTAINS(html, "86 (the negative control");
   ASSERT_CONTAINS(md, "softmax_warp\\<float\\>");
   ASSERT_CONTAINS(md, "cublasGemmEx");
   /* The results' ceilings and timing protocol reach the environment. */

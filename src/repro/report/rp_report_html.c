@@ -124,9 +124,13 @@ static void h_stages(rp__sb *b, const rp_run *run, int *ncharts) {
                 "<th>duration s</th><th>exit</th><th>reason</th></tr>\n");
   for (i = 0; i < n; i++) {
     const rp_stage *s = &run->stages[i];
-    char a[32], d[32], e[32] = "";
+    char a[32], d[32], e[32 + sizeof s->exit_note] = "";
     if (s->exit_code >= 0)
       rp__fmt(e, sizeof e, 0, (double)s->exit_code);
+    if (s->exit_code >= 0 && s->exit_note[0]) {
+      size_t k = strlen(e);
+      cm_snprintf(e + k, sizeof e - k, " (%s)", s->exit_note);
+    }
     rp__sb_add(b, "<tr>");
     td(b, NULL, s->name);
     td(b, s->status, s->status[0] ? s->status : "unknown");

@@ -79,6 +79,11 @@ static void md_stages(rp__sb *b, const rp_run *run) {
                   rp__fmt(d, sizeof d, 2, s->duration_s));
     if (s->exit_code >= 0)
       rp__sb_printf(b, "%lld", (long long)s->exit_code);
+    if (s->exit_code >= 0 && s->exit_note[0]) {
+      rp__sb_add(b, " (");
+      rp__sb_md(b, s->exit_note);
+      rp__sb_add(b, ")");
+    }
     rp__sb_add(b, " | ");
     rp__sb_md(b, s->reason);
     rp__sb_add(b, " |\n");

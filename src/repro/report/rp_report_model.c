@@ -508,6 +508,33 @@ int rp_results_load_any(const char *path, rp_results *out) {
 
 /* ---- manifest ---- */
 
+static int is_negative_name(const char *s) {
+  return s != NULL &&
+         (strstr(s, "negative") != NULL || strstr(s, "control") != NULL);
+}
+
+/* The negative control's step exits non-zero when it does its job (the
+ * sanitizer's error exit for the planted write), and the sanitize stage's
+ * exit code is its last step's: both say so, or a passed stage reads
+ * "exit 86" with nothing beside it. Whether it was caught is the
+ * sanitizer's verdict (the report's "Sanitizer results"). */
+static void note_negative_control(rp_stage *s) {
+  size_t j;
+  for (j = 0; j < s->nsteps; j++) {
+    rp_item *it = &s->steps[j];
+    size_t n = strlen(it->detail);
+    if (is_negative_name(it->name) && n + 2 < sizeof it->detail)
+      cm_snprintf(it->detail + n, sizeof it->detail - n,
+                  "%sthe planted out-of-bounds write must make its "
+                  "sanitizer exit non-zero; the verdict is under "
+                  "Sanitizer results",
+                  n ? "; " : "");
+  }
+  if (s->nsteps > 0 && is_negative_name(s->steps[s->nsteps - 1].name) &&
+      s->exit_code != 0)
+    cm_strlcpy(s->exit_note, "the negative control's", sizeof s->exit_note);
+}
+
 static int parse_items(const json_t *arr, rp_item **out, size_t *count) {
   size_t i;
   *out = NULL;
@@ -571,6 +598,7 @@ static int parse_stages(const json_t *arr, rp_run *run) {
       r = parse_items(get(o, "steps"), &s->steps, &s->nsteps);
     if (r != CM_OK)
       return r;
+    note_negative_control(s);
   }
   return CM_OK;
 }
@@ -644,11 +672,6 @@ static int add_res_row(rp_run *run, const json_t *o) {
   d->local = get_int(o, "local_bytes");
   d->spills = get_bool(o, "spills") == 1;
   return CM_OK;
-}
-
-static int is_negative_name(const char *s) {
-  return s != NULL &&
-         (strstr(s, "negative") != NULL || strstr(s, "control") != NULL);
 }
 
 /* Walks v (depth-limited). tool/negative come from the nearest enclosing

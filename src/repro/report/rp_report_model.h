@@ -95,6 +95,10 @@ typedef struct {
   char status[16]; /* passed | failed | skipped | limited | "" */
   char reason[512];
   int64_t exit_code; /* -1 unknown */
+  /* what the exit code is, where it is not the stage's verdict: the
+   * sanitize stage's is its last step's, the negative control's, which
+   * must be non-zero ("" none) */
+  char exit_note[64];
   double start_s;    /* seconds from the run's start; NaN unknown */
   double duration_s; /* NaN unknown */
   rp_item *checks;   /* owned */
