@@ -38,7 +38,7 @@ run select-nocase.txt 30 ./repro --prebuilt --out "$runs-refused" \
 run json-devnull.txt 20 "$pf" --op softmax --json /dev/null
 run check-args.txt 20 "$pf" --check-args --bench --json /tmp/x.json \
   --op softmax --dtype bf16
-run refused-runs.txt 5 ls -la "$runs-refused"
+run refused-runs.txt 10 ls -la "$runs-refused"
 run repro-all.txt 330 ./repro --prebuilt --out "$runs" --skip inspect \
   --keep-going --select "--op softmax --dtype bf16" all
 b=$(ls "$runs"/*.tar.gz 2>/dev/null | head -1)
