@@ -27,6 +27,7 @@ enum {
   P_TINY,         /* tiny magnitudes (subnormal in fp16) */
   P_NAN,          /* one NaN */
   P_ZERO,         /* all zero */
+  P_NEAR_EPS,     /* mean square about half of rmsnorm's eps */
   P_ENDS          /* 16 first and last, 0 between (not in the lists) */
 };
 
@@ -36,8 +37,9 @@ static const int pat_softmax[] = {P_LARGE_EQUAL,  P_ALL_NEG9000, P_POS_INF,
 static const int pat_sum[] = {P_LARGE_EQUAL,  P_ALL_NEG9000, P_POS_INF,
                               P_SOME_NEG_INF, P_HUGE,        P_TINY,
                               P_NAN,          P_ZERO};
-static const int pat_rms[] = {P_LARGE_EQUAL, P_ALL_NEG9000, P_HUGE, P_TINY,
-                              P_ZERO};
+/* P_NEAR_EPS is last so that the rows of the other patterns keep theirs. */
+static const int pat_rms[] = {P_LARGE_EQUAL, P_ALL_NEG9000, P_HUGE,
+                              P_TINY,        P_ZERO,        P_NEAR_EPS};
 
 int pf_fill_npatterns(int which) {
   if (which == WHICH_SOFTMAX)
@@ -84,6 +86,14 @@ void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
       break;
     case P_NAN:
       row[i] = i == at ? NAN : u;
+      break;
+    case P_NEAR_EPS:
+      /* Mean square (4e-3)^2 / 3 = 5.3e-6 against eps = 1e-5: eps is two
+       * thirds of mean + eps, so an eps that is wrong, 0 or added outside
+       * the square root moves rstd by tens of percent, with outputs near 1.
+       * Elsewhere it cannot show: random rows (mean square 4/3) move by
+       * under 1e-5, and the tiny row's outputs (~1e-28) sit under atol. */
+      row[i] = 4e-3 * u;
       break;
     case P_ENDS:
       row[i] = i == 0 || i == n - 1 ? 16.0 : 0.0;

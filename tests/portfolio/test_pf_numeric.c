@@ -551,3 +551,85 @@ TEST_IMPL(add_exact) {
   }
   return 0;
 }
+
+/* A case of the default set built on the host as the runner builds it:
+ * inputs, reference, expected values saturated to the dtype. */
+static int host_case(pf_case *c, const char *op, cpk_dtype dt,
+                     const int64_t *dims, int ndims, int mask, uint64_t seed) {
+  pf_rng rng;
+  int n, i;
+  memset(c, 0, sizeof *c);
+  c->spec.op = pf_op_find(op);
+  c->spec.dt = dt;
+  memcpy(c->spec.dims, dims, (size_t)ndims * sizeof *dims);
+  c->spec.ndims = ndims;
+  c->spec.extreme = ndims == 2;
+  c->spec.mask = mask;
+  if (pf_case_setup(c, &pf_ops(&n)[c->spec.op],
+                    ndims == 3 ? CPK_V_NAIVE : CPK_V_SPLIT) != CM_OK)
+    return CM_EINVAL;
+  pf_rng_seed(&rng, seed);
+  c->op->fill(c, &rng);
+  if ((n = c->op->reference(c)) != CM_OK)
+    return n;
+  for (i = 0; i < c->ntensors; i++)
+    if (c->t[i].is_output)
+      pf_dtype_saturate(dt, c->t[i].expected, c->t[i].rows * c->t[i].cols);
+  return CM_OK;
+}
+
+/* Elements of output y (rounded to the dtype here) that fail the check. */
+static int64_t failures(pf_case *c, pf_tensor *y) {
+  int64_t i, n = y->rows * y->cols;
+  pf_cmp cmp;
+  for (i = 0; i < n; i++)
+    y->val[i] = pf_dtype_round(c->dt, y->val[i]);
+  pf_compare(y->val, y->expected, y->scale, n, NULL, 0,
+             pf_tol_get(c->kop, c->dt), &cmp);
+  return cmp.failed;
+}
+
+/* rmsnorm as the kernels compute it (fp32 sum of squares, mean, eps,
+ * 1/sqrt), with eps placed as `how` says: 0 inside the square root, 1
+ * added to the root, 2 inside but 1e-6 instead of the case's 1e-5. */
+static void rms_as_kernel(pf_case *c, int how) {
+  const double *x = c->t[0].val, *w = c->t[1].val;
+  double *y = c->t[2].val;
+  int64_t r, i, n = c->cols;
+  for (r = 0; r < c->rows; r++) {
+    double ss = 0;
+    float ms, rstd;
+    for (i = 0; i < n; i++)
+      ss += x[r * n + i] * x[r * n + i];
+    ms = (float)ss / (float)n;
+    rstd = how == 1   ? 1.0f / (sqrtf(ms) + c->eps)
+           : how == 2 ? 1.0f / sqrtf(ms + 1e-6f)
+                      : 1.0f / sqrtf(ms + c->eps);
+    for (i = 0; i < n; i++)
+      y[r * n + i] = (double)((float)x[r * n + i] * rstd * (float)w[i]);
+  }
+}
+
+/* rmsnorm's eps matters only where the mean square is near it: on random
+ * rows (mean square 4/3) an eps added outside the square root or 1e-6 for
+ * 1e-5 moves rstd by under 1e-5, and the tiny row's outputs (~1e-28 in
+ * fp32 and bf16) sit under atol. The near-eps row of the extreme inputs
+ * (pf_fill.c, rows 21 and 45 of 64x1000) makes both fail in every dtype,
+ * and the kernels' own arithmetic still passes. */
+TEST_IMPL(rmsnorm_eps_caught) {
+  static const int64_t dims[2] = {64, 1000};
+  int d, how;
+  for (d = 0; d < 3; d++)
+    for (how = 0; how < 3; how++) {
+      pf_case c;
+      int64_t f;
+      ASSERT_OK(host_case(&c, "rmsnorm", (cpk_dtype)d, dims, 2, 0, 21));
+      rms_as_kernel(&c, how);
+      f = failures(&c, &c.t[2]);
+      if (how == 0 ? f != 0 : f < 1000)
+        CM_TEST_FAIL_("%s eps bug %d: %lld elements fail", pf_dtype_name(c.dt),
+                      how, (long long)f);
+      pf_case_free(&c);
+    }
+  return 0;
+}
