@@ -254,6 +254,12 @@ static void mask_range(void *p, int64_t r0, int64_t r1) {
     const int ends = f->c->spec.extreme && ends_row(r, rows);
     if (ends)
       keep = cols - 1;
+    /* Row 3, the first with one position kept, keeps the first: a max that
+     * skips a row's first element (or, in the ends row, its last) then sees
+     * only masked positions. Elsewhere such a max passes, since softmax
+     * does not depend on the max unless exp overflows. */
+    else if (r == 3)
+      keep = 0;
     for (i = 0; i < cols; i++) {
       if (rows > 1 && r % 4 == 2)
         m[i] = 1;

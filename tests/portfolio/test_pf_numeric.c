@@ -633,3 +633,53 @@ TEST_IMPL(rmsnorm_eps_caught) {
     }
   return 0;
 }
+
+/* softmax as the kernels compute it (fp32 max, exp and sum, a row with no
+ * unmasked finite position all 0), except that the max skips the row's
+ * first element (skip 1) or its last (skip 2). */
+static void softmax_as_kernel(pf_case *c, int skip) {
+  const double *x = c->t[0].val;
+  const uint8_t *m = c->t[1].mval;
+  double *y = c->t[2].val;
+  int64_t r, i, n = c->cols;
+  for (r = 0; r < c->rows; r++) {
+    const int64_t o = r * n;
+    float mx = -INFINITY;
+    double sum = 0;
+    int nan = 0;
+    for (i = 0; i < n; i++)
+      if (!m[o + i] && (isnan(x[o + i]) || x[o + i] == INFINITY))
+        nan = 1;
+      else if (!m[o + i] && !(skip == 1 && i == 0) &&
+               !(skip == 2 && i == n - 1) && x[o + i] > mx)
+        mx = (float)x[o + i];
+    for (i = 0; i < n; i++)
+      sum += (y[o + i] = m[o + i] ? 0.0f : expf((float)x[o + i] - mx));
+    for (i = 0; i < n; i++)
+      y[o + i] = nan               ? NAN
+                 : mx == -INFINITY ? 0.0
+                                   : (double)((float)y[o + i] / (float)sum);
+  }
+}
+
+/* A softmax whose max skips the first or the last element passes any row
+ * where exp does not overflow: it fails only where that element is the
+ * one unmasked position, row 3 of a masked case (its first, pf_fill.c)
+ * and the ends row when it is such a row (its last: 64x1000's row 63). */
+TEST_IMPL(softmax_max_skip_caught) {
+  static const int64_t dims[2] = {64, 1000};
+  int d, skip;
+  for (d = 0; d < 3; d++)
+    for (skip = 0; skip < 3; skip++) {
+      pf_case c;
+      int64_t f;
+      ASSERT_OK(host_case(&c, "softmax", (cpk_dtype)d, dims, 2, 1, 33));
+      softmax_as_kernel(&c, skip);
+      f = failures(&c, &c.t[2]);
+      if (skip == 0 ? f != 0 : f < 1)
+        CM_TEST_FAIL_("%s max skipping %d: %lld elements fail",
+                      pf_dtype_name(c.dt), skip, (long long)f);
+      pf_case_free(&c);
+    }
+  return 0;
+}
