@@ -683,3 +683,103 @@ TEST_IMPL(softmax_max_skip_caught) {
     }
   return 0;
 }
+
+/* Bugs the default set catches today, pinned so that a looser tolerance or
+ * a change of inputs that lets one through fails here: in every dtype, a
+ * masked or all -inf row given NaN or 1/n instead of 0 and a softmax
+ * without the max subtraction (64x1000, masked, extreme); softmax_backward
+ * with the dot term's sign flipped; rmsnorm_backward's dw without the last
+ * row (the ends row: its two ends); matmul without the last K step and
+ * with B read untransposed (257x511x129, nt, padding 3). */
+TEST_IMPL(row_and_matmul_mutations_caught) {
+  static const int64_t rows[2] = {64, 1000}, mm[3] = {257, 511, 129};
+  int d, bug;
+  for (d = 0; d < 3; d++) {
+    const cpk_dtype dt = (cpk_dtype)d;
+    pf_case c;
+    pf_tensor *y;
+    int64_t r, i, p, f, n = rows[1];
+    for (bug = 0; bug < 3; bug++) {
+      ASSERT_OK(host_case(&c, "softmax", dt, rows, 2, 1, 5));
+      y = &c.t[2];
+      softmax_as_kernel(&c, 0);
+      for (r = 0; r < rows[0]; r++) {
+        const double *x = c.t[0].val + r * n;
+        const uint8_t *mk = c.t[1].mval + r * n;
+        float sum = 0;
+        for (i = 0; i < n; i++) /* no max: exp(10000) overflows */
+          sum += mk[i] ? 0.0f : expf((float)x[i]);
+        for (i = 0; i < n; i++)
+          if (bug == 2)
+            y->val[r * n + i] = mk[i] ? 0.0 : (double)(expf((float)x[i]) / sum);
+          else if (r % 4 == 2) /* fully masked: 0 expected */
+            y->val[r * n + i] = bug == 0 ? NAN : 1.0 / (double)n;
+      }
+      f = failures(&c, y);
+      if (f < (bug == 2 ? 1000 : 16 * n))
+        CM_TEST_FAIL_("%s softmax bug %d: %lld fail", pf_dtype_name(dt), bug,
+                      (long long)f);
+      pf_case_free(&c);
+    }
+    /* softmax_backward: y (dy + dot) */
+    ASSERT_OK(host_case(&c, "softmax_backward", dt, rows, 2, 0, 6));
+    y = &c.t[2];
+    for (r = 0; r < rows[0]; r++) {
+      double dot = 0;
+      for (i = 0; i < n; i++)
+        dot += c.t[0].val[r * n + i] * c.t[1].val[r * n + i];
+      for (i = 0; i < n; i++)
+        y->val[r * n + i] =
+            c.t[1].val[r * n + i] * (c.t[0].val[r * n + i] + dot);
+    }
+    ASSERT_TRUE(failures(&c, y) > 1000);
+    pf_case_free(&c);
+    /* rmsnorm_backward: dw = sum over all rows but the last (the ends row) */
+    ASSERT_OK(host_case(&c, "rmsnorm_backward", dt, rows, 2, 0, 7));
+    y = &c.t[4];
+    {
+      const double *dy = c.t[0].val + (rows[0] - 1) * n;
+      const double *x = c.t[1].val + (rows[0] - 1) * n;
+      double ss = 0;
+      for (i = 0; i < n; i++)
+        ss += x[i] * x[i];
+      for (i = 0; i < n; i++)
+        y->val[i] = y->expected[i] -
+                    dy[i] * x[i] / sqrt(ss / (double)n + (double)c.eps);
+    }
+    ASSERT_TRUE(failures(&c, y) >= 2);
+    pf_case_free(&c);
+    /* matmul: without the last K step; B read as if not transposed */
+    for (bug = 0; bug < 2; bug++) {
+      pf_rng rng;
+      int nops;
+      const int64_t m = mm[0], nn = mm[1], k = mm[2];
+      memset(&c, 0, sizeof c);
+      c.spec.op = pf_op_find("matmul");
+      c.spec.dt = dt;
+      memcpy(c.spec.dims, mm, sizeof mm);
+      c.spec.ndims = 3;
+      c.spec.trans_b = 1;
+      c.spec.ld_pad = 3;
+      ASSERT_OK(pf_case_setup(&c, &pf_ops(&nops)[c.spec.op], CPK_V_NAIVE));
+      pf_rng_seed(&rng, 8);
+      c.op->fill(&c, &rng);
+      ASSERT_OK(c.op->reference(&c));
+      y = &c.t[2];
+      for (r = 0; r < m; r++)
+        for (i = 0; i < nn; i++) {
+          double s = 0;
+          for (p = 0; p < (bug == 0 ? k - 1 : k); p++)
+            s += c.t[0].val[r * k + p] *
+                 (bug == 0 ? c.t[1].val[i * k + p] : c.t[1].val[p * nn + i]);
+          y->val[r * nn + i] = (double)(float)s;
+        }
+      f = failures(&c, y);
+      if (f < m * nn / 2)
+        CM_TEST_FAIL_("%s matmul bug %d: %lld fail", pf_dtype_name(dt), bug,
+                      (long long)f);
+      pf_case_free(&c);
+    }
+  }
+  return 0;
+}
