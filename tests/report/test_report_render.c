@@ -83,6 +83,51 @@ TEST_IMPL(model_reads_run) {
   return 0;
 }
 
+/* The exit note and the step's sentence are the sanitize stage's
+ * negative-control step's only: a step of another stage whose name holds
+ * "control", last in its stage with a non-zero exit, gets neither; a long
+ * detail is left whole rather than cut mid-sentence. */
+TEST_IMPL(report_exit_note_scope) {
+  char d[512], p[1024], longd[500];
+  json_t *m, *st, *steps, *step;
+  rp_run run;
+  size_t i;
+  ASSERT_EQ(make("exitnote", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
+  m = cm_json_load_file(p, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  st = json_array_get(json_object_get(m, "stages"), 4); /* profile */
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "name")), "profile");
+  json_object_set_new(st, "exit_code", json_integer(3));
+  steps = json_object_get(st, "steps");
+  if (!json_is_array(steps)) {
+    steps = json_array();
+    json_object_set_new(st, "steps", steps);
+  }
+  step = json_object();
+  json_object_set_new(step, "name", json_string("clock-control"));
+  json_object_set_new(step, "exit_code", json_integer(3));
+  json_array_append_new(steps, step);
+  /* the negative control's step with a detail near the buffer's size */
+  memset(longd, 'x', sizeof longd - 1);
+  longd[sizeof longd - 1] = '\0';
+  st = json_array_get(json_object_get(m, "stages"), 2);
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "name")), "sanitize");
+  steps = json_object_get(st, "steps");
+  step = json_array_get(steps, json_array_size(steps) - 1);
+  json_object_set_new(step, "detail", json_string(longd));
+  ASSERT_EQ(cm_json_dump_file(m, p, JSON_INDENT(2)), 0);
+  json_decref(m);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_STR_EQ(run.stages[4].exit_note, "");
+  for (i = 0; i < run.stages[4].nsteps; i++)
+    ASSERT_TRUE(strstr(run.stages[4].steps[i].detail, "planted") == NULL);
+  ASSERT_STR_EQ(run.stages[2].exit_note, "the negative control's");
+  ASSERT_STR_EQ(run.stages[2].steps[run.stages[2].nsteps - 1].detail, longd);
+  rp_run_free(&run);
+  return 0;
+}
+
 /* A run whose folder's git is not the binary's (a tree copied to the GPU
  * machine, a prebuilt build folder) shows both in the report. */
 /* compare reads a bundle as it is: verified first, in the same pass that
