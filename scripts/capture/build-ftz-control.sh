@@ -22,6 +22,10 @@ cmd=$(cd "$b" && ninja -t commands bin/cuda_portfolio | grep -- "-c [^ ]*/kernel
 [ -n "$cmd" ] || { echo "build-ftz-control: no compile line for elementwise.cu in $b" >&2; exit 3; }
 cmd=${cmd/ -x cu / -ftz=true -x cu }
 cmd=${cmd/-o kernels\/CMakeFiles\/cp_kernels.dir\/elementwise.cu.o/-o $stage/elementwise-ftz.o}
+# both substitutions or nothing: an unchanged -o would compile the flushed
+# object over the build's own, which the next build would link in
+[[ $cmd == *" -ftz=true "*"-o $stage/elementwise-ftz.o"* ]] ||
+  { echo "build-ftz-control: the compile line did not take -ftz=true and the scratch output: $cmd" >&2; exit 3; }
 (cd "$b" && eval "$cmd")
 cp "$b/kernels/libcp_kernels.a" "$stage/libcp_kernels.a"
 # replace the member (ar keys members by name: elementwise.cu.o)
@@ -33,6 +37,8 @@ mkdir -p "$(dirname "$out")"
 abs_out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 link=${link/ kernels\/libcp_kernels.a / $stage/libcp_kernels.a }
 link=${link/-o bin\/cuda_portfolio /-o $abs_out }
+[[ $link == *" $stage/libcp_kernels.a "* && $link == *"-o $abs_out "* ]] ||
+  { echo "build-ftz-control: the link line did not take the flushed library and OUT: $link" >&2; exit 3; }
 (cd "$b" && eval "$link")
 # the flushed add is in it: the same compile line to PTX has add.ftz.f32
 # (this machine has no cuobjdump; the GPU machine's cuobjdump shows

@@ -427,8 +427,19 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     FAIL("--lock-clocks %u: clocks are locked for timing only; add --json "
          "PATH (verification alone runs at the clocks as found)",
          o->lock_sm_mhz);
-  if (o->mode == PF_MODE_NEGATIVE && (o->op >= 0 || o->json_path))
-    FAIL("--negative-control runs alone: drop --op and --json");
+  /* the control is one fixed case (copy_unmasked, fp32, 4097 elements):
+   * a selection word would be dropped, not obeyed */
+  if (o->mode == PF_MODE_NEGATIVE &&
+      (o->op >= 0 || o->json_path || o->variant >= 0 || o->dtype >= 0 ||
+       o->mask >= 0))
+    FAIL("--negative-control runs alone (copy_unmasked, fp32, 4097 "
+         "elements): drop %s",
+         o->op >= 0        ? "--op"
+         : o->json_path    ? "--json"
+         : o->variant >= 0 ? "--variant"
+         : o->dtype >= 0   ? "--dtype"
+         : o->mask == 1    ? "--mask"
+                           : "--no-mask");
   return CM_OK;
 }
 

@@ -406,6 +406,19 @@ TEST_IMPL(cli_errors) {
     argv[4] = "--mask";
     ASSERT_OK(pf_cli_parse(5, argv, &o, err, sizeof err));
   }
+  /* the negative control is one fixed case: a selection word would be
+   * dropped, so it is refused */
+  ASSERT_OK(parse(&o, err, "--negative-control", NULL, NULL, NULL));
+  ASSERT_EQ(parse(&o, err, "--negative-control", "--dtype", "bf16", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--negative-control runs alone (copy_unmasked, fp32, "
+                       "4097 elements): drop --dtype");
+  ASSERT_EQ(parse(&o, err, "--negative-control", "--mask", NULL, NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "drop --mask");
+  ASSERT_EQ(parse(&o, err, "--negative-control", "--variant", "vector", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "drop --variant");
   ASSERT_EQ(parse(&o, err, "--smoke", "--trans", "tt", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "--trans shapes the one case");
   ASSERT_EQ(parse(&o, err, "--bench", "--extreme", NULL, NULL), CM_EINVAL);

@@ -125,6 +125,20 @@ TEST_IMPL(report_exit_note_scope) {
   ASSERT_STR_EQ(run.stages[2].exit_note, "the negative control's");
   ASSERT_STR_EQ(run.stages[2].steps[run.stages[2].nsteps - 1].detail, longd);
   rp_run_free(&run);
+  /* the control not caught (exit 0, a failed stage): still labelled */
+  m = cm_json_load_file(p, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  st = json_array_get(json_object_get(m, "stages"), 2);
+  json_object_set_new(st, "status", json_string("failed"));
+  json_object_set_new(st, "exit_code", json_integer(0));
+  steps = json_object_get(st, "steps");
+  step = json_array_get(steps, json_array_size(steps) - 1);
+  json_object_set_new(step, "exit_code", json_integer(0));
+  ASSERT_EQ(cm_json_dump_file(m, p, JSON_INDENT(2)), 0);
+  json_decref(m);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_STR_EQ(run.stages[2].exit_note, "the negative control's");
+  rp_run_free(&run);
   return 0;
 }
 

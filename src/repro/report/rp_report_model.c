@@ -541,8 +541,9 @@ static void note_negative_control(rp_stage *s) {
       cm_snprintf(it->detail + n, sizeof it->detail - n, "%s%s",
                   n ? "; " : "", note);
   }
-  if (s->nsteps > 0 && is_negative_step(s, s->steps[s->nsteps - 1].name) &&
-      s->exit_code != 0)
+  /* exit 0 included: the control not caught is where a reader most needs
+   * to know whose exit it is */
+  if (s->nsteps > 0 && is_negative_step(s, s->steps[s->nsteps - 1].name))
     cm_strlcpy(s->exit_note, "the negative control's", sizeof s->exit_note);
 }
 
