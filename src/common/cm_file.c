@@ -62,6 +62,30 @@ int cm_grow(void *items, size_t *cap, size_t count, size_t elem_size,
   return CM_OK;
 }
 
+int cm_buf_append(char **buf, size_t *n, size_t *cap, const void *data,
+                  size_t len, size_t first) {
+  size_t ncap = *cap ? *cap : (first ? first : 1);
+  char *nb;
+  if (len > SIZE_MAX - *n - 1)
+    return CM_ENOMEM;
+  while (ncap < *n + len + 1) {
+    if (ncap > SIZE_MAX / 2)
+      return CM_ENOMEM;
+    ncap *= 2;
+  }
+  if (ncap != *cap || *buf == NULL) {
+    nb = realloc(*buf, ncap);
+    if (nb == NULL)
+      return CM_ENOMEM;
+    *buf = nb;
+    *cap = ncap;
+  }
+  if (len > 0)
+    memcpy(*buf + *n, data, len);
+  *n += len;
+  return CM_OK;
+}
+
 json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error) {
   FILE *f = cm_fopen(path, "rb");
   json_t *j;

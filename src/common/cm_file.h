@@ -40,4 +40,12 @@ int cm_read_file(const char *path, char **out, size_t *len);
 int cm_grow(void *items, size_t *cap, size_t count, size_t elem_size,
             size_t first);
 
+/* Appends len bytes of data to the byte buffer *buf, which holds *n bytes
+ * in *cap: doubles *cap (first when 0) until the contents and one byte
+ * more fit, so the caller can always add a terminating NUL (len 0 just
+ * makes that room), and updates *buf, *n and *cap. Returns CM_OK, or
+ * CM_ENOMEM with the buffer unchanged. */
+int cm_buf_append(char **buf, size_t *n, size_t *cap, const void *data,
+                  size_t len, size_t first);
+
 #endif

@@ -309,23 +309,23 @@ TEST_IMPL(compare_blocks) {
   return 0;
 }
 
-/* The set's rows of 2^20 + 1 with extreme values (pf_sets.c): a kernel
- * that leaves the one-element tail out of its reduction, but writes every
- * output, must fail. On random rows that wide gamma * sum |x| exceeds any
- * one element; the ends row of the fill (pf_fill.c) is what catches it. */
-static int tail_case(pf_case *c, const char *op, cpk_dtype dt) {
+/* A case of the default set built on the host as the runner builds it:
+ * inputs, reference, expected values saturated to the dtype. */
+static int host_case(pf_case *c, const char *op, cpk_dtype dt,
+                     const int64_t *dims, int ndims, int mask, uint64_t seed) {
   pf_rng rng;
   int n, i;
   memset(c, 0, sizeof *c);
   c->spec.op = pf_op_find(op);
   c->spec.dt = dt;
-  c->spec.dims[0] = 4;
-  c->spec.dims[1] = 1048577;
-  c->spec.ndims = 2;
-  c->spec.extreme = 1;
-  if (pf_case_setup(c, &pf_ops(&n)[c->spec.op], CPK_V_SPLIT) != CM_OK)
+  memcpy(c->spec.dims, dims, (size_t)ndims * sizeof *dims);
+  c->spec.ndims = ndims;
+  c->spec.extreme = ndims == 2;
+  c->spec.mask = mask;
+  if (pf_case_setup(c, &pf_ops(&n)[c->spec.op],
+                    ndims == 3 ? CPK_V_NAIVE : CPK_V_SPLIT) != CM_OK)
     return CM_EINVAL;
-  pf_rng_seed(&rng, 1234);
+  pf_rng_seed(&rng, seed);
   c->op->fill(c, &rng);
   if ((n = c->op->reference(c)) != CM_OK)
     return n;
@@ -335,15 +335,35 @@ static int tail_case(pf_case *c, const char *op, cpk_dtype dt) {
   return CM_OK;
 }
 
+/* Elements of output y (rounded to the dtype here) that fail the check
+ * (-1: pf_compare's verdict and its count disagree). */
+static int64_t failures(pf_case *c, pf_tensor *y) {
+  int64_t i, n = y->rows * y->cols;
+  pf_cmp cmp;
+  int ok;
+  for (i = 0; i < n; i++)
+    y->val[i] = pf_dtype_round(c->dt, y->val[i]);
+  ok = pf_compare(y->val, y->expected, y->scale, n, NULL, 0,
+                  pf_tol_get(c->kop, c->dt), &cmp);
+  return ok == (cmp.failed == 0) ? cmp.failed : -1;
+}
+
+/* The widest extreme shape, where one element hides inside gamma. */
+static const int64_t tail_dims[2] = {4, 1048577};
+
+/* The set's rows of 2^20 + 1 with extreme values (pf_sets.c): a kernel
+ * that leaves the one-element tail out of its reduction, but writes every
+ * output, must fail. On random rows that wide gamma * sum |x| exceeds any
+ * one element; the ends row of the fill (pf_fill.c) is what catches it. */
 TEST_IMPL(extreme_ends_catch_tail) {
-  int64_t rows = 4, cols = 1048577, r, j;
+  int64_t rows = tail_dims[0], cols = tail_dims[1], r, j;
   int d;
   pf_case c;
   pf_cmp cmp;
   for (d = 0; d < 3; d++) {
     pf_tensor *y;
     /* row_sum without the last column */
-    ASSERT_OK(tail_case(&c, "row_sum", (cpk_dtype)d));
+    ASSERT_OK(host_case(&c, "row_sum", (cpk_dtype)d, tail_dims, 2, 0, 1234));
     y = &c.t[1];
     for (r = 0; r < rows; r++)
       y->val[r] = pf_dtype_round(c.dt, y->expected[r] -
@@ -354,7 +374,7 @@ TEST_IMPL(extreme_ends_catch_tail) {
     pf_case_free(&c);
     /* softmax whose sum left the last column out (still written): every
      * output of the row is divided by 1 - y[last] too little */
-    ASSERT_OK(tail_case(&c, "softmax", (cpk_dtype)d));
+    ASSERT_OK(host_case(&c, "softmax", (cpk_dtype)d, tail_dims, 2, 0, 1234));
     y = &c.t[1];
     for (r = 0; r < rows; r++)
       for (j = 0; j < cols; j++)
@@ -366,7 +386,7 @@ TEST_IMPL(extreme_ends_catch_tail) {
               0);
     pf_case_free(&c);
     /* rmsnorm whose sum of squares left the last column out */
-    ASSERT_OK(tail_case(&c, "rmsnorm", (cpk_dtype)d));
+    ASSERT_OK(host_case(&c, "rmsnorm", (cpk_dtype)d, tail_dims, 2, 0, 1234));
     y = &c.t[2];
     for (r = 0; r < rows; r++) {
       const double *x = c.t[0].val + r * cols;
@@ -493,39 +513,20 @@ static void add_as_kernel(pf_case *c, double *y) {
         c->dt, (double)((float)c->t[0].val[i] + (float)c->t[1].val[i]));
 }
 
-/* Elements of add's output that fail the check (-1: the verdict and the
- * count disagree). */
-static int64_t add_failures(pf_case *c, const pf_tensor *y) {
-  pf_cmp cmp;
-  int ok = pf_compare(y->val, y->expected, y->scale, c->cols, NULL, 0,
-                      pf_tol_get(c->kop, c->dt), &cmp);
-  return ok == (cmp.failed == 0) ? cmp.failed : -1;
-}
-
 TEST_IMPL(add_exact) {
   static const double min_normal[] = {0x1p-126, 0x1p-14, 0x1p-126};
-  int d, n;
+  static const int64_t dims[2] = {1, 1000003};
+  int d;
   for (d = 0; d < 3; d++) {
     const cpk_dtype dt = (cpk_dtype)d;
     pf_case c;
-    pf_rng rng;
     pf_tensor *y;
     int64_t i, subs = 0, negzeros = 0;
-    memset(&c, 0, sizeof c);
-    c.spec.op = pf_op_find("add");
-    c.spec.dt = dt;
-    c.spec.dims[0] = 1;
-    c.spec.dims[1] = 1000003;
-    c.spec.ndims = 2;
-    c.spec.extreme = 1;
-    ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_VECTOR));
-    pf_rng_seed(&rng, 91);
-    c.op->fill(&c, &rng);
-    ASSERT_OK(c.op->reference(&c));
+    ASSERT_OK(host_case(&c, "add", dt, dims, 2, 0, 91));
     y = &c.t[2];
     ASSERT_TRUE(y->is_output);
     add_as_kernel(&c, y->val);
-    ASSERT_EQ(add_failures(&c, y), 0);
+    ASSERT_EQ(failures(&c, y), 0);
     /* flush the dtype's subnormal results to a zero of the same sign */
     for (i = 0; i < c.cols; i++)
       if (y->val[i] != 0 && fabs(y->val[i]) < min_normal[d]) {
@@ -535,7 +536,7 @@ TEST_IMPL(add_exact) {
     if (subs < 10)
       CM_TEST_FAIL_("%s: %lld subnormal sums", pf_dtype_name(dt),
                     (long long)subs);
-    ASSERT_EQ(add_failures(&c, y), subs);
+    ASSERT_EQ(failures(&c, y), subs);
     /* the sums put back; -0 + -0 stored as +0 */
     add_as_kernel(&c, y->val);
     for (i = 0; i < c.cols; i++)
@@ -546,47 +547,10 @@ TEST_IMPL(add_exact) {
     if (negzeros < 10)
       CM_TEST_FAIL_("%s: %lld sums of -0 and -0", pf_dtype_name(dt),
                     (long long)negzeros);
-    ASSERT_EQ(add_failures(&c, y), negzeros);
+    ASSERT_EQ(failures(&c, y), negzeros);
     pf_case_free(&c);
   }
   return 0;
-}
-
-/* A case of the default set built on the host as the runner builds it:
- * inputs, reference, expected values saturated to the dtype. */
-static int host_case(pf_case *c, const char *op, cpk_dtype dt,
-                     const int64_t *dims, int ndims, int mask, uint64_t seed) {
-  pf_rng rng;
-  int n, i;
-  memset(c, 0, sizeof *c);
-  c->spec.op = pf_op_find(op);
-  c->spec.dt = dt;
-  memcpy(c->spec.dims, dims, (size_t)ndims * sizeof *dims);
-  c->spec.ndims = ndims;
-  c->spec.extreme = ndims == 2;
-  c->spec.mask = mask;
-  if (pf_case_setup(c, &pf_ops(&n)[c->spec.op],
-                    ndims == 3 ? CPK_V_NAIVE : CPK_V_SPLIT) != CM_OK)
-    return CM_EINVAL;
-  pf_rng_seed(&rng, seed);
-  c->op->fill(c, &rng);
-  if ((n = c->op->reference(c)) != CM_OK)
-    return n;
-  for (i = 0; i < c->ntensors; i++)
-    if (c->t[i].is_output)
-      pf_dtype_saturate(dt, c->t[i].expected, c->t[i].rows * c->t[i].cols);
-  return CM_OK;
-}
-
-/* Elements of output y (rounded to the dtype here) that fail the check. */
-static int64_t failures(pf_case *c, pf_tensor *y) {
-  int64_t i, n = y->rows * y->cols;
-  pf_cmp cmp;
-  for (i = 0; i < n; i++)
-    y->val[i] = pf_dtype_round(c->dt, y->val[i]);
-  pf_compare(y->val, y->expected, y->scale, n, NULL, 0,
-             pf_tol_get(c->kop, c->dt), &cmp);
-  return cmp.failed;
 }
 
 /* rmsnorm as the kernels compute it (fp32 sum of squares, mean, eps,

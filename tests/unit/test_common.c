@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -296,6 +297,31 @@ TEST_IMPL(grow_array) {
   ASSERT_TRUE(v == before);
   ASSERT_EQ(cap, 128);
   free(v);
+  return 0;
+}
+
+/* cm_buf_append: first capacity, doubling, contents kept, room for a
+ * NUL after every append (len 0 included, on an empty buffer too). */
+TEST_IMPL(buf_append) {
+  char *b = NULL, *before;
+  size_t n = 0, cap = 0, i;
+  ASSERT_OK(cm_buf_append(&b, &n, &cap, "", 0, 4));
+  ASSERT_TRUE(b != NULL && n == 0 && cap == 4);
+  for (i = 0; i < 10; i++)
+    ASSERT_OK(cm_buf_append(&b, &n, &cap, "abc", 3, 4));
+  ASSERT_EQ(n, 30);
+  ASSERT_EQ(cap, 32);
+  b[n] = '\0';
+  ASSERT_EQ(strncmp(b, "abcabcabc", 9), 0);
+  ASSERT_EQ(strcmp(b + 27, "abc"), 0);
+  before = b;
+  ASSERT_OK(cm_buf_append(&b, &n, &cap, "d", 1, 4));
+  ASSERT_TRUE(b == before && cap == 32 && n == 31);
+  ASSERT_OK(cm_buf_append(&b, &n, &cap, "e", 1, 4));
+  ASSERT_EQ(cap, 64);
+  ASSERT_EQ(cm_buf_append(&b, &n, &cap, "x", SIZE_MAX - 1, 4), CM_ENOMEM);
+  ASSERT_TRUE(n == 32 && cap == 64);
+  free(b);
   return 0;
 }
 

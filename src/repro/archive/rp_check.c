@@ -3,6 +3,7 @@
 #include "rp_check.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_archive.h"
 #include "rp_fs.h"
@@ -68,21 +69,8 @@ int rp__check_feed(rp__check *c, const void *data, size_t len) {
       note(c, c->gz->why);
     }
   }
-  if (c->results_want >= 0 && c->rlen + len <= RP__RESULTS_MAX) {
-    if (c->rlen + len > c->rcap) {
-      size_t cap = c->rcap ? c->rcap : 4096;
-      char *p;
-      while (cap < c->rlen + len)
-        cap *= 2;
-      p = realloc(c->rbuf, cap);
-      if (p == NULL)
-        return CM_ENOMEM;
-      c->rbuf = p;
-      c->rcap = cap;
-    }
-    memcpy(c->rbuf + c->rlen, data, len);
-    c->rlen += len;
-  }
+  if (c->results_want >= 0 && c->rlen + len <= RP__RESULTS_MAX)
+    return cm_buf_append(&c->rbuf, &c->rlen, &c->rcap, data, len, 4096);
   return CM_OK;
 }
 

@@ -128,20 +128,7 @@ typedef struct {
 
 static int text_sink(void *ud, const unsigned char *data, size_t len) {
   rp__log_text *t = (rp__log_text *)ud;
-  if (t->cap - t->n <= len) {
-    size_t ncap = t->cap ? t->cap : 65536;
-    char *nb;
-    while (ncap - t->n <= len)
-      ncap *= 2;
-    nb = realloc(t->buf, ncap);
-    if (nb == NULL)
-      return CM_ENOMEM;
-    t->buf = nb;
-    t->cap = ncap;
-  }
-  memcpy(t->buf + t->n, data, len);
-  t->n += len;
-  return CM_OK;
+  return cm_buf_append(&t->buf, &t->n, &t->cap, data, len, 65536);
 }
 
 int rp_log_read(const char *run_dir, const char *relpath, char **out,
