@@ -47,7 +47,8 @@ typedef enum {
   CPK_OP_RMSNORM,
   CPK_OP_RMSNORM_BWD,
   CPK_OP_MATMUL,
-  CPK_OP_COPY_UNMASKED /* negative control: see cpk_copy_unmasked */
+  CPK_OP_COPY_UNMASKED, /* negative control: see cpk_copy_unmasked */
+  CPK_OP_ADD_FTZ        /* verification control: see cpk_add_ftz */
 } cpk_op;
 
 /* Kernel strategies. Which ops accept which variant is listed per launcher. */
@@ -161,6 +162,14 @@ cudaError_t cpk_add(cpk_dtype dt, const void *a, const void *b, void *y,
  * --negative-control. */
 cudaError_t cpk_copy_unmasked(cpk_dtype dt, const void *x, void *y, int64_t n,
                               cudaStream_t stream);
+/* VERIFICATION CONTROL. fp32 only (cudaErrorInvalidValue otherwise):
+ * y[i] = a[i] + b[i] with subnormal inputs and results flushed to zero of
+ * the same sign (PTX add.ftz.f32), i.e. wrong exactly where add's exact
+ * check must see it. Exists only so the test stage can prove the GPU
+ * verification fails a wrong kernel; host code runs it only under
+ * --verify-control. */
+cudaError_t cpk_add_ftz(cpk_dtype dt, const void *a, const void *b, void *y,
+                        int64_t n, cudaStream_t stream);
 
 /* ---- row reductions and normalisations ----
  * Variants: row_sum: WARP, BLOCK, SPLIT, FUSED. softmax: SERIAL, WARP, BLOCK,

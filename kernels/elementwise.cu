@@ -1,4 +1,5 @@
-/* elementwise.cu: copy, add, and the copy_unmasked negative control.
+/* elementwise.cu: copy, add, and the two controls that are wrong on purpose:
+ * copy_unmasked (the sanitizer's) and add_ftz (the verification's).
  *
  * copy and add (v28c, docs/PERFORMANCE.md): where every pointer is 16-byte
  * aligned, one 16-byte vector a thread in a grid of every vector (no loop,
@@ -92,6 +93,27 @@ __global__ void __launch_bounds__(kThreads)
   y[i] = v; /* DELIBERATELY UNGUARDED: out of bounds for i >= n */
 }
 
+/* ======================================================================
+ * VERIFICATION CONTROL -- THIS KERNEL IS WRONG ON PURPOSE. DO NOT "FIX" IT.
+ * fp32 add with add.ftz.f32: subnormal inputs and results are flushed to
+ * zero of the same sign, as a build with -ftz=true or --use_fast_math
+ * would compute add. Every other sum is the correctly rounded one. The test
+ * stage runs it (cuda_portfolio --verify-control) to prove that the GPU
+ * path of the verification -- launch, read-back, compare -- fails a kernel
+ * that is wrong only where the inputs reach the subnormal range; the host
+ * predicts which elements must fail (pf_run.c) and the two must agree.
+ * ====================================================================== */
+__global__ void __launch_bounds__(kThreads)
+    add_ftz_k(const float *__restrict__ a, const float *__restrict__ b,
+              float *__restrict__ y, int64_t n) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s;
+    asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(s) : "f"(a[i]), "f"(b[i]));
+    y[i] = s;
+  }
+}
+
 template <typename T>
 cudaError_t run_copy(const void *x, void *y, int64_t n, cudaStream_t st) {
   const T *xt = (const T *)x;
@@ -171,4 +193,14 @@ extern "C" cudaError_t cpk_copy_unmasked(cpk_dtype dt, const void *x, void *y,
   CPK__REQUIRE(x && y && n >= 1);
   return with_dt(
       dt, [&](auto e) { return run_unmasked<decltype(e)>(x, y, n, stream); });
+}
+
+extern "C" cudaError_t cpk_add_ftz(cpk_dtype dt, const void *a, const void *b,
+                                   void *y, int64_t n, cudaStream_t stream) {
+  CPK__REQUIRE(a && b && y && n >= 1 && dt == CPK_F32);
+  unsigned grid = 0;
+  CPK__TRY(vec_grid(n, kThreads, &grid));
+  add_ftz_k<<<grid, kThreads, 0, stream>>>((const float *)a, (const float *)b,
+                                           (float *)y, n);
+  return cudaGetLastError();
 }

@@ -21,6 +21,12 @@
 # first one's specials with its own) on the GPU, inside --test-only and in
 # add-only.txt (every dtype, the case lines), and --mask on an op other
 # than softmax: exit 2 in mask-refuse.txt.
+# Since 2026-12-05 (fifth session): the near-eps rmsnorm row and masked
+# row 3's kept first position (inside --test-only), the verification
+# control (--verify-control: add_ftz must fail add's fp32 cases exactly
+# where the host predicts; verify-control.txt), the GPU ctest entries but
+# the two whole sets (ctest-gpu.txt) and the repro test stage with the control as its first
+# step (repro-test/, repro --prebuilt test).
 #   bash scripts/capture/verify-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: verify-session.sh OUTDIR [BUDGET_S]}
@@ -29,12 +35,16 @@ BIN=${BIN:-build/linux/bin}
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
+run verify-control.txt 60 "$pf" --verify-control
 run test-only.txt 200 "$pf" --test-only
 run add-only.txt 60 "$pf" --test-only --op add
 run mask-refuse.txt 20 "$pf" --op row_sum --mask
 run bench-add.txt 60 "$pf" --bench --op add --dtype fp32 --budget 0.5 \
   --json "$out/bench-add.json"
 run host-refuse.txt 60 "$pf" --op softmax --dtype fp16 --shape 100000x60000
+run ctest-gpu.txt 120 ctest --test-dir build/linux -L gpu -E 'test_only|smoke' \
+  --output-on-failure
+run repro-test.txt 240 ./repro --prebuilt --out "$out/repro-test" test
 python3 - "$out/bench-add.json" >"$out/clean.txt" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

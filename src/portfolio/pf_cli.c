@@ -12,7 +12,7 @@
 #include "pf_ops.h"
 #include "pf_timing.h"
 
-static void opts_init(pf_opts *o) {
+void pf_opts_init(pf_opts *o) {
   memset(o, 0, sizeof *o);
   o->mode = PF_MODE_SELECT;
   o->op = -1;
@@ -118,6 +118,8 @@ static const char *mode_flag(int mode) {
     return "--bench";
   case PF_MODE_NEGATIVE:
     return "--negative-control";
+  case PF_MODE_VERIFY_CONTROL:
+    return "--verify-control";
   default:
     return "the mode";
   }
@@ -131,7 +133,7 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
                                      "--json", "--dump",    "--seed",
                                      "--gpu",  "--format",  NULL};
   const char *seen[sizeof once / sizeof once[0]] = {NULL};
-  opts_init(o);
+  pf_opts_init(o);
   err[0] = '\0';
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -156,6 +158,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       takes = 0;
     } else if (strcmp(a, "--negative-control") == 0) {
       o->mode = PF_MODE_NEGATIVE;
+      takes = 0;
+    } else if (strcmp(a, "--verify-control") == 0) {
+      o->mode = PF_MODE_VERIFY_CONTROL;
       takes = 0;
     } else if (strcmp(a, "--hot") == 0) {
       o->hot = 1;
@@ -336,7 +341,7 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
          mode_flag(o->mode), mode_flag(o->mode));
   if (o->have_shape &&
       (o->mode == PF_MODE_TEST_ONLY || o->mode == PF_MODE_SMOKE ||
-       o->mode == PF_MODE_NEGATIVE))
+       o->mode == PF_MODE_NEGATIVE || o->mode == PF_MODE_VERIFY_CONTROL))
     FAIL("--shape with %s: that set's shapes are fixed (edge shapes, strided "
          "rows); drop %s to verify that shape alone (--op OP --shape S), or "
          "drop --shape",
@@ -427,17 +432,21 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     FAIL("--lock-clocks %u: clocks are locked for timing only; add --json "
          "PATH (verification alone runs at the clocks as found)",
          o->lock_sm_mhz);
-  /* the control is one fixed case (copy_unmasked, fp32, 4097 elements):
-   * a selection word would be dropped, not obeyed */
-  if (o->mode == PF_MODE_NEGATIVE &&
+  /* the controls are fixed cases (copy_unmasked, fp32, 4097 elements;
+   * add_ftz, fp32, add's verification set): a selection word would be
+   * dropped, not obeyed, and neither writes --dump's files */
+  if ((o->mode == PF_MODE_NEGATIVE || o->mode == PF_MODE_VERIFY_CONTROL) &&
       (o->op >= 0 || o->json_path || o->variant >= 0 || o->dtype >= 0 ||
-       o->mask >= 0))
-    FAIL("--negative-control runs alone (copy_unmasked, fp32, 4097 "
-         "elements): drop %s",
+       o->mask >= 0 || o->dump_dir))
+    FAIL("%s runs alone (%s): drop %s", mode_flag(o->mode),
+         o->mode == PF_MODE_NEGATIVE
+             ? "copy_unmasked, fp32, 4097 elements"
+             : "add_ftz, fp32, the cases of add's verification set",
          o->op >= 0        ? "--op"
          : o->json_path    ? "--json"
          : o->variant >= 0 ? "--variant"
          : o->dtype >= 0   ? "--dtype"
+         : o->dump_dir     ? "--dump"
          : o->mask == 1    ? "--mask"
                            : "--no-mask");
   return CM_OK;
@@ -484,6 +493,9 @@ void pf_cli_usage(void *stream) {
       "  --smoke              every variant x dtype once on small shapes\n"
       "  --bench              the standard benchmark shapes (use with --json)\n"
       "  --negative-control   only copy_unmasked (out-of-bounds on purpose)\n"
+      "  --verify-control     only add_ftz (flushes subnormals on purpose) on\n"
+      "                       add's fp32 cases: exit 0 when the verification\n"
+      "                       fails it exactly where the host predicts, 1 not\n"
       "  --list [--format json|text]   ops, variants, dtypes\n"
       "  (none)               the cases named by the selection\n"
       "  --check-args         with the words of a run: check them and the\n"
@@ -507,7 +519,8 @@ void pf_cli_usage(void *stream) {
       "    [--profile-range]   time verified cases into PATH\n"
       "    [--lock-clocks SM_MHZ[:MEM_MHZ]]   lock the clocks for the run\n"
       "    (root; reset at the end, and on SIGINT/SIGTERM; recorded)\n"
-      "exit codes: 0 passed, 1 verification failed, 2 usage error (and\n"
+      "exit codes: 0 passed, 1 verification failed (--verify-control: the\n"
+      "  control not caught as predicted), 2 usage error (and\n"
       "  --lock-clocks refused, a --json PATH or --dump DIR that cannot be\n"
       "  written), 3 CUDA error, 4 --json's file or a --dump file not\n"
       "  written, 77 no CUDA device (3 when KERNEL_REQUIRE_GPU=1), 128+N\n"

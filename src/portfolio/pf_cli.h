@@ -29,6 +29,7 @@ typedef enum {
   PF_MODE_SMOKE,      /* every variant x dtype once, small shapes */
   PF_MODE_BENCH,      /* the standard benchmark shapes (docs/BENCHMARKING) */
   PF_MODE_NEGATIVE,   /* the negative control only */
+  PF_MODE_VERIFY_CONTROL, /* the verification control only */
   PF_MODE_LIST,
   PF_MODE_HELP
 } pf_mode;
@@ -70,6 +71,8 @@ typedef struct {
 /* Parses argv into *o. Returns CM_OK, or CM_EINVAL with a one-line message
  * (no trailing newline) in err[errsize] naming the offending argument. */
 int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize);
+/* The options of a command line with no words (pf_cli_parse's start). */
+void pf_opts_init(pf_opts *o);
 
 /* Resolves the allocator: flag (o->alloc) wins, else the value of
  * CUDA_PORTFOLIO_ALLOC (env may be NULL or "": pooled). Returns CM_OK or

@@ -17,6 +17,8 @@ cudaError_t pf_launch(const pf_case *c, int set, cudaStream_t stream) {
     return cpk_copy_unmasked(c->dt, d0, d1, c->cols, stream);
   case CPK_OP_ADD:
     return cpk_add(c->dt, d0, d1, d2, c->cols, stream);
+  case CPK_OP_ADD_FTZ:
+    return cpk_add_ftz(c->dt, d0, d1, d2, c->cols, stream);
   case CPK_OP_ROW_SUM:
     return cpk_row_sum(c->variant, c->dt, d0, d1, shape, ws, c->ws_bytes,
                        stream);

@@ -67,6 +67,8 @@ static void list_text(void) {
   }
   printf("(negative control, only with --negative-control: copy_unmasked "
          "fp32)\n");
+  printf("(verification control, only with --verify-control: add_ftz "
+         "fp32)\n");
 }
 
 static int list_json(void) {
@@ -104,6 +106,7 @@ static int list_json(void) {
   }
   json_object_set_new(root, "ops", arr);
   json_object_set_new(root, "negative_control", cm_json_text("copy_unmasked"));
+  json_object_set_new(root, "verify_control", cm_json_text("add_ftz"));
   text = json_dumps(root, JSON_INDENT(2));
   json_decref(root);
   if (!text)
@@ -188,6 +191,60 @@ static int build_set(const pf_opts *o, pf_set *set) {
   return PF_EXIT_USAGE;
 }
 
+/* --verify-control: add_ftz (wrong on purpose) on every fp32 case of add's
+ * verification set. Caught when the check fails it on at least one element
+ * and, case by case, on exactly the elements the host model predicts; exit
+ * 0 then, 1 (PF_EXIT_FAIL) when not, with the reason on stderr. */
+static int run_verify_control(pf_runner *r) {
+  pf_opts o;
+  pf_set set;
+  pf_vcheck vc;
+  int i, err, disagree = 0, failing = 0;
+  int64_t failed = 0, predicted = 0;
+  /* the set --test-only --op add --dtype fp32 makes */
+  pf_opts_init(&o);
+  o.mode = PF_MODE_TEST_ONLY;
+  o.op = pf_op_find("add");
+  o.dtype = CPK_F32;
+  if ((err = build_set(&o, &set)) != PF_EXIT_OK)
+    return err;
+  for (i = 0; i < set.n; i++) {
+    if ((err = pf_run_verify_control(r, &set.v[i], &vc)) != CM_OK) {
+      fprintf(stderr, "cuda_portfolio: stopped: %s\n", cm_strerror(err));
+      pf_set_free(&set);
+      return exit_for(err);
+    }
+    failed += vc.failed;
+    predicted += vc.predicted;
+    failing += vc.failed > 0;
+    disagree += !vc.agree;
+  }
+  printf("VERIFY-CONTROL op=add_ftz dtype=fp32 cases=%d failing_cases=%d "
+         "failed_elements=%" PRId64 " predicted_elements=%" PRId64
+         " disagree=%d caught=%s\n",
+         set.n, failing, failed, predicted, disagree,
+         disagree == 0 && predicted > 0 ? "yes" : "NO");
+  pf_set_free(&set);
+  if (predicted == 0) {
+    fprintf(stderr,
+            "cuda_portfolio: --verify-control: add's fp32 cases hold no input "
+            "that a flush to zero changes, so the control proves nothing: "
+            "the fill lost its subnormals (pf_fill.c)\n");
+    return PF_EXIT_FAIL;
+  }
+  if (disagree > 0) {
+    fprintf(stderr,
+            "cuda_portfolio: --verify-control: the check of add_ftz, a kernel "
+            "that flushes subnormals on purpose, failed other elements than "
+            "the host predicts in %d case(s) (the VERIFY-CONTROL-CASE lines "
+            "with agree=NO): the GPU verification path (launch, read-back, "
+            "compare) cannot be trusted on this machine\n",
+            disagree);
+    return PF_EXIT_FAIL;
+  }
+  return PF_EXIT_OK;
+}
+
 static int run_set(pf_runner *r, const pf_opts *o) {
   pf_set set;
   int i, err;
@@ -247,7 +304,7 @@ int main(int argc, char **argv, char **envp) {
   }
   /* the case list, before any device: an empty one is a usage error on
    * every machine (--check-args stops here, writing nothing) */
-  if (o.mode != PF_MODE_NEGATIVE) {
+  if (o.mode != PF_MODE_NEGATIVE && o.mode != PF_MODE_VERIFY_CONTROL) {
     pf_set set;
     if ((rc = build_set(&o, &set)) != PF_EXIT_OK)
       return rc;
@@ -259,6 +316,9 @@ int main(int argc, char **argv, char **envp) {
     if (o.mode == PF_MODE_NEGATIVE)
       printf("cuda_portfolio: the words make the negative control; nothing "
              "run\n");
+    else if (o.mode == PF_MODE_VERIFY_CONTROL)
+      printf("cuda_portfolio: the words make the verification control; "
+             "nothing run\n");
     return PF_EXIT_OK;
   }
   /* --json's file is written at the end, after every case was verified and
@@ -324,6 +384,8 @@ int main(int argc, char **argv, char **envp) {
     int e = pf_run_negative_control(&r, PF_NEGATIVE_N);
     return e ? exit_for(e) : PF_EXIT_OK;
   }
+  if (o.mode == PF_MODE_VERIFY_CONTROL)
+    return run_verify_control(&r);
   if (o.json_path && (rc = pf_timing_start(&r, &o, argc, argv)) != PF_EXIT_OK)
     return rc;
   rc = run_set(&r, &o);

@@ -211,6 +211,11 @@ static const pf_op negative_control = {
     pf_fill_elementwise, ref_copy,
     bytes_all,           flops_none};
 
+/* add's layout, inputs and reference, add.ftz.f32's arithmetic (cpk.h) */
+static const pf_op verify_control = {
+    "add_ftz",  CPK_OP_ADD_FTZ,      PF_KIND_ELEM, V(CPK_V_VECTOR), V(CPK_F32),
+    layout_add, pf_fill_elementwise, ref_add,      bytes_all,       flops_none};
+
 const pf_op *pf_ops(int *count) {
   *count = (int)(sizeof op_table / sizeof op_table[0]);
   return op_table;
@@ -218,6 +223,10 @@ const pf_op *pf_ops(int *count) {
 
 const pf_op *pf_op_negative_control(void) {
   return &negative_control;
+}
+
+const pf_op *pf_op_verify_control(void) {
+  return &verify_control;
 }
 
 int pf_op_find(const char *s) {

@@ -10,8 +10,11 @@
 #include "pf_case.h"
 #include "pf_rng.h"
 
-/* pf_spec.op value of the negative control (not an index of pf_ops()). */
+/* pf_spec.op values of the two controls (not indices of pf_ops()): the
+ * sanitizer's negative control (copy_unmasked) and the verification
+ * control (add_ftz). */
 #define PF_OP_NEGATIVE_CONTROL (-100)
+#define PF_OP_VERIFY_CONTROL (-101)
 
 typedef enum { PF_KIND_ELEM = 0, PF_KIND_ROWS, PF_KIND_MATMUL } pf_kind;
 
@@ -38,6 +41,9 @@ typedef struct pf_op {
 const pf_op *pf_ops(int *count);
 /* The negative control's descriptor (never part of any selection). */
 const pf_op *pf_op_negative_control(void);
+/* The verification control's descriptor: add_ftz, fp32, with add's
+ * layout, fill and reference (never part of any selection). */
+const pf_op *pf_op_verify_control(void);
 /* Index of the op named s in pf_ops(), or -1. */
 int pf_op_find(const char *s);
 

@@ -13,6 +13,7 @@ cpk_variant pf_plan_choose(cpk_op op, cpk_dtype dt, int64_t rows, int64_t cols,
   case CPK_OP_COPY:
   case CPK_OP_ADD:
   case CPK_OP_COPY_UNMASKED:
+  case CPK_OP_ADD_FTZ:
     return CPK_V_VECTOR;
   case CPK_OP_MATMUL:
     if (dt == CPK_F32)

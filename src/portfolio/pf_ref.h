@@ -36,6 +36,14 @@ int pf_ref_copy(const double *x, double *y, int64_t n);
 /* y[i] = a[i] + b[i]. */
 int pf_ref_add(const double *a, const double *b, double *y, int64_t n);
 
+/* What the verification control's kernel (cpk_add_ftz: PTX add.ftz.f32)
+ * must store, for fp32 values a and b: each input with |x| < FLT_MIN
+ * flushed to zero of its sign, the sum rounded once to binary32, and a
+ * result with |y| < FLT_MIN flushed the same way. NOT a reference: the
+ * host's model of a kernel that is wrong on purpose, from which
+ * --verify-control predicts which elements the check must fail. */
+int pf_ref_add_ftz_f32(const double *a, const double *b, double *y, int64_t n);
+
 /* y[r] = sum_c x[r,c]; scale[r] = sum_c |x[r,c]|. */
 int pf_ref_row_sum(const double *x, int64_t rows, int64_t cols, double *y,
                    double *scale);

@@ -434,6 +434,7 @@ static int time_case(pf_runner *r, pf_case *c, const verdict *v) {
 static int setup(pf_runner *r, pf_case *c, const pf_spec *s) {
   int n, err;
   const pf_op *op = s->op == PF_OP_NEGATIVE_CONTROL ? pf_op_negative_control()
+                    : s->op == PF_OP_VERIFY_CONTROL ? pf_op_verify_control()
                                                     : &pf_ops(&n)[s->op];
   cpk_variant v;
   cpk_rows shape;
@@ -579,6 +580,70 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
     }
   }
 out:
+  pf_mem_free(&mem, &c);
+  pf_case_free(&c);
+  return err;
+}
+
+int pf_run_verify_control(pf_runner *r, const pf_spec *spec, pf_vcheck *out) {
+  pf_spec s = *spec;
+  pf_case c;
+  pf_mem mem;
+  pf_rng rng;
+  verdict v;
+  pf_tensor *y;
+  double *pred = NULL;
+  pf_cmp pc;
+  char shape[96];
+  int err;
+  memset(&c, 0, sizeof c);
+  memset(&v, 0, sizeof v);
+  memset(out, 0, sizeof *out);
+  /* the variant stays the spec's (auto picks VECTOR, pf_plan.c): the auto
+   * and the vector case of a shape get seeds of their own */
+  s.op = PF_OP_VERIFY_CONTROL;
+  mem.mode = r->alloc;
+  mem.arena = NULL;
+  if ((err = setup(r, &c, &s)) != CM_OK || (err = check_fits(&c)) != CM_OK)
+    goto out;
+  /* add's fill and reference, with a seed of its own (pf_case_seed covers
+   * s.op): the inputs are drawn as add's are, not copied from its case */
+  pf_rng_seed(&rng, c.seed);
+  c.op->fill(&c, &rng);
+  pf_fill_images(&c);
+  if ((err = c.op->reference(&c)) != CM_OK)
+    goto out;
+  saturate_expected(&c);
+  y = &c.t[2];
+  if ((pred = malloc((size_t)c.cols * sizeof *pred)) == NULL) {
+    err = CM_ENOMEM;
+    goto out;
+  }
+  if ((err = pf_ref_add_ftz_f32(c.t[0].val, c.t[1].val, pred, c.cols)))
+    goto out;
+  (void)pf_compare(pred, y->expected, y->scale, c.cols, c.sample, c.nsample,
+                   pf_tol_get(c.kop, c.dt), &pc);
+  if ((err = pf_mem_alloc(&mem, &c)) || (err = upload_inputs(&c)) ||
+      (err = poison_outputs(&c, 0)) || (err = launch_sync(&c, 0)) ||
+      (err = read_outputs(&c, 0)))
+    goto out;
+  verify_outputs(&c, &v);
+  out->predicted = pc.failed;
+  out->failed = v.reason ? v.cmp.failed : 0;
+  /* a failure of another kind (not the tolerance) is not the one planted */
+  out->agree = (v.reason == NULL && pc.failed == 0) ||
+               (v.reason != NULL && strcmp(v.reason, "tolerance") == 0 &&
+                v.cmp.failed == pc.failed);
+  pf_case_shape_str(&c, shape, sizeof shape);
+  fprintf(r->out,
+          "VERIFY-CONTROL-CASE op=%s dtype=%s shape=%s extreme=%d "
+          "verdict=%s reason=%s failed=%" PRId64 " predicted=%" PRId64
+          " agree=%s\n",
+          c.op->name, pf_dtype_name(c.dt), shape, s.extreme,
+          v.reason ? "FAIL" : "PASS", v.reason ? v.reason : "-", out->failed,
+          out->predicted, out->agree ? "yes" : "NO");
+out:
+  free(pred);
   pf_mem_free(&mem, &c);
   pf_case_free(&c);
   return err;

@@ -59,6 +59,21 @@ int pf_run_case(pf_runner *r, const pf_spec *s);
  * the out-of-bounds write is the sanitizer's job. */
 int pf_run_negative_control(pf_runner *r, int64_t n);
 
+/* One case of the verification control: add_ftz (cpk_add_ftz, wrong on
+ * purpose) on add's fp32 case s (its inputs, reference and exact
+ * tolerance; s->op is replaced), checked as pf_run_case checks a case,
+ * and the host's prediction of which elements must fail
+ * (pf_ref_add_ftz_f32 compared against the same reference). */
+typedef struct {
+  int64_t predicted; /* elements the host model says must fail */
+  int64_t failed;    /* elements the GPU check failed */
+  int agree;         /* 1: the GPU verdict is the predicted one */
+} pf_vcheck;
+
+/* Runs it, prints one VERIFY-CONTROL-CASE line, fills *out. CM_OK, or the
+ * cm_errors of pf_run_case (CUDA, memory). Never counts in r->passed or
+ * r->failed. */
+int pf_run_verify_control(pf_runner *r, const pf_spec *s, pf_vcheck *out);
 /* Formats the shape as "RxW" or "MxNxK" (elementwise: "N") into buf. */
 void pf_case_shape_str(const pf_case *c, char *buf, size_t size);
 

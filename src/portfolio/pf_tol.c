@@ -21,6 +21,8 @@ static const pf_tol tol_table[][3] = {
     /* copy: a copy is exact in every dtype */
     [CPK_OP_COPY] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
     [CPK_OP_COPY_UNMASKED] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    /* the verification control is checked as add is (it must fail it) */
+    [CPK_OP_ADD_FTZ] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
     /* add: exact against the sum rounded once to dt (pf_ops.c's ref_add):
      * IEEE addition in fp32 rounded to dt is that, so a flushed subnormal,
      * a lost -0 or another rounding is a failure */

@@ -38,6 +38,13 @@ void rp_gpu_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
 int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
                       const char *const *args, rp_banner *banner,
                       int *have_banner) {
+  return rp_portfolio_step_ex(ctx, st, step, args, "verification failed",
+                              banner, have_banner);
+}
+
+int rp_portfolio_step_ex(rp_ctx *ctx, rp_stage_run *st, const char *step,
+                         const char *const *args, const char *exit1,
+                         rp_banner *banner, int *have_banner) {
   char bin[1200], gpu[32], err[256], msg[256];
   const char *argv[24];
   rp_step_result res;
@@ -93,7 +100,7 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
                    "cuda_portfolio exited 0 without a banner (%s)", err);
     break;
   case 1:
-    rp_stage_set(st, RP_ST_FAILED, "verification failed (exit 1): %s", msg);
+    rp_stage_set(st, RP_ST_FAILED, "%s (exit 1): %s", exit1, msg);
     break;
   case 2:
     rp_stage_set(st, RP_ST_FAILED, "cuda_portfolio usage error (exit 2): %s",

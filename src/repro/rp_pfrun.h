@@ -23,6 +23,13 @@ int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
                       const char *const *args, rp_banner *banner,
                       int *have_banner);
 
+/* The same, with exit 1 meaning `exit1` in the stage's reason ("verification
+ * failed" above; the verification control's own meaning in the test
+ * stage). */
+int rp_portfolio_step_ex(rp_ctx *ctx, rp_stage_run *st, const char *step,
+                         const char *const *args, const char *exit1,
+                         rp_banner *banner, int *have_banner);
+
 /* Appends "--gpu N" to argv at *n when --gpu was given (N written into
  * buf, which must outlive argv); nothing otherwise. */
 void rp_gpu_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,

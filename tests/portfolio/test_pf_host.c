@@ -419,6 +419,26 @@ TEST_IMPL(cli_errors) {
   ASSERT_EQ(parse(&o, err, "--negative-control", "--variant", "vector", NULL),
             CM_EINVAL);
   ASSERT_CONTAINS(err, "drop --variant");
+  /* neither control writes --dump's files: refused, not ignored */
+  ASSERT_EQ(parse(&o, err, "--negative-control", "--dump", "d", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "drop --dump");
+  /* the verification control: add's fp32 set, run as add_ftz */
+  ASSERT_OK(parse(&o, err, "--verify-control", NULL, NULL, NULL));
+  ASSERT_EQ(o.mode, PF_MODE_VERIFY_CONTROL);
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--op", "add", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--verify-control runs alone (add_ftz, fp32, the "
+                       "cases of add's verification set): drop --op");
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--dtype", "fp16", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "drop --dtype");
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--dump", "d", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "drop --dump");
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--shape", "7x7", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--shape with --verify-control");
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--json", "r.json", NULL),
+            CM_EINVAL);
   ASSERT_EQ(parse(&o, err, "--smoke", "--trans", "tt", NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "--trans shapes the one case");
   ASSERT_EQ(parse(&o, err, "--bench", "--extreme", NULL, NULL), CM_EINVAL);

@@ -12,7 +12,9 @@
 #include "pf_half.h"
 #include "pf_ops.h"
 #include "pf_ref.h"
+#include "pf_cli.h"
 #include "pf_rng.h"
+#include "pf_sets.h"
 #include "pf_tol.h"
 
 static float f32_of(uint32_t u) {
@@ -550,6 +552,105 @@ TEST_IMPL(add_exact) {
     ASSERT_EQ(failures(&c, y), negzeros);
     pf_case_free(&c);
   }
+  return 0;
+}
+
+/* The host model of the verification control's kernel (add.ftz.f32):
+ * inputs and results below FLT_MIN are zeros of their sign, every other
+ * sum the binary32 one. */
+TEST_IMPL(verify_control_model) {
+  static const struct {
+    double a, b, y;
+    int neg; /* y is -0 */
+  } t[] = {
+      {0x1p-130, 0.0, 0.0, 0},         /* a subnormal input */
+      {-0x1p-149, -0.0, 0.0, 1},       /* the smallest, negative */
+      {0x1.8p-126, -0x1p-126, 0.0, 0}, /* a subnormal result */
+      {-0x1.8p-126, 0x1p-126, 0.0, 1},
+      {0x1p-126, 0x1p-149, 0x1p-126, 0}, /* a normal stays */
+      {1.0, 0x1p-130, 1.0, 0},
+      {1.0, 0x1p-24, 1.0, 0},                 /* a tie to even */
+      {1.0, 0x1.000002p-24, 0x1.000002p0, 0}, /* past the tie */
+      {3.0, 4.0, 7.0, 0},
+      {FLT_MAX, FLT_MAX, INFINITY, 0}, /* overflow in binary32 */
+      {INFINITY, 0x1p-140, INFINITY, 0},
+  };
+  const size_t n = sizeof t / sizeof t[0];
+  double a[16], b[16], y[16], nan_a = NAN, nan_y;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    a[i] = t[i].a;
+    b[i] = t[i].b;
+  }
+  ASSERT_OK(pf_ref_add_ftz_f32(a, b, y, (int64_t)n));
+  for (i = 0; i < n; i++) {
+    if (y[i] != t[i].y || (y[i] == 0 && !signbit(y[i]) != !t[i].neg))
+      CM_TEST_FAIL_("row %zu: %a + %a gave %a, expected %s%a", i, a[i], b[i],
+                    y[i], t[i].neg ? "-" : "", t[i].y);
+  }
+  ASSERT_OK(pf_ref_add_ftz_f32(&nan_a, &b[0], &nan_y, 1));
+  ASSERT_TRUE(isnan(nan_y));
+  return 0;
+}
+
+/* --verify-control's cases, built on the host as pf_run_verify_control
+ * builds them (the set --test-only --op add --dtype fp32 makes, run as
+ * add_ftz): the model of the flushing kernel must fail elements (or the
+ * control could pass a GPU path that compares nothing), a correct sum must
+ * fail none, and the control is add in all but its arithmetic. */
+TEST_IMPL(verify_control_cases) {
+  const pf_op *vc = pf_op_verify_control();
+  const pf_op *add;
+  pf_opts o;
+  pf_set set;
+  int n, i;
+  int64_t failing = 0, cases_failing = 0;
+  add = &pf_ops(&n)[pf_op_find("add")];
+  ASSERT_TRUE(vc->layout == add->layout && vc->fill == add->fill &&
+              vc->reference == add->reference && vc->kind == add->kind);
+  ASSERT_EQ(vc->dtypes, 1u << CPK_F32);
+  {
+    pf_tol ta = pf_tol_get(CPK_OP_ADD, CPK_F32),
+           tc = pf_tol_get(CPK_OP_ADD_FTZ, CPK_F32);
+    ASSERT_TRUE(ta.rtol == tc.rtol && ta.atol == tc.atol &&
+                ta.gamma == tc.gamma);
+  }
+  pf_opts_init(&o);
+  o.mode = PF_MODE_TEST_ONLY;
+  o.op = pf_op_find("add");
+  o.dtype = CPK_F32;
+  ASSERT_OK(pf_sets_build(&o, &set));
+  ASSERT_TRUE(set.n >= 3);
+  for (i = 0; i < set.n; i++) {
+    pf_case c;
+    pf_rng rng;
+    pf_tensor *y;
+    int64_t f;
+    memset(&c, 0, sizeof c);
+    c.spec = set.v[i];
+    c.spec.op = PF_OP_VERIFY_CONTROL;
+    ASSERT_OK(pf_case_setup(&c, vc, CPK_V_VECTOR));
+    pf_rng_seed(&rng, pf_case_seed(77, &c.spec));
+    c.op->fill(&c, &rng);
+    ASSERT_OK(c.op->reference(&c));
+    y = &c.t[2];
+    pf_dtype_saturate(c.dt, y->expected, c.cols);
+    /* a correct kernel: the binary32 sum */
+    add_as_kernel(&c, y->val);
+    ASSERT_EQ(failures(&c, y), 0);
+    ASSERT_OK(pf_ref_add_ftz_f32(c.t[0].val, c.t[1].val, y->val, c.cols));
+    f = failures(&c, y);
+    ASSERT_TRUE(f >= 0);
+    /* only the extreme case holds subnormals */
+    if (c.spec.extreme ? f < 10 : f != 0)
+      CM_TEST_FAIL_("case %d (%lld elements, extreme=%d): %lld failures", i,
+                    (long long)c.cols, c.spec.extreme, (long long)f);
+    failing += f;
+    cases_failing += f > 0;
+    pf_case_free(&c);
+  }
+  pf_set_free(&set);
+  ASSERT_TRUE(cases_failing >= 1 && failing >= 10);
   return 0;
 }
 

@@ -23,6 +23,11 @@
  * seconds: long enough to interrupt repro while it writes the archive.
  * With FAKE_PF_BUNDLE_DIR=1 they also make a folder where the run's bundle
  * goes (<run>.tar.gz), so that repro cannot write the bundle.
+ * The word --verify-control (the test stage's first step) prints the banner
+ * and exits 77 in mode nodev, 1 with a message when FAKE_PF_VCTRL=missed
+ * (a control not caught), and 0 with the real binary's summary line in
+ * every other mode (sleep and fail_utf8 included: those act on the
+ * --test-only step that follows).
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
  * option's message, and --check-args as the first word prints one line
@@ -164,6 +169,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cuda_portfolio: no CUDA device (fake)\n");
     return 77;
   }
+  for (i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--verify-control") == 0) {
+      const char *vc = getenv("FAKE_PF_VCTRL");
+      if (vc != NULL && strcmp(vc, "missed") == 0) {
+        printf("VERIFY-CONTROL op=add_ftz dtype=fp32 cases=6 "
+               "failing_cases=0 failed_elements=0 predicted_elements=9 "
+               "disagree=4 caught=NO\n");
+        fprintf(stderr, "cuda_portfolio: --verify-control: the check of "
+                        "add_ftz failed other elements than the host "
+                        "predicts (fake)\n");
+        return 1;
+      }
+      printf("VERIFY-CONTROL op=add_ftz dtype=fp32 cases=6 failing_cases=3 "
+             "failed_elements=9 predicted_elements=9 disagree=0 caught=yes\n");
+      return 0;
+    }
   if (strcmp(mode, "json_malformed") == 0)
     return json != NULL ? rt__write_text(json, RT_MALFORMED_JSON) : 0;
   if (strcmp(mode, "json_partial") == 0) {

@@ -106,6 +106,58 @@ TEST_IMPL(cli_reason_cut_utf8) {
   return 0;
 }
 
+/* The test stage's steps' names, in order, joined by ',' into buf. */
+static void rt__step_names(json_t *stage, char *buf, size_t size) {
+  json_t *steps = json_object_get(stage, "steps");
+  size_t i, n = 0;
+  buf[0] = '\0';
+  for (i = 0; i < json_array_size(steps) && n + 1 < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "",
+                          rt_str(json_array_get(steps, i), "name"));
+}
+
+/* The verification control (cuda_portfolio --verify-control) is the test
+ * stage's first step: caught, the stage goes on to --test-only and passes;
+ * not caught, the stage fails with the control's own meaning, --test-only
+ * still runs, and the stage's exit code is --test-only's. */
+TEST_IMPL(cli_verify_control) {
+  static const char *const args[] = {"test", NULL};
+  static const char *const caught[] = {"FAKE_PF_MODE=json_clean", NULL};
+  static const char *const missed[] = {"FAKE_PF_MODE=json_clean",
+                                       "FAKE_PF_VCTRL=missed", NULL};
+  char run[1300], names[256];
+  json_t *m, *st, *vc;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("vctrl-caught", args, caught, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  st = rt_stage(m, "test");
+  ASSERT_STR_EQ(rt_str(st, "status"), "passed");
+  rt__step_names(st, names, sizeof names);
+  ASSERT_STR_EQ(names, "verify-control,cuda_portfolio");
+  vc = json_object_get(st, "verification_control");
+  ASSERT_TRUE(json_is_true(json_object_get(vc, "failed_as_predicted")));
+  ASSERT_EQ(json_integer_value(json_object_get(vc, "exit_code")), 0);
+  json_decref(m);
+
+  m = rt_repro_manifest("vctrl-missed", args, missed, 1, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  st = rt_stage(m, "test");
+  ASSERT_STR_EQ(rt_str(st, "status"), "failed");
+  ASSERT_CONTAINS(rt_str(st, "reason"),
+                  "the verification control was not caught (exit 1): "
+                  "cuda_portfolio: --verify-control: ");
+  ASSERT_CONTAINS(rt_str(st, "reason"), "(fake)");
+  rt__step_names(st, names, sizeof names);
+  ASSERT_STR_EQ(names, "verify-control,cuda_portfolio");
+  ASSERT_EQ(json_integer_value(json_object_get(st, "exit_code")), 0);
+  vc = json_object_get(st, "verification_control");
+  ASSERT_TRUE(json_is_false(json_object_get(vc, "failed_as_predicted")));
+  ASSERT_EQ(json_integer_value(json_object_get(vc, "exit_code")), 1);
+  json_decref(m);
+  return 0;
+}
+
 TEST_IMPL(cli_time_refuses_marker) {
   static const char *const args[] = {"time", NULL};
   static const char *const env[] = {"FAKE_PF_MODE=json_clean",
