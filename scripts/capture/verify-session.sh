@@ -42,7 +42,7 @@ run mask-refuse.txt 20 "$pf" --op row_sum --mask
 run bench-add.txt 60 "$pf" --bench --op add --dtype fp32 --budget 0.5 \
   --json "$out/bench-add.json"
 run host-refuse.txt 60 "$pf" --op softmax --dtype fp16 --shape 100000x60000
-run ctest-gpu.txt 120 ctest --test-dir build/linux -L gpu -E 'test_only|smoke' \
+run ctest-gpu.txt 120 ctest --test-dir build/linux/tests -L gpu -E 'gpu\.(test_only|smoke)' \
   --output-on-failure
 run repro-test.txt 240 ./repro --prebuilt --out "$out/repro-test" test
 python3 - "$out/bench-add.json" >"$out/clean.txt" 2>&1 <<'PY'
