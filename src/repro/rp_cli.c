@@ -44,6 +44,7 @@ static int rp__select_words(const char *v, char *err, size_t size) {
                                       "--smoke",
                                       "--bench",
                                       "--negative-control",
+                                      "--verify-control",
                                       "--check-args",
                                       "--profile-range",
                                       "--json",

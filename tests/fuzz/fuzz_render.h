@@ -159,6 +159,7 @@ static inline int fuzz_md_ok(const char *s) {
                                       "## Sanitizer results\n",
                                       "## Stages\n",
                                       "## Timing results (clean)\n",
+                                      "## Verification control\n",
                                       "### Stage ",
                                       NULL};
   const char *line = s;

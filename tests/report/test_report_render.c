@@ -11,6 +11,7 @@
 #include "rp_archive.h"
 #include "rp_compare.h"
 #include "rp_report.h"
+#include "rp_report_common.h"
 #include "rp_report_cli.h"
 #include "rp_report_model.h"
 
@@ -69,6 +70,8 @@ TEST_IMPL(model_reads_run) {
   ASSERT_EQ(run.nfindings, 1);
   ASSERT_EQ(run.findings[0].negative_control, 1);
   ASSERT_EQ(run.negative_control_caught, 1);
+  ASSERT_EQ(run.verify_control, 1);
+  ASSERT_EQ(run.verify_control_exit, 0);
   ASSERT_EQ(run.nresources, 1);
   ASSERT_EQ(run.resources[0].registers, 32);
   ASSERT_EQ(run.nclean, 1);
@@ -80,6 +83,30 @@ TEST_IMPL(model_reads_run) {
   ASSERT_NEAR(run.clean[0].launch_floor_s, 2.75e-6, 1e-18);
   ASSERT_STR_EQ(run.clean[0].flush, "read");
   rp_run_free(&run);
+  return 0;
+}
+
+/* The verification control's words in each state the test stage can
+ * record (rp_stage_test.c). */
+TEST_IMPL(report_verify_control_states) {
+  rp_run run;
+  char buf[256];
+  memset(&run, 0, sizeof run);
+  run.verify_control = 0;
+  run.verify_control_exit = 1;
+  ASSERT_EQ(rp__verify_control(&run, buf, sizeof buf), 0);
+  ASSERT_CONTAINS(buf, "NOT caught");
+  run.verify_control = -1;
+  run.verify_control_exit = 77;
+  ASSERT_EQ(rp__verify_control(&run, buf, sizeof buf), -1);
+  ASSERT_STR_EQ(buf, "not decided (its step exited 77)");
+  run.verify_control_exit = -1;
+  ASSERT_EQ(rp__verify_control(&run, buf, sizeof buf), -1);
+  ASSERT_STR_EQ(buf, "not recorded in this run");
+  run.verify_control = 1;
+  run.verify_control_exit = 0;
+  ASSERT_EQ(rp__verify_control(&run, buf, sizeof buf), 1);
+  ASSERT_STR_EQ(buf, "failed as predicted");
   return 0;
 }
 
@@ -233,6 +260,10 @@ TEST_IMPL(report_writes_and_binds) {
   ASSERT_CONTAINS(md, "ERR_NVGPUCTRPERM");
   ASSERT_CONTAINS(md, "Negative control");
   ASSERT_CONTAINS(md, "**caught**");
+  ASSERT_CONTAINS(md, "## Verification control\n\nadd_ftz, an fp32 add");
+  ASSERT_CONTAINS(md, "test stage's first step): **failed as predicted**.");
+  ASSERT_CONTAINS(html, "<h2>Verification control</h2>");
+  ASSERT_CONTAINS(html, "<span class=\"caught\">failed as predicted</span>");
   /* a passed sanitize stage's exit 86 is the negative control's, and
    * both the table and its step say so */
   ASSERT_CONTAINS(md, "| 86 (the negative control's) |");

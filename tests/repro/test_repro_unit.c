@@ -526,6 +526,13 @@ TEST_IMPL(cli_parse_select) {
   ASSERT_EQ(rp_cli_parse(4, a9, &cli, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "give --gpu to repro itself");
   {
+    /* the verification control is a mode: the time stage would run it
+     * instead of the benchmark set */
+    char *vc[] = {"repro", "--select", "--verify-control", "time", NULL};
+    ASSERT_EQ(rp_cli_parse(4, vc, &cli, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "--verify-control is not a selection word");
+  }
+  {
     char *many[] = {"repro", "--select", "a b c d e f g h i j k l m", "time",
                     NULL};
     ASSERT_EQ(rp_cli_parse(4, many, &cli, err, sizeof err), CM_EINVAL);

@@ -132,6 +132,21 @@ int rp__negative_control(const rp_run *run, char *buf, size_t size) {
   return -1;
 }
 
+int rp__verify_control(const rp_run *run, char *buf, size_t size) {
+  if (run->verify_control == 1)
+    cm_snprintf(buf, size, "failed as predicted");
+  else if (run->verify_control == 0)
+    cm_snprintf(buf, size,
+                "NOT caught: the check did not fail it where the host "
+                "predicts (the step's log has each case's line)");
+  else if (run->verify_control_exit >= 0)
+    cm_snprintf(buf, size, "not decided (its step exited %lld)",
+                (long long)run->verify_control_exit);
+  else
+    cm_snprintf(buf, size, "not recorded in this run");
+  return run->verify_control;
+}
+
 int rp__is_limitation(const char *s) {
   return strcmp(s, "passed") != 0 && strcmp(s, "pass") != 0 &&
          strcmp(s, "ok") != 0;

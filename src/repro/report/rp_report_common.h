@@ -32,6 +32,18 @@ void rp__case_label(const rp_case *c, char *buf, size_t size);
  * recorded. */
 int rp__negative_control(const rp_run *run, char *buf, size_t size);
 
+/* The verification control's outcome (the test stage's first step) in
+ * words, and 1 failed as predicted, 0 not caught, -1 not recorded or not
+ * decided (no device, a CUDA error). */
+int rp__verify_control(const rp_run *run, char *buf, size_t size);
+
+/* What the verification control is, one sentence, for both formats. */
+#define RP__VERIFY_CONTROL_WHAT                                                \
+  "add_ftz, an fp32 add that flushes subnormals to zero on purpose, "          \
+  "through the check of add's fp32 cases; it must fail exactly the "           \
+  "elements the host predicts (cuda_portfolio --verify-control, the test "     \
+  "stage's first step)"
+
 /* The findings tables show at most RP__FINDINGS_SHOWN findings of one step
  * (consecutive findings with the same tool name); the rest are counted in
  * one line, since every one of them is in the step's archived log. Returns

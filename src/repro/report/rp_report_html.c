@@ -155,6 +155,19 @@ static void h_stages(rp__sb *b, const rp_run *run, int *ncharts) {
   }
 }
 
+static void h_verify_control(rp__sb *b, const rp_run *run) {
+  char vc[256];
+  int r = rp__verify_control(run, vc, sizeof vc);
+  rp__sb_add(b, "<h2>Verification control</h2>\n<p>");
+  rp__sb_xml(b, RP__VERIFY_CONTROL_WHAT);
+  rp__sb_printf(b, ": <span class=\"%s\">",
+                r == 1   ? "caught"
+                : r == 0 ? "notcaught"
+                         : "warn");
+  rp__sb_xml(b, vc);
+  rp__sb_add(b, "</span>.</p>\n");
+}
+
 static void h_sanitizer(rp__sb *b, const rp_run *run) {
   char nc[600];
   size_t i;
@@ -377,6 +390,7 @@ int rp_report_html(const rp_run *run, char **out, int *ncharts) {
   h_binding(&b, run);
   h_env(&b, run);
   h_stages(&b, run, &charts);
+  h_verify_control(&b, run);
   h_sanitizer(&b, run);
   h_limitations(&b, run);
   h_resources(&b, run);

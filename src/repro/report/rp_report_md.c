@@ -118,6 +118,13 @@ static void md_stages(rp__sb *b, const rp_run *run) {
   }
 }
 
+static void md_verify_control(rp__sb *b, const rp_run *run) {
+  char vc[256];
+  int r = rp__verify_control(run, vc, sizeof vc);
+  rp__sb_add(b, "## Verification control\n\n" RP__VERIFY_CONTROL_WHAT ": ");
+  rp__sb_printf(b, r >= 0 ? "**%s**.\n\n" : "%s.\n\n", vc);
+}
+
 static void md_sanitizer(rp__sb *b, const rp_run *run) {
   char nc[600];
   size_t i;
@@ -269,6 +276,7 @@ int rp_report_markdown(const rp_run *run, char **out) {
   md_binding(&b, run);
   md_env(&b, run);
   md_stages(&b, run);
+  md_verify_control(&b, run);
   md_sanitizer(&b, run);
   md_limitations(&b, run);
   md_resources(&b, run);

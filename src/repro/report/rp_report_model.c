@@ -611,6 +611,15 @@ static int parse_stages(const json_t *arr, rp_run *run) {
     if (r != CM_OK)
       return r;
     note_negative_control(s);
+    if (strcmp(s->name, "test") == 0 &&
+        json_is_object(get(o, "verification_control"))) {
+      const json_t *vc = get(o, "verification_control");
+      int as = get_bool(vc, "failed_as_predicted");
+      run->verify_control_exit = get_int(vc, "exit_code");
+      run->verify_control = as == 1                                    ? 1
+                            : as == 0 && run->verify_control_exit == 1 ? 0
+                                                                       : -1;
+    }
   }
   return CM_OK;
 }
@@ -788,6 +797,8 @@ int rp_run_load(const char *dir, rp_run *out) {
   memset(out, 0, sizeof *out);
   out->git_dirty = -1;
   out->negative_control_caught = -1;
+  out->verify_control = -1;
+  out->verify_control_exit = -1;
   r = uv_fs_stat(NULL, &req, dir, NULL);
   isdir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
   uv_fs_req_cleanup(&req);
