@@ -110,6 +110,33 @@ TEST_IMPL(report_verify_control_states) {
   return 0;
 }
 
+/* A control step killed or timed out leaves the record with exit_code null
+ * (rp_stage_test.c): the report says it was not decided, not that the run
+ * has no record (it used to read "not recorded in this run"). */
+TEST_IMPL(report_verify_control_no_exit) {
+  char d[512], p[1024], buf[256];
+  json_t *m, *st, *vc;
+  rp_run run;
+  ASSERT_EQ(make("vcnoexit", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
+  m = cm_json_load_file(p, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  st = json_array_get(json_object_get(m, "stages"), 1);
+  ASSERT_STR_EQ(json_string_value(json_object_get(st, "name")), "test");
+  json_object_set_new(st, "status", json_string("failed"));
+  vc = json_object_get(st, "verification_control");
+  ASSERT_TRUE(json_is_object(vc));
+  json_object_set_new(vc, "exit_code", json_null());
+  json_object_set_new(vc, "failed_as_predicted", json_false());
+  ASSERT_EQ(cm_json_dump_file(m, p, JSON_INDENT(2)), 0);
+  json_decref(m);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_EQ(rp__verify_control(&run, buf, sizeof buf), -1);
+  ASSERT_CONTAINS(buf, "not decided (its step did not exit");
+  rp_run_free(&run);
+  return 0;
+}
+
 /* The exit note and the step's sentence are the sanitize stage's
  * negative-control step's only: a step of another stage whose name holds
  * "control", last in its stage with a non-zero exit, gets neither; a long

@@ -142,6 +142,13 @@ int rp__verify_control(const rp_run *run, char *buf, size_t size) {
   else if (run->verify_control_exit >= 0)
     cm_snprintf(buf, size, "not decided (its step exited %lld)",
                 (long long)run->verify_control_exit);
+  else if (run->verify_control_recorded)
+    /* the stage ran the step and wrote its record with no exit code: it
+     * was killed, timed out or could not start, which "not recorded"
+     * would hide */
+    cm_snprintf(buf, size,
+                "not decided (its step did not exit: killed, timed out or "
+                "not started; the test stage's reason says which)");
   else
     cm_snprintf(buf, size, "not recorded in this run");
   return run->verify_control;

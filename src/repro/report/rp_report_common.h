@@ -34,7 +34,7 @@ int rp__negative_control(const rp_run *run, char *buf, size_t size);
 
 /* The verification control's outcome (the test stage's first step) in
  * words, and 1 failed as predicted, 0 not caught, -1 not recorded or not
- * decided (no device, a CUDA error). */
+ * decided (no device, a CUDA error, a step killed or timed out). */
 int rp__verify_control(const rp_run *run, char *buf, size_t size);
 
 /* What the verification control is, one sentence, for both formats. */

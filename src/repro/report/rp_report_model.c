@@ -615,6 +615,7 @@ static int parse_stages(const json_t *arr, rp_run *run) {
         json_is_object(get(o, "verification_control"))) {
       const json_t *vc = get(o, "verification_control");
       int as = get_bool(vc, "failed_as_predicted");
+      run->verify_control_recorded = 1;
       run->verify_control_exit = get_int(vc, "exit_code");
       run->verify_control = as == 1                                    ? 1
                             : as == 0 && run->verify_control_exit == 1 ? 0
