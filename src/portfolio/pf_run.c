@@ -630,18 +630,17 @@ int pf_run_verify_control(pf_runner *r, const pf_spec *spec, pf_vcheck *out) {
   verify_outputs(&c, &v);
   out->predicted = pc.failed;
   out->failed = v.reason ? v.cmp.failed : 0;
-  /* a failure of another kind (not the tolerance) is not the one planted */
-  out->agree = (v.reason == NULL && pc.failed == 0) ||
-               (v.reason != NULL && strcmp(v.reason, "tolerance") == 0 &&
-                v.cmp.failed == pc.failed);
+  out->agree =
+      pf_control_agree(y->val, pred, c.cols, c.sample, c.nsample, v.reason,
+                       out->failed, out->predicted, &out->mismatched);
   pf_case_shape_str(&c, shape, sizeof shape);
   fprintf(r->out,
           "VERIFY-CONTROL-CASE op=%s dtype=%s shape=%s extreme=%d "
           "verdict=%s reason=%s failed=%" PRId64 " predicted=%" PRId64
-          " agree=%s\n",
+          " not_as_modelled=%" PRId64 " agree=%s\n",
           c.op->name, pf_dtype_name(c.dt), shape, s.extreme,
           v.reason ? "FAIL" : "PASS", v.reason ? v.reason : "-", out->failed,
-          out->predicted, out->agree ? "yes" : "NO");
+          out->predicted, out->mismatched, out->agree ? "yes" : "NO");
 out:
   free(pred);
   pf_mem_free(&mem, &c);

@@ -67,7 +67,8 @@ int pf_run_negative_control(pf_runner *r, int64_t n);
 typedef struct {
   int64_t predicted; /* elements the host model says must fail */
   int64_t failed;    /* elements the GPU check failed */
-  int agree;         /* 1: the GPU verdict is the predicted one */
+  int64_t mismatched; /* elements stored other than the model says */
+  int agree;          /* 1: pf_control_agree (pf_tol.h) */
 } pf_vcheck;
 
 /* Runs it, prints one VERIFY-CONTROL-CASE line, fills *out. CM_OK, or the

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cm_error.h"
 #include "pf_ref.h"
@@ -77,6 +78,19 @@ static double excess(double a, double e, double s, pf_tol t) {
   if (allowed == 0.0)
     return INFINITY; /* exactness required and not met */
   return diff / allowed;
+}
+
+int pf_control_agree(const double *stored, const double *pred, int64_t n,
+                     const int64_t *idx, int64_t nidx, const char *reason,
+                     int64_t failed, int64_t predicted, int64_t *mismatched) {
+  const pf_tol exact = {0, 0, 0};
+  pf_cmp m;
+  (void)pf_compare(stored, pred, NULL, n, idx, nidx, exact, &m);
+  *mismatched = m.failed;
+  /* a failure of another kind (not the tolerance) is not the one planted */
+  if (reason != NULL && strcmp(reason, "tolerance") != 0)
+    return 0;
+  return m.failed == 0 && failed == predicted;
 }
 
 int pf_close(double actual, double expected, double scale, pf_tol t) {

@@ -50,4 +50,16 @@ int pf_compare(const double *actual, const double *expected,
                const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
                pf_tol t, pf_cmp *out);
 
+/* The verification control's verdict on one case (pf_run.c): 1 when the
+ * check of the kernel that is wrong on purpose failed exactly the elements
+ * the host model predicts: its stored values equal the model's (pred)
+ * element by element, bit for bit but any NaN (so equal counts of
+ * different elements do not agree), its failure counts are equal, and its
+ * reason is the tolerance or none (reason: verify_outputs' reason, NULL
+ * when the case passed). *mismatched receives the elements whose stored
+ * value is not the model's. idx/nidx as for pf_compare. */
+int pf_control_agree(const double *stored, const double *pred, int64_t n,
+                     const int64_t *idx, int64_t nidx, const char *reason,
+                     int64_t failed, int64_t predicted, int64_t *mismatched);
+
 #endif

@@ -593,6 +593,43 @@ TEST_IMPL(verify_control_model) {
   return 0;
 }
 
+/* The control's verdict is of elements, not of counts: a kernel that
+ * fails as many elements as predicted but other ones (here the flushed
+ * subnormal kept and a 1 lost) does not agree, nor does a zero of the
+ * other sign, nor a failure of another kind; the model's own values do. */
+TEST_IMPL(verify_control_agree) {
+  const double expected[3] = {0x1p-149, 1.0, 2.0};
+  const double pred[3] = {0.0, 1.0, 2.0};
+  const double other[3] = {0x1p-149, 0.0, 2.0};
+  const double negzero[3] = {-0.0, 1.0, 2.0};
+  const double nans[2] = {NAN, 3.0}, nans2[2] = {-NAN, 3.0};
+  pf_tol exact = {0, 0, 0};
+  pf_cmp cp, co;
+  int64_t mis = -1;
+  ASSERT_EQ(pf_compare(pred, expected, NULL, 3, NULL, 0, exact, &cp), 0);
+  ASSERT_EQ(pf_compare(other, expected, NULL, 3, NULL, 0, exact, &co), 0);
+  ASSERT_EQ(cp.failed, 1);
+  ASSERT_EQ(co.failed, 1);
+  ASSERT_EQ(pf_control_agree(pred, pred, 3, NULL, 0, "tolerance", 1, 1, &mis),
+            1);
+  ASSERT_EQ(mis, 0);
+  ASSERT_EQ(pf_control_agree(other, pred, 3, NULL, 0, "tolerance", 1, 1, &mis),
+            0);
+  ASSERT_EQ(mis, 2);
+  ASSERT_EQ(
+      pf_control_agree(negzero, pred, 3, NULL, 0, "tolerance", 1, 1, &mis), 0);
+  ASSERT_EQ(mis, 1);
+  ASSERT_EQ(
+      pf_control_agree(pred, pred, 3, NULL, 0, "input-modified", 1, 1, &mis),
+      0);
+  ASSERT_EQ(pf_control_agree(pred, pred, 3, NULL, 0, "tolerance", 2, 1, &mis),
+            0);
+  /* a case that passes where none is predicted agrees; NaN is any NaN */
+  ASSERT_EQ(pf_control_agree(nans2, nans, 2, NULL, 0, NULL, 0, 0, &mis), 1);
+  ASSERT_EQ(mis, 0);
+  return 0;
+}
+
 /* --verify-control's cases, built on the host as pf_run_verify_control
  * builds them (the set --test-only --op add --dtype fp32 makes, run as
  * add_ftz): the model of the flushing kernel must fail elements (or the
