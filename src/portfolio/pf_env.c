@@ -28,6 +28,11 @@ unsigned pf_env_self_pid(void) {
   return PF__GETPID();
 }
 
+void pf_env_build_git(const char **commit, int *dirty) {
+  *commit = PF_GIT_COMMIT;
+  *dirty = PF_GIT_DIRTY;
+}
+
 int pf_env_host(pf_env *e, int argc, char **argv) {
   int r;
   memset(e, 0, sizeof *e);

@@ -75,6 +75,10 @@ int pf_env_device(pf_env *e, int device);
  * or why NVML is absent (nvml may be NULL). Never fails. */
 void pf_env_nvml(pf_env *e, pf_nvml *nvml);
 
+/* The commit the binary was built from and its tree's dirty flag, the
+ * values pf_env_host records (pf_gitinfo.h): for the banner line. */
+void pf_env_build_git(const char **commit, int *dirty);
+
 /* This process's id, for telling our own GPU context from others'. */
 unsigned pf_env_self_pid(void);
 

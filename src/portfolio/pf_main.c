@@ -118,13 +118,22 @@ static int list_json(void) {
 
 static void print_header(pf_alloc_mode alloc, uint64_t seed, char **envp) {
   pf_markers m;
-  int i;
+  const char *commit;
+  int i, dirty;
   pf_instrument_detect(envp, &m);
+  pf_build_git(&commit, &dirty);
   printf("[cuda_portfolio] version=%s allocator=%s instrumented=%s markers=",
          PF_VERSION, pf_alloc_name(alloc), m.count ? "true" : "false");
   for (i = 0; i < m.count; i++)
     printf("%s%s", i ? "," : "", m.names[i]);
-  printf("%s seed=%" PRIu64 "\n", m.count ? "" : "-", seed);
+  /* the commit the binary was built from, for a run folder whose own tree
+   * is another (a copied tree, a prebuilt build folder): +dirty when the
+   * tree had changes, +unknown when that could not be told */
+  printf("%s seed=%" PRIu64 " git=%s%s\n", m.count ? "" : "-", seed, commit,
+         strcmp(commit, "unknown") == 0 ? ""
+         : dirty == 1                   ? "+dirty"
+         : dirty == 0                   ? ""
+                                        : "+unknown");
   fflush(stdout);
 }
 

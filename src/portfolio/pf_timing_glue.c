@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cm_error.h"
+#include "pf_env.h"
 #include "pf_peer.h"
 #include "pf_timing.h"
 #include "pf_timing_glue.h"
@@ -90,6 +91,10 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   r->bench_case = bench_case;
   r->nsets = o->hot ? 1 : PF_TIMING_SETS;
   return PF_EXIT_OK;
+}
+
+void pf_build_git(const char **commit, int *dirty) {
+  pf_env_build_git(commit, dirty);
 }
 
 int pf_timing_finish(pf_runner *r, const char *path) {

@@ -13,5 +13,10 @@
 int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv);
 /* Writes the results to path and releases everything; an exit code. */
 int pf_timing_finish(pf_runner *r, const char *path);
+/* The commit the binary was built from (40 hex digits, or "unknown") and
+ * its tree's dirty flag (1, 0, -1 unknown), as the results JSON records
+ * them; "unknown" and -1 in a build without the timing harness, which has
+ * no record of them. */
+void pf_build_git(const char **commit, int *dirty);
 
 #endif

@@ -14,6 +14,11 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   return PF_EXIT_USAGE;
 }
 
+void pf_build_git(const char **commit, int *dirty) {
+  *commit = "unknown";
+  *dirty = -1;
+}
+
 int pf_timing_finish(pf_runner *r, const char *path) {
   (void)r;
   (void)path;

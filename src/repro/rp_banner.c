@@ -76,6 +76,9 @@ int rp_banner_parse(const char *text, rp_banner *out, char *err,
           cm_strlcpy(out->markers, eq, sizeof out->markers) != CM_OK)
         RP__BAD("markers list too long");
       have |= 8;
+    } else if (strcmp(tok, "git") == 0) {
+      if (*eq == '\0' || cm_strlcpy(out->git, eq, sizeof out->git) != CM_OK)
+        RP__BAD("bad git=");
     } else if (strcmp(tok, "seed") == 0) {
       if (cm_parse_i64(eq, &out->seed) != CM_OK)
         RP__BAD("seed must be an integer, not '%s'", eq);

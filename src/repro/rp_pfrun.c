@@ -78,6 +78,8 @@ int rp_portfolio_step_ex(rp_ctx *ctx, rp_stage_run *st, const char *step,
     json_object_set_new(o, "instrumented", json_boolean(b.instrumented));
     json_object_set_new(o, "markers", cm_json_text(b.markers));
     json_object_set_new(o, "seed", json_integer((json_int_t)b.seed));
+    if (b.git[0])
+      json_object_set_new(o, "git", cm_json_text(b.git));
     json_object_set_new(st->record, "banner", o);
     if (banner != NULL)
       *banner = b;

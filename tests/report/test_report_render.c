@@ -71,6 +71,7 @@ TEST_IMPL(model_reads_run) {
   ASSERT_EQ(run.findings[0].negative_control, 1);
   ASSERT_EQ(run.negative_control_caught, 1);
   ASSERT_EQ(run.verify_control, 1);
+  ASSERT_STR_EQ(run.binary_git, "0123456789abcdef");
   ASSERT_EQ(run.verify_control_exit, 0);
   ASSERT_EQ(run.nresources, 1);
   ASSERT_EQ(run.resources[0].registers, 32);
@@ -83,6 +84,43 @@ TEST_IMPL(model_reads_run) {
   ASSERT_NEAR(run.clean[0].launch_floor_s, 2.75e-6, 1e-18);
   ASSERT_STR_EQ(run.clean[0].flush, "read");
   rp_run_free(&run);
+  return 0;
+}
+
+/* The git row of a run without results (repro test, or sanitize, alone):
+ * the folder's tree is not what the binary was built from when the binary
+ * came prebuilt or the tree was copied, and the banner's git= says what it
+ * was. Before, the row showed only the folder's commit (the H200 run of
+ * checks/control-2026-12-05T1357: the device copy's 15389128 for a binary
+ * of 2b15a501). */
+TEST_IMPL(report_git_from_banner) {
+  static rp_run run; /* large: not on the stack */
+  rp__kv rows[RP__ENV_ROWS];
+  size_t n, i;
+  const char *git = NULL;
+  memset(&run, 0, sizeof run);
+  run.git_dirty = 1;
+  cm_strlcpy(run.git_commit, "15389128", sizeof run.git_commit);
+  cm_strlcpy(run.binary_git, "2b15a501+dirty", sizeof run.binary_git);
+  n = rp__env_rows(&run, rows);
+  for (i = 0; i < n; i++)
+    if (strcmp(rows[i].key, "git commit") == 0)
+      git = rows[i].value;
+  ASSERT_TRUE(git != NULL);
+  ASSERT_STR_EQ(git, "15389128 (dirty) in the run's folder; binary built "
+                     "from 2b15a501 (dirty tree)");
+  /* the same commit: one, as before */
+  cm_strlcpy(run.binary_git, "15389128", sizeof run.binary_git);
+  n = rp__env_rows(&run, rows);
+  for (i = 0; i < n; i++)
+    if (strcmp(rows[i].key, "git commit") == 0)
+      ASSERT_STR_EQ(rows[i].value, "15389128 (dirty)");
+  /* a binary that could not tell: nothing to add */
+  cm_strlcpy(run.binary_git, "unknown", sizeof run.binary_git);
+  n = rp__env_rows(&run, rows);
+  for (i = 0; i < n; i++)
+    if (strcmp(rows[i].key, "git commit") == 0)
+      ASSERT_STR_EQ(rows[i].value, "15389128 (dirty)");
   return 0;
 }
 

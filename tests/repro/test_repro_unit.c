@@ -215,6 +215,17 @@ TEST_IMPL(banner_parse) {
   ASSERT_EQ(b.instrumented, 0);
   ASSERT_STR_EQ(b.markers, "");
   ASSERT_EQ(b.seed, 42);
+  ASSERT_STR_EQ(b.git, ""); /* a binary before git= */
+  ASSERT_OK(rp_banner_parse("[cuda_portfolio] version=0.1.0 allocator=exact "
+                            "instrumented=false markers=- seed=42 "
+                            "git=2b15a501ab+dirty",
+                            &b, err, sizeof err));
+  ASSERT_STR_EQ(b.git, "2b15a501ab+dirty");
+  ASSERT_EQ(rp_banner_parse("[cuda_portfolio] version=0.1.0 allocator=exact "
+                            "instrumented=false markers=- seed=42 git=",
+                            &b, err, sizeof err),
+            CM_EPARSE);
+  ASSERT_CONTAINS(err, "git");
   ASSERT_OK(rp_banner_parse("[cuda_portfolio] seed=-1 markers=NSYS_A,"
                             "LD_PRELOAD instrumented=true allocator=pooled "
                             "version=x extra=ignored\r\n",

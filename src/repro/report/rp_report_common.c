@@ -16,10 +16,39 @@ static void set(rp__kv *rows, size_t *n, const char *key, const char *v) {
   (*n)++;
 }
 
+/* The commit the binary was built from into buf ("" when unknown) and its
+ * tree's dirty flag: the results' record where there are results, else
+ * what a stage banner said (a run of test or sanitize alone has no
+ * results). */
+static void bin_git(const rp_run *run, const rp_results *r, char *buf,
+                    size_t size, int *dirty) {
+  const char *plus;
+  buf[0] = '\0';
+  *dirty = -1;
+  if (r != NULL && r->git_commit[0] != '\0' &&
+      strcmp(r->git_commit, "unknown") != 0) {
+    cm_strlcpy(buf, r->git_commit, size);
+    *dirty = r->git_dirty;
+    return;
+  }
+  if (!run->binary_git[0] || cm_starts_with(run->binary_git, "unknown"))
+    return;
+  cm_strlcpy(buf, run->binary_git, size);
+  plus = strchr(run->binary_git, '+');
+  *dirty = 0;
+  if (plus != NULL) {
+    size_t off = (size_t)(plus - run->binary_git);
+    if (off < size)
+      buf[off] = '\0';
+    *dirty = strcmp(plus, "+dirty") == 0 ? 1 : -1;
+  }
+}
+
 size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   const rp_results *r = rp__main_results(run);
-  char t[512];
+  char t[512], bin[64];
   size_t n = 0;
+  int bin_dirty;
   if (r == NULL && run->ninstrumented > 0)
     r = &run->instrumented[0];
   set(rows, &n, "run id", run->run_id);
@@ -28,15 +57,15 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   set(rows, &n, "run time (UTC)", t);
   set(rows, &n, "host", run->host[0] || !r ? run->host : r->host);
   set(rows, &n, "OS environment", run->os[0] || !r ? run->os : r->os);
-  if (r != NULL && r->git_commit[0] != '\0' &&
-      strcmp(run->git_commit, r->git_commit) != 0)
+  bin_git(run, r, bin, sizeof bin, &bin_dirty);
+  if (bin[0] != '\0' && strcmp(run->git_commit, bin) != 0)
     /* The run's folder had no git, or not the binary's commit (a tree
      * copied to the GPU machine, a prebuilt build folder): the binary
      * still says what it was built from. */
     cm_snprintf(t, sizeof t, "%s%s in the run's folder; binary built from %s%s",
                 run->git_commit[0] ? run->git_commit : "unknown",
-                run->git_dirty == 1 ? " (dirty)" : "", r->git_commit,
-                r->git_dirty == 1 ? " (dirty tree)" : "");
+                run->git_dirty == 1 ? " (dirty)" : "", bin,
+                bin_dirty == 1 ? " (dirty tree)" : "");
   else
     cm_snprintf(t, sizeof t, "%s%s", run->git_commit,
                 run->git_dirty == 1 ? " (dirty)" : "");

@@ -611,6 +611,8 @@ static int parse_stages(const json_t *arr, rp_run *run) {
     if (r != CM_OK)
       return r;
     note_negative_control(s);
+    if (!run->binary_git[0])
+      get_str(get(o, "banner"), "git", run->binary_git, sizeof run->binary_git);
     if (strcmp(s->name, "test") == 0 &&
         json_is_object(get(o, "verification_control"))) {
       const json_t *vc = get(o, "verification_control");

@@ -140,6 +140,10 @@ typedef struct {
    * predicted, 0 not (exit 1), -1 not recorded or not decided; its step's
    * exit code (-1: none, the step killed, timed out or not started); 1
    * when the test stage wrote the record at all */
+  /* the commit the binary says it was built from, in the first stage
+   * banner that has one (rp_banner.h: "COMMIT[+dirty|+unknown]"), "" if
+   * none does */
+  char binary_git[64];
   int verify_control;
   int64_t verify_control_exit;
   int verify_control_recorded;
