@@ -35,6 +35,18 @@ void rp_gpu_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,
   argv[(*n)++] = buf;
 }
 
+json_t *rp_banner_record(const rp_banner *b) {
+  json_t *o = json_object();
+  json_object_set_new(o, "version", cm_json_text(b->version));
+  json_object_set_new(o, "allocator", cm_json_text(b->allocator));
+  json_object_set_new(o, "instrumented", json_boolean(b->instrumented));
+  json_object_set_new(o, "markers", cm_json_text(b->markers));
+  json_object_set_new(o, "seed", json_integer((json_int_t)b->seed));
+  if (b->git[0])
+    json_object_set_new(o, "git", cm_json_text(b->git));
+  return o;
+}
+
 int rp_portfolio_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
                       const char *const *args, rp_banner *banner,
                       int *have_banner) {
@@ -71,16 +83,8 @@ int rp_portfolio_step_ex(rp_ctx *ctx, rp_stage_run *st, const char *step,
   if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
     return -1;
   if (rp_banner_parse(res.out, &b, err, sizeof err) == CM_OK) {
-    json_t *o = json_object();
     ok = 1;
-    json_object_set_new(o, "version", cm_json_text(b.version));
-    json_object_set_new(o, "allocator", cm_json_text(b.allocator));
-    json_object_set_new(o, "instrumented", json_boolean(b.instrumented));
-    json_object_set_new(o, "markers", cm_json_text(b.markers));
-    json_object_set_new(o, "seed", json_integer((json_int_t)b.seed));
-    if (b.git[0])
-      json_object_set_new(o, "git", cm_json_text(b.git));
-    json_object_set_new(st->record, "banner", o);
+    json_object_set_new(st->record, "banner", rp_banner_record(&b));
     if (banner != NULL)
       *banner = b;
     if (have_banner != NULL)

@@ -30,6 +30,10 @@ int rp_portfolio_step_ex(rp_ctx *ctx, rp_stage_run *st, const char *step,
                          const char *const *args, const char *exit1,
                          rp_banner *banner, int *have_banner);
 
+/* The stage record's "banner" object for b (version, allocator,
+ * instrumented, markers, seed, and git when the binary gave it). */
+json_t *rp_banner_record(const rp_banner *b);
+
 /* Appends "--gpu N" to argv at *n when --gpu was given (N written into
  * buf, which must outlive argv); nothing otherwise. */
 void rp_gpu_args(const rp_ctx *ctx, char *buf, size_t size, const char **argv,

@@ -74,6 +74,31 @@ static int rp__san_marker(const char *markers, const char *name) {
   return 0;
 }
 
+/* Fails the stage when the banner says the sanitizer could not see what it
+ * must: a pooled allocator, or a preloaded library that might pool. */
+static void rp__san_banner_check(rp_stage_run *st, const char *step,
+                                 const rp_banner *b) {
+  if (strcmp(b->allocator, "exact") != 0) {
+    rp_stage_set(st, RP_ST_FAILED,
+                 "%s: cuda_portfolio used allocator=%s; "
+                 "the sanitizer needs allocator=exact (a pool hides "
+                 "out-of-bounds writes)",
+                 step, b->allocator);
+  } else if (rp__san_marker(b->markers, "LD_PRELOAD") ||
+             rp__san_marker(b->markers, "LD_AUDIT")) {
+    /* the contract unsets both; one that still reached cuda_portfolio (a
+     * wrapper, a sanitizer that adds one) could serve cudaMalloc from a
+     * pool of its own: allocator=exact is then not what the sanitizer saw */
+    rp_stage_set(st, RP_ST_FAILED,
+                 "%s: cuda_portfolio saw %s: a preloaded library can serve "
+                 "its allocations from a pool, which hides out-of-bounds "
+                 "writes; run without it",
+                 step,
+                 rp__san_marker(b->markers, "LD_PRELOAD") ? "LD_PRELOAD"
+                                                          : "LD_AUDIT");
+  }
+}
+
 /* Runs one sanitizer step; parses its log into *rep. alt adds the
  * alternative launch. Returns the exit code, or -1 when the step did not
  * run to an exit (the stage is then set; *timed_out says whether a timeout
@@ -157,24 +182,12 @@ static int64_t rp__san_step(rp_ctx *ctx, rp_stage_run *st, const char *cs,
     if (!rep->tool_failed)
       rp_stage_set(st, RP_ST_FAILED, "%s: cannot confirm the allocator: %s",
                    step, berr);
-  } else if (strcmp(b.allocator, "exact") != 0) {
-    rp_stage_set(st, RP_ST_FAILED,
-                 "%s: cuda_portfolio used allocator=%s; "
-                 "the sanitizer needs allocator=exact (a pool hides "
-                 "out-of-bounds writes)",
-                 step, b.allocator);
-  } else if (rp__san_marker(b.markers, "LD_PRELOAD") ||
-             rp__san_marker(b.markers, "LD_AUDIT")) {
-    /* the contract unsets both; one that still reached cuda_portfolio (a
-     * wrapper, a sanitizer that adds one) could serve cudaMalloc from a
-     * pool of its own: allocator=exact is then not what the sanitizer saw */
-    rp_stage_set(st, RP_ST_FAILED,
-                 "%s: cuda_portfolio saw %s: a preloaded library can serve "
-                 "its allocations from a pool, which hides out-of-bounds "
-                 "writes; run without it",
-                 step,
-                 rp__san_marker(b.markers, "LD_PRELOAD") ? "LD_PRELOAD"
-                                                         : "LD_AUDIT");
+  } else {
+    /* the first step's banner, as test and time record theirs: the
+     * report's git row reads it (rp_report_common.c) */
+    if (json_object_get(st->record, "banner") == NULL)
+      json_object_set_new(st->record, "banner", rp_banner_record(&b));
+    rp__san_banner_check(st, step, &b);
   }
   rp_step_result_free(&res);
   return code;
