@@ -50,6 +50,12 @@ TEST_IMPL(cli_no_device_archive) {
   ASSERT_EQ(
       json_integer_value(json_object_get(rt_stage(m, "test"), "exit_code")),
       77);
+  /* no device at the verification control: --test-only is not run */
+  ASSERT_EQ(json_array_size(json_object_get(rt_stage(m, "test"), "steps")), 1);
+  ASSERT_STR_EQ(
+      rt_str(json_array_get(json_object_get(rt_stage(m, "test"), "steps"), 0),
+             "name"),
+      "verify-control");
   ASSERT_TRUE(json_array_size(json_object_get(m, "files")) >= 4);
   json_decref(m);
   memset(&vr, 0, sizeof vr);
