@@ -46,6 +46,42 @@ static int shape_fits(const int64_t *d, int n, int64_t stride) {
     return CM_EINVAL;                                                          \
   } while (0)
 
+/* The mode a set-mode word chooses, or -1 for any other word. */
+static int mode_of(const char *a) {
+  static const struct {
+    const char *word;
+    int mode;
+  } modes[] = {{"--test-only", PF_MODE_TEST_ONLY},
+               {"--smoke", PF_MODE_SMOKE},
+               {"--bench", PF_MODE_BENCH},
+               {"--negative-control", PF_MODE_NEGATIVE},
+               {"--verify-control", PF_MODE_VERIFY_CONTROL}};
+  size_t k;
+  for (k = 0; k < sizeof modes / sizeof modes[0]; k++)
+    if (strcmp(modes[k].word, a) == 0)
+      return modes[k].mode;
+  return -1;
+}
+
+/* Sets the mode that word a chooses. A second mode word is refused: which
+ * one won depended on the order (--verify-control --test-only ran the whole
+ * set), except --test-only with --smoke in either order, the smoke set
+ * verified (the sanitize stage's words). *prev is the mode word seen
+ * before, or NULL. */
+static int set_mode(pf_opts *o, const char *a, int mode, const char **prev,
+                    char *err, size_t errsize) {
+  int pair = 0;
+  if (*prev != NULL && strcmp(*prev, a) != 0) {
+    pair = (strcmp(*prev, "--test-only") == 0 && strcmp(a, "--smoke") == 0) ||
+           (strcmp(*prev, "--smoke") == 0 && strcmp(a, "--test-only") == 0);
+    if (!pair)
+      FAIL("%s and %s are two modes: give one (--help lists them)", *prev, a);
+  }
+  o->mode = pair ? PF_MODE_SMOKE : mode;
+  *prev = a;
+  return CM_OK;
+}
+
 static int takes_value(const char *a) {
   static const char *const flags[] = {
       "--op",          "--variant",   "--dtype",
@@ -128,7 +164,7 @@ static const char *mode_flag(int mode) {
 int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   int i, r;
   int64_t v;
-  const char *format = NULL, *timing = NULL;
+  const char *format = NULL, *timing = NULL, *mode_word = NULL;
   static const char *const once[] = {"--op",   "--variant", "--dtype",
                                      "--json", "--dump",    "--seed",
                                      "--gpu",  "--format",  NULL};
@@ -147,20 +183,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     } else if (strcmp(a, "--list") == 0) {
       o->mode = PF_MODE_LIST;
       takes = 0;
-    } else if (strcmp(a, "--test-only") == 0) {
-      o->mode = PF_MODE_TEST_ONLY;
-      takes = 0;
-    } else if (strcmp(a, "--smoke") == 0) {
-      o->mode = PF_MODE_SMOKE;
-      takes = 0;
-    } else if (strcmp(a, "--bench") == 0) {
-      o->mode = PF_MODE_BENCH;
-      takes = 0;
-    } else if (strcmp(a, "--negative-control") == 0) {
-      o->mode = PF_MODE_NEGATIVE;
-      takes = 0;
-    } else if (strcmp(a, "--verify-control") == 0) {
-      o->mode = PF_MODE_VERIFY_CONTROL;
+    } else if (mode_of(a) >= 0) {
+      if ((r = set_mode(o, a, mode_of(a), &mode_word, err, errsize)))
+        return r;
       takes = 0;
     } else if (strcmp(a, "--hot") == 0) {
       o->hot = 1;

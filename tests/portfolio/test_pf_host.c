@@ -419,6 +419,20 @@ TEST_IMPL(cli_errors) {
   ASSERT_EQ(parse(&o, err, "--negative-control", "--variant", "vector", NULL),
             CM_EINVAL);
   ASSERT_CONTAINS(err, "drop --variant");
+  /* two modes: refused, whichever order (the last one used to win:
+   * --verify-control --test-only ran the whole set), but --test-only with
+   * --smoke, the smoke set verified, in either order */
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--test-only", NULL, NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--verify-control and --test-only are two modes");
+  ASSERT_EQ(parse(&o, err, "--bench", "--smoke", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--bench and --smoke are two modes: give one");
+  ASSERT_OK(parse(&o, err, "--test-only", "--smoke", NULL, NULL));
+  ASSERT_EQ(o.mode, PF_MODE_SMOKE);
+  ASSERT_OK(parse(&o, err, "--smoke", "--test-only", NULL, NULL));
+  ASSERT_EQ(o.mode, PF_MODE_SMOKE);
+  ASSERT_OK(parse(&o, err, "--smoke", "--smoke", NULL, NULL));
+  ASSERT_EQ(o.mode, PF_MODE_SMOKE);
   /* neither control writes --dump's files: refused, not ignored */
   ASSERT_EQ(parse(&o, err, "--negative-control", "--dump", "d", NULL),
             CM_EINVAL);
