@@ -738,7 +738,8 @@ TEST_IMPL(rmsnorm_eps_caught) {
 
 /* softmax as the kernels compute it (fp32 max, exp and sum, a row with no
  * unmasked finite position all 0), except that the max skips the row's
- * first element (skip 1) or its last (skip 2). */
+ * first element (skip 1) or its last (skip 2), or (skip 3) a NaN or +inf
+ * poisons the row before the mask is applied. */
 static void softmax_as_kernel(pf_case *c, int skip) {
   const double *x = c->t[0].val;
   const uint8_t *m = c->t[1].mval;
@@ -750,7 +751,7 @@ static void softmax_as_kernel(pf_case *c, int skip) {
     double sum = 0;
     int nan = 0;
     for (i = 0; i < n; i++)
-      if (!m[o + i] && (isnan(x[o + i]) || x[o + i] == INFINITY))
+      if ((!m[o + i] || skip == 3) && (isnan(x[o + i]) || x[o + i] == INFINITY))
         nan = 1;
       else if (!m[o + i] && !(skip == 1 && i == 0) &&
                !(skip == 2 && i == n - 1) && x[o + i] > mx)
@@ -781,6 +782,33 @@ TEST_IMPL(softmax_max_skip_caught) {
       if (skip == 0 ? f != 0 : f < 1)
         CM_TEST_FAIL_("%s max skipping %d: %lld elements fail",
                       pf_dtype_name(c.dt), skip, (long long)f);
+      pf_case_free(&c);
+    }
+  return 0;
+}
+
+/* A softmax that tests for NaN or +inf before applying the mask fails on
+ * every seed, in every dtype: row 3 holds both at masked positions
+ * (pf_fill.c). Before, it failed only where a special of the extreme rows
+ * landed on a masked position (fp32 seed 1, the first tried, passed). */
+TEST_IMPL(softmax_nan_before_mask_caught) {
+  static const int64_t dims[2] = {64, 1000};
+  int d;
+  uint64_t seed;
+  for (d = 0; d < 3; d++)
+    for (seed = 1; seed <= 40; seed++) {
+      pf_case c;
+      int64_t ok, bad;
+      ASSERT_OK(host_case(&c, "softmax", (cpk_dtype)d, dims, 2, 1, seed));
+      softmax_as_kernel(&c, 0);
+      ok = failures(&c, &c.t[2]);
+      softmax_as_kernel(&c, 3);
+      bad = failures(&c, &c.t[2]);
+      if (ok != 0 || bad < 1)
+        CM_TEST_FAIL_("%s seed %llu: %lld elements fail, %lld with the NaN "
+                      "test before the mask",
+                      pf_dtype_name(c.dt), (unsigned long long)seed,
+                      (long long)ok, (long long)bad);
       pf_case_free(&c);
     }
   return 0;
