@@ -26,7 +26,11 @@
 # control (--verify-control: add_ftz must fail add's fp32 cases exactly
 # where the host predicts; verify-control.txt), the GPU ctest entries but
 # the two whole sets (ctest-gpu.txt) and the repro test stage with the control as its first
-# step (repro-test/, repro --prebuilt test).
+# step (repro-test/, repro --prebuilt test). Ran on the H200 as
+# checks/control-2026-12-05T1357/. Added after that run, for the next
+# lease: masked row 3's +inf and NaN at masked positions (inside
+# --test-only and repro test) and the banner's git= (every step's first
+# line).
 #   bash scripts/capture/verify-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: verify-session.sh OUTDIR [BUDGET_S]}
