@@ -162,7 +162,7 @@ static const char *mode_flag(int mode) {
 }
 
 int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
-  int i, r;
+  int i, r, mode;
   int64_t v;
   const char *format = NULL, *timing = NULL, *mode_word = NULL;
   static const char *const once[] = {"--op",   "--variant", "--dtype",
@@ -183,8 +183,8 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     } else if (strcmp(a, "--list") == 0) {
       o->mode = PF_MODE_LIST;
       takes = 0;
-    } else if (mode_of(a) >= 0) {
-      if ((r = set_mode(o, a, mode_of(a), &mode_word, err, errsize)))
+    } else if ((mode = mode_of(a)) >= 0) {
+      if ((r = set_mode(o, a, mode, &mode_word, err, errsize)))
         return r;
       takes = 0;
     } else if (strcmp(a, "--hot") == 0) {

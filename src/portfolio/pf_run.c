@@ -503,12 +503,40 @@ static int check_fits(pf_case *c) {
   return CM_OK;
 }
 
+/* The case's inputs (seeded by the case) and their images, then the
+ * float64 reference, its CPU time into *ref_ms, saturated to the dtype. */
+static int inputs_and_reference(pf_case *c, double *ref_ms) {
+  pf_rng rng;
+  double t0;
+  int err;
+  pf_rng_seed(&rng, c->seed);
+  c->op->fill(c, &rng);
+  pf_fill_images(c);
+  t0 = plat_monotonic_s();
+  if ((err = c->op->reference(c)) != CM_OK)
+    return err;
+  *ref_ms = (plat_monotonic_s() - t0) * 1e3;
+  saturate_expected(c);
+  return CM_OK;
+}
+
+/* Allocates, uploads, poisons the outputs, launches once, reads back and
+ * verifies into *v. */
+static int launch_and_verify(pf_case *c, pf_mem *mem, verdict *v) {
+  int err;
+  if ((err = pf_mem_alloc(mem, c)) || (err = upload_inputs(c)) ||
+      (err = poison_outputs(c, 0)) || (err = launch_sync(c, 0)) ||
+      (err = read_outputs(c, 0)))
+    return err;
+  verify_outputs(c, v);
+  return CM_OK;
+}
+
 int pf_run_case(pf_runner *r, const pf_spec *s) {
   pf_case c;
   pf_mem mem;
-  pf_rng rng;
   verdict v;
-  double t0, ref_ms;
+  double ref_ms;
   int err;
   memset(&c, 0, sizeof c);
   memset(&v, 0, sizeof v);
@@ -534,20 +562,9 @@ int pf_run_case(pf_runner *r, const pf_spec *s) {
   }
   if ((err = check_fits(&c)) != CM_OK)
     goto out;
-  pf_rng_seed(&rng, c.seed);
-  c.op->fill(&c, &rng);
-  pf_fill_images(&c);
-  t0 = plat_monotonic_s();
-  if ((err = c.op->reference(&c)) != CM_OK)
+  if ((err = inputs_and_reference(&c, &ref_ms)) ||
+      (err = launch_and_verify(&c, &mem, &v)))
     goto out;
-  ref_ms = (plat_monotonic_s() - t0) * 1e3;
-  saturate_expected(&c);
-  if ((err = pf_mem_alloc(&mem, &c)) != CM_OK)
-    goto out;
-  if ((err = upload_inputs(&c)) || (err = poison_outputs(&c, 0)) ||
-      (err = launch_sync(&c, 0)) || (err = read_outputs(&c, 0)))
-    goto out;
-  verify_outputs(&c, &v);
   if ((err = check_determinism(&c, &v)) || (err = check_inputs(&c, &v)))
     goto out;
   report(r, &c, &v, ref_ms);
@@ -589,10 +606,9 @@ int pf_run_verify_control(pf_runner *r, const pf_spec *spec, pf_vcheck *out) {
   pf_spec s = *spec;
   pf_case c;
   pf_mem mem;
-  pf_rng rng;
   verdict v;
   pf_tensor *y;
-  double *pred = NULL;
+  double *pred = NULL, ref_ms;
   pf_cmp pc;
   char shape[96];
   int err;
@@ -608,12 +624,8 @@ int pf_run_verify_control(pf_runner *r, const pf_spec *spec, pf_vcheck *out) {
     goto out;
   /* add's fill and reference, with a seed of its own (pf_case_seed covers
    * s.op): the inputs are drawn as add's are, not copied from its case */
-  pf_rng_seed(&rng, c.seed);
-  c.op->fill(&c, &rng);
-  pf_fill_images(&c);
-  if ((err = c.op->reference(&c)) != CM_OK)
+  if ((err = inputs_and_reference(&c, &ref_ms)) != CM_OK)
     goto out;
-  saturate_expected(&c);
   y = &c.t[2];
   if ((pred = malloc((size_t)c.cols * sizeof *pred)) == NULL) {
     err = CM_ENOMEM;
@@ -623,11 +635,8 @@ int pf_run_verify_control(pf_runner *r, const pf_spec *spec, pf_vcheck *out) {
     goto out;
   (void)pf_compare(pred, y->expected, y->scale, c.cols, c.sample, c.nsample,
                    pf_tol_get(c.kop, c.dt), &pc);
-  if ((err = pf_mem_alloc(&mem, &c)) || (err = upload_inputs(&c)) ||
-      (err = poison_outputs(&c, 0)) || (err = launch_sync(&c, 0)) ||
-      (err = read_outputs(&c, 0)))
+  if ((err = launch_and_verify(&c, &mem, &v)) != CM_OK)
     goto out;
-  verify_outputs(&c, &v);
   out->predicted = pc.failed;
   out->failed = v.reason ? v.cmp.failed : 0;
   out->agree =
