@@ -28,15 +28,17 @@ enum {
   P_NAN,          /* one NaN */
   P_ZERO,         /* all zero */
   P_NEAR_EPS,     /* mean square about half of rmsnorm's eps */
+  P_CANCEL,       /* about +100 in the first half, -100 in the second */
   P_ENDS          /* 16 first and last, 0 between (not in the lists) */
 };
 
 static const int pat_softmax[] = {P_LARGE_EQUAL,  P_ALL_NEG9000, P_POS_INF,
                                   P_SOME_NEG_INF, P_ALL_NEG_INF, P_HUGE,
                                   P_TINY,         P_NAN};
+/* P_CANCEL is last so that the rows of the other patterns keep theirs. */
 static const int pat_sum[] = {P_LARGE_EQUAL,  P_ALL_NEG9000, P_POS_INF,
                               P_SOME_NEG_INF, P_HUGE,        P_TINY,
-                              P_NAN,          P_ZERO};
+                              P_NAN,          P_ZERO,        P_CANCEL};
 /* P_NEAR_EPS is last so that the rows of the other patterns keep theirs. */
 static const int pat_rms[] = {P_LARGE_EQUAL, P_ALL_NEG9000, P_HUGE,
                               P_TINY,        P_ZERO,        P_NEAR_EPS};
@@ -94,6 +96,15 @@ void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
        * Elsewhere it cannot show: random rows (mean square 4/3) move by
        * under 1e-5, and the tiny row's outputs (~1e-28) sit under atol. */
       row[i] = 4e-3 * u;
+      break;
+    case P_CANCEL:
+      /* A sum near 0 of terms far from it: partial sums over a part of
+       * the row are about 100 per column, so a partial stored in 16 bits
+       * (a split reduction's) is off by 2^-12 to 2^-9 of that, far more
+       * than the fp32 allowance (gamma * sum |x| = 2e-4 per column); on
+       * random rows that bug passed wherever the row's sum was not near
+       * 0 by chance. */
+      row[i] = i < n / 2 ? 100.0 + u : -100.0 - u;
       break;
     case P_ENDS:
       row[i] = i == 0 || i == n - 1 ? 16.0 : 0.0;

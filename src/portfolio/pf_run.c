@@ -29,6 +29,10 @@ typedef struct {
   const char *tensor;
   pf_cmp cmp; /* worst element of the failing (or last) compare */
   double max_abs, max_rel;
+  /* the rounding direction of the output that leans most (rounding_checked:
+   * whether the case has the check, rounding_applies) */
+  int rounding_checked;
+  pf_rounding rounding;
   char detail[160];
 } verdict;
 
@@ -199,6 +203,17 @@ static int read_again(pf_case *c, int set, int *same) {
 
 /* ---- verification ---- */
 
+/* The rounding-direction check (pf_rounding_check) runs on the 16-bit
+ * outputs of the row ops' cases without extreme values. Extreme rows repeat
+ * a few values (10000 and 9999, 16 and 0s), so one rounding stands for a
+ * whole row and a correct kernel can lean by chance; matmul's tensor-core
+ * paths accumulate with truncation inside an instruction (not round to
+ * nearest), which leans toward zero by design, not by a bug
+ * (docs/VALIDATION.md, "Rounding direction"). */
+static int rounding_applies(const pf_case *c) {
+  return c->dt != CPK_F32 && c->op->kind == PF_KIND_ROWS && !c->spec.extreme;
+}
+
 static void verify_outputs(pf_case *c, verdict *v) {
   pf_tol tol = pf_tol_get(c->kop, c->dt);
   int i;
@@ -220,6 +235,23 @@ static void verify_outputs(pf_case *c, verdict *v) {
       v->reason = "tolerance";
       v->tensor = t->name;
       v->cmp = cmp;
+    }
+    if (rounding_applies(c)) {
+      pf_rounding rd;
+      int fair = pf_rounding_check(c->dt, t->val, t->expected, n, c->sample,
+                                   c->nsample, &rd);
+      if (!v->rounding_checked ||
+          fabs(rd.away_share - 0.5) > fabs(v->rounding.away_share - 0.5))
+        v->rounding = rd;
+      v->rounding_checked = 1;
+      if (!fair && !v->reason) {
+        v->reason = "rounding-bias";
+        v->tensor = t->name;
+        v->rounding = rd;
+        cm_snprintf(v->detail, sizeof v->detail,
+                    "away=%" PRId64 " toward=%" PRId64 " z=%.1f", rd.away,
+                    rd.toward, rd.z);
+      }
     }
     /* The gap between rows belongs to nobody: it must still be poison. */
     for (r = 0; r < t->rows && !v->reason; r++) {
@@ -311,6 +343,9 @@ static void report(pf_runner *r, const pf_case *c, const verdict *v,
             c->g.trans_b ? 't' : 'n', c->spec.ld_pad);
   if (c->sample)
     fprintf(r->out, " verified=sampled:%" PRId64, c->nsample);
+  if (v->rounding_checked)
+    fprintf(r->out, " round_away=%.4f round_n=%" PRId64, v->rounding.away_share,
+            v->rounding.away + v->rounding.toward);
   if (v->reason) {
     fprintf(r->out, " reason=%s tensor=%s", v->reason,
             v->tensor ? v->tensor : "-");

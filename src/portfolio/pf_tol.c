@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cm_error.h"
+#include "pf_half.h"
 #include "pf_ref.h"
 
 /* Elements per block of a parallel comparison. Blocks are fixed, so the
@@ -200,4 +201,94 @@ int pf_compare(const double *actual, const double *expected,
     cmp_merge(out, &c.part[b]);
   free(c.part);
   return out->failed == 0;
+}
+
+/* ---- rounding direction ---- */
+
+typedef struct {
+  cpk_dtype dt;
+  double min_normal;
+  const double *actual, *expected;
+  int64_t n, count;
+  const int64_t *idx;
+  int64_t *part; /* three counts per block: inexact, away, toward */
+} round_ctx;
+
+/* Counts positions [j0, j1) of the list (or of [0, n)) into k[0..2]. */
+static void round_range(const round_ctx *c, int64_t j0, int64_t j1,
+                        int64_t *k) {
+  int64_t j;
+  k[0] = k[1] = k[2] = 0;
+  for (j = j0; j < j1; j++) {
+    int64_t i = c->idx ? c->idx[j] : j;
+    double a, e;
+    if (i < 0 || i >= c->n)
+      continue;
+    a = c->actual[i];
+    e = c->expected[i];
+    /* subnormal references are left out: their spacing is fixed, so
+     * across one a falling density (softmax's outputs, dense near 0) puts
+     * more of them in the lower half, and correct rounding leans */
+    if (!isfinite(a) || !isfinite(e) || fabs(e) < c->min_normal ||
+        pf_dtype_round(c->dt, e) == e)
+      continue;
+    k[0]++;
+    if (fabs(a) > fabs(e))
+      k[1]++;
+    else if (fabs(a) < fabs(e))
+      k[2]++;
+  }
+}
+
+static void round_blocks(void *p, int64_t b0, int64_t b1) {
+  const round_ctx *c = p;
+  int64_t b;
+  for (b = b0; b < b1; b++) {
+    int64_t end = (b + 1) * CMP_BLOCK;
+    round_range(c, b * CMP_BLOCK, end < c->count ? end : c->count,
+                c->part + 3 * b);
+  }
+}
+
+int pf_rounding_check(cpk_dtype dt, const double *actual,
+                      const double *expected, int64_t n, const int64_t *idx,
+                      int64_t nidx, pf_rounding *out) {
+  round_ctx c;
+  int64_t nblocks, b, k[3] = {0, 0, 0};
+  double decided;
+  memset(out, 0, sizeof *out);
+  out->away_share = 0.5;
+  if (dt == CPK_F32)
+    return 1;
+  c.dt = dt;
+  c.min_normal = dt == CPK_F16 ? 0x1p-14 : 0x1p-126;
+  c.actual = actual;
+  c.expected = expected;
+  c.n = n;
+  c.count = idx ? nidx : n;
+  c.idx = idx;
+  c.part = NULL;
+  nblocks = c.count > 0 ? (c.count + CMP_BLOCK - 1) / CMP_BLOCK : 0;
+  if (nblocks > 1)
+    c.part = malloc((size_t)nblocks * 3 * sizeof *c.part);
+  /* One block, or no memory for the counts: one pass here. */
+  if (!c.part || pf_ref_parallel(nblocks, 1, round_blocks, &c) != CM_OK)
+    round_range(&c, 0, c.count, k);
+  else
+    for (b = 0; b < nblocks; b++) {
+      k[0] += c.part[3 * b];
+      k[1] += c.part[3 * b + 1];
+      k[2] += c.part[3 * b + 2];
+    }
+  free(c.part);
+  out->inexact = k[0];
+  out->away = k[1];
+  out->toward = k[2];
+  decided = (double)(k[1] + k[2]);
+  if (decided > 0) {
+    out->away_share = (double)k[1] / decided;
+    out->z = (double)(k[1] - k[2]) / sqrt(decided);
+  }
+  return !(fabs(out->away_share - 0.5) >= PF_ROUND_LEAN &&
+           fabs(out->z) >= PF_ROUND_Z);
 }

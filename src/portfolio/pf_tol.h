@@ -50,6 +50,43 @@ int pf_compare(const double *actual, const double *expected,
                const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
                pf_tol t, pf_cmp *out);
 
+/* Rounding direction of a 16-bit output (docs/VALIDATION.md, "Rounding
+ * direction"). Over the elements whose reference is finite, in the
+ * dtype's normal range and not a value of it, and whose stored value is
+ * finite: how many
+ * were stored with a larger magnitude than the reference (away) and how
+ * many with a smaller one (toward). A kernel that computes in fp32 and
+ * rounds once to nearest stores about half each way; one that truncates,
+ * or carries a relative error of a sizeable part of an ulp (a divisor of
+ * n - 1 for n, a row sum off by 1/n), leans one way on nearly every
+ * element, while every element may still be inside rtol, which is never
+ * below half an ulp. */
+typedef struct {
+  int64_t inexact;   /* elements counted */
+  int64_t away;      /* |stored| > |reference| */
+  int64_t toward;    /* |stored| < |reference| */
+  double away_share; /* away / (away + toward); 0.5 when none */
+  double z;          /* (away - toward) / sqrt(away + toward); 0 when none */
+} pf_rounding;
+
+/* A lean is a failure when |away_share - 0.5| >= PF_ROUND_LEAN and
+ * |z| >= PF_ROUND_Z: a share of 0.55 or more one way, beyond chance at ten
+ * standard deviations of a fair coin. The z bound alone would flag
+ * the small systematic errors of fp32 arithmetic (exp, rsqrt: under 0.01
+ * ulp of fp16) on tens of millions of elements, and the share alone the
+ * chance lean of a few hundred. */
+#define PF_ROUND_LEAN 0.05
+#define PF_ROUND_Z 10.0
+
+/* Counts the rounding directions of n elements (or, if idx != NULL, the
+ * nidx listed ones) of actual, stored in dt, against expected. Returns 1
+ * if they do not lean (always 1 for fp32, whose outputs carry the
+ * kernels' own arithmetic error of several fp32 ulps). Runs on
+ * pf_ref_threads() threads; the counts do not depend on their number. */
+int pf_rounding_check(cpk_dtype dt, const double *actual,
+                      const double *expected, int64_t n, const int64_t *idx,
+                      int64_t nidx, pf_rounding *out);
+
 /* The verification control's verdict on one case (pf_run.c): 1 when the
  * check of the kernel that is wrong on purpose failed exactly the elements
  * the host model predicts: its stored values equal the model's (pred)

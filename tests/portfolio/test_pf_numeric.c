@@ -311,10 +311,11 @@ TEST_IMPL(compare_blocks) {
   return 0;
 }
 
-/* A case of the default set built on the host as the runner builds it:
- * inputs, reference, expected values saturated to the dtype. */
-static int host_case(pf_case *c, const char *op, cpk_dtype dt,
-                     const int64_t *dims, int ndims, int mask, uint64_t seed) {
+/* A case built on the host as the runner builds it: inputs, reference,
+ * expected values saturated to the dtype; extreme values or not. */
+static int host_case_x(pf_case *c, const char *op, cpk_dtype dt,
+                       const int64_t *dims, int ndims, int mask, uint64_t seed,
+                       int extreme) {
   pf_rng rng;
   int n, i;
   memset(c, 0, sizeof *c);
@@ -322,7 +323,7 @@ static int host_case(pf_case *c, const char *op, cpk_dtype dt,
   c->spec.dt = dt;
   memcpy(c->spec.dims, dims, (size_t)ndims * sizeof *dims);
   c->spec.ndims = ndims;
-  c->spec.extreme = ndims == 2;
+  c->spec.extreme = extreme;
   c->spec.mask = mask;
   if (pf_case_setup(c, &pf_ops(&n)[c->spec.op],
                     ndims == 3 ? CPK_V_NAIVE : CPK_V_SPLIT) != CM_OK)
@@ -335,6 +336,12 @@ static int host_case(pf_case *c, const char *op, cpk_dtype dt,
     if (c->t[i].is_output)
       pf_dtype_saturate(dt, c->t[i].expected, c->t[i].rows * c->t[i].cols);
   return CM_OK;
+}
+
+/* A case of the default set: a row op's with extreme values. */
+static int host_case(pf_case *c, const char *op, cpk_dtype dt,
+                     const int64_t *dims, int ndims, int mask, uint64_t seed) {
+  return host_case_x(c, op, dt, dims, ndims, mask, seed, ndims == 2);
 }
 
 /* Elements of output y (rounded to the dtype here) that fail the check
@@ -350,18 +357,21 @@ static int64_t failures(pf_case *c, pf_tensor *y) {
   return ok == (cmp.failed == 0) ? cmp.failed : -1;
 }
 
-/* Elements that fail the check when the default set's case of op (dims,
- * mask, seed) is computed by model with bug (0: the kernels' own
- * arithmetic); -2 when the case cannot be built. */
+/* Elements of the op's first output that fail the check when the default
+ * set's case of op (dims, mask, seed) is computed by model with bug (0:
+ * the kernels' own arithmetic); -2 when the case cannot be built. */
 static int64_t model_failures(const char *op, cpk_dtype dt, const int64_t *dims,
                               int mask, uint64_t seed,
                               void (*model)(pf_case *, int), int bug) {
   pf_case c;
   int64_t f;
+  int y = 0;
   if (host_case(&c, op, dt, dims, 2, mask, seed) != CM_OK)
     return -2;
+  while (!c.t[y].is_output) /* the op's first output */
+    y++;
   model(&c, bug);
-  f = failures(&c, &c.t[2]);
+  f = failures(&c, &c.t[y]);
   pf_case_free(&c);
   return f;
 }
@@ -709,7 +719,8 @@ TEST_IMPL(verify_control_cases) {
 
 /* rmsnorm as the kernels compute it (fp32 sum of squares, mean, eps,
  * 1/sqrt), with eps placed as `how` says: 0 inside the square root, 1
- * added to the root, 2 inside but 1e-6 instead of the case's 1e-5. */
+ * added to the root, 2 inside but 1e-6 instead of the case's 1e-5; 3 as 0
+ * but the mean divided by n - 1. */
 static void rms_as_kernel(pf_case *c, int how) {
   const double *x = c->t[0].val, *w = c->t[1].val;
   double *y = c->t[2].val;
@@ -720,6 +731,8 @@ static void rms_as_kernel(pf_case *c, int how) {
     for (i = 0; i < n; i++)
       ss += x[r * n + i] * x[r * n + i];
     ms = (float)ss / (float)n;
+    if (how == 3)
+      ms = (float)ss / (float)(n - 1);
     rstd = how == 1   ? 1.0f / (sqrtf(ms) + c->eps)
            : how == 2 ? 1.0f / sqrtf(ms + 1e-6f)
                       : 1.0f / sqrtf(ms + c->eps);
@@ -814,6 +827,161 @@ TEST_IMPL(softmax_nan_before_mask_caught) {
                       "test before the mask",
                       pf_dtype_name((cpk_dtype)d), (unsigned long long)seed,
                       (long long)ok, (long long)bad);
+    }
+  return 0;
+}
+
+/* The value of dt nearest v toward zero: a store that truncates. */
+static double toward_zero(cpk_dtype dt, double v) {
+  double r = pf_dtype_round(dt, v);
+  uint16_t h;
+  if (!isfinite(v) || fabs(r) <= fabs(v))
+    return r;
+  /* r is a step too far; one less in the magnitude bits is the value
+   * below it in magnitude, either sign (r != 0 here) */
+  if (dt == CPK_BF16) {
+    h = (uint16_t)(pf_f32_to_bf16((float)r) - 1);
+    return pf_bf16_to_f32(h);
+  }
+  h = (uint16_t)(pf_f32_to_f16((float)r) - 1);
+  return pf_f16_to_f32(h);
+}
+
+/* Rounding direction of output y as stored (the model's values rounded to
+ * the dtype, or truncated); *tol_failed receives the elements outside the
+ * tolerance. Returns pf_rounding_check's verdict. */
+static int lean_of(pf_case *c, pf_tensor *y, const char *what, int truncate,
+                   pf_rounding *rd, int64_t *tol_failed) {
+  int64_t i, n = y->rows * y->cols;
+  if (truncate)
+    for (i = 0; i < n; i++)
+      y->val[i] = toward_zero(c->dt, y->val[i]);
+  int fair;
+  *tol_failed = failures(c, y);
+  fair = pf_rounding_check(c->dt, y->val, y->expected, n, NULL, 0, rd);
+  printf("# %s %s %lldx%lld %s: away share %.4f of %lld, z %.1f, %lld "
+         "outside the tolerance\n",
+         c->op->name, pf_dtype_name(c->dt), (long long)c->rows,
+         (long long)c->cols, what, rd->away_share,
+         (long long)(rd->away + rd->toward), rd->z, (long long)*tol_failed);
+  return fair;
+}
+
+/* The rounding-direction check (pf_tol.h) on the 16-bit row ops' cases
+ * without extreme values, where rtol (never below half an ulp) passes a
+ * store that truncates and a relative error of a good part of an ulp:
+ * the kernels' own arithmetic, rounded to nearest, does not lean (its
+ * share within 0.01 of a half); a truncating store leans on every shape;
+ * a softmax row sum off by 1/n and an rmsnorm mean divided by n - 1 pass
+ * every element's tolerance in bf16 at 1000 columns (and the latter in
+ * fp16 at 4096) and lean past the check's bound. */
+TEST_IMPL(rounding_lean_caught) {
+  static const int64_t narrow[2] = {64, 1000}, wide[2] = {256, 4096};
+  int d, k;
+  for (d = 1; d < 3; d++) {
+    const cpk_dtype dt = (cpk_dtype)d;
+    for (k = 0; k < 2; k++) {
+      const int64_t *dims = k ? wide : narrow, n = dims[1];
+      pf_case c;
+      pf_rounding rd;
+      int64_t bad, r;
+      int truncate;
+      for (truncate = 0; truncate < 4; truncate++) {
+        /* softmax (masked) and rmsnorm, as computed and truncated */
+        const int rms = truncate >= 2, trunc = truncate % 2;
+        ASSERT_OK(host_case_x(&c, rms ? "rmsnorm" : "softmax", dt, dims, 2,
+                              !rms, (rms ? 50 : 40) + (uint64_t)k, 0));
+        if (rms)
+          rms_as_kernel(&c, 0);
+        else
+          softmax_as_kernel(&c, 0);
+        if (lean_of(&c, &c.t[2], trunc ? "truncated" : "as the kernels", trunc,
+                    &rd, &bad) == trunc ||
+            bad != 0 ||
+            (trunc ? rd.away_share > 0.01 : fabs(rd.away_share - 0.5) >= 0.01))
+          CM_TEST_FAIL_("%s %s %lldx%lld truncate %d: share %.4f z %.1f of "
+                        "%lld, %lld outside the tolerance",
+                        pf_dtype_name(dt), c.op->name, (long long)dims[0],
+                        (long long)n, trunc, rd.away_share, rd.z,
+                        (long long)(rd.away + rd.toward), (long long)bad);
+        pf_case_free(&c);
+      }
+      /* softmax whose row sum is 1/n too large: every output 1/(n+1) low */
+      if (dt == CPK_BF16 && k == 0) {
+        ASSERT_OK(host_case_x(&c, "softmax", dt, dims, 2, 1, 42, 0));
+        softmax_as_kernel(&c, 0);
+        for (r = 0; r < dims[0] * n; r++)
+          c.t[2].val[r] /= 1.0 + 1.0 / (double)n;
+        if (lean_of(&c, &c.t[2], "row sum 1/n off", 0, &rd, &bad) != 0 ||
+            bad != 0)
+          CM_TEST_FAIL_("bf16 softmax sum 1/n off: share %.4f z %.1f, %lld "
+                        "outside the tolerance",
+                        rd.away_share, rd.z, (long long)bad);
+        pf_case_free(&c);
+      }
+      /* rmsnorm's mean divided by n - 1: bf16 at 1000, fp16 at 4096 */
+      if ((dt == CPK_BF16) == (k == 0)) {
+        ASSERT_OK(host_case_x(&c, "rmsnorm", dt, dims, 2, 0, 52, 0));
+        rms_as_kernel(&c, 3);
+        if (lean_of(&c, &c.t[2], "mean over n - 1", 0, &rd, &bad) != 0 ||
+            bad != 0)
+          CM_TEST_FAIL_("%s rmsnorm n - 1 at %lld: share %.4f z %.1f, %lld "
+                        "outside the tolerance",
+                        pf_dtype_name(dt), (long long)n, rd.away_share, rd.z,
+                        (long long)bad);
+        pf_case_free(&c);
+      }
+    }
+  }
+  return 0;
+}
+
+/* row_sum's SPLIT as the kernels plan it (kernels/common.cuh's plan_split:
+ * chunks of at least 2048 columns, about 1024 blocks in all, a multiple of
+ * 8 columns each), each chunk summed in double and its partial stored in
+ * dt instead of fp32 (with store_dt), the partials then added in fp32. */
+static void row_sum_split_model(pf_case *c, int store_dt) {
+  const int64_t rows = c->rows, cols = c->cols;
+  int64_t want = (1024 + rows - 1) / rows, by_len = (cols + 2047) / 2048;
+  int64_t chunks = want < by_len ? want : by_len, cc, r, j, k;
+  if (chunks > 4096)
+    chunks = 4096;
+  if (chunks < 1)
+    chunks = 1;
+  cc = ((cols + chunks - 1) / chunks + 7) / 8 * 8;
+  for (r = 0; r < rows; r++) {
+    float sum = 0;
+    for (k = 0; k < cols; k += cc) {
+      double part = 0;
+      for (j = k; j < cols && j < k + cc; j++)
+        part += c->t[0].val[r * cols + j];
+      sum += store_dt ? (float)pf_dtype_round(c->dt, part) : (float)part;
+    }
+    c->t[1].val[r] = sum;
+  }
+}
+
+/* row_sum's split partials stored in the dtype instead of fp32: on the
+ * set's 260x131080 with extreme values (4 chunks a row) the kernels' own
+ * arithmetic passes, and the bug fails the 7 cancelling rows (pf_fill.c's
+ * P_CANCEL, by far) besides the 6 or 7 random and huge rows whose sums
+ * happen to lie near 0 (before the cancelling row, all it failed: 7 in
+ * fp16, 6 in bf16 with seed 61). The shapes of 3 to 5 rows have no
+ * cancelling row, and there the bug passes. */
+TEST_IMPL(row_sum_partials_caught) {
+  static const int64_t dims[2] = {260, 131080};
+  int d, bug;
+  for (d = 1; d < 3; d++)
+    for (bug = 0; bug < 2; bug++) {
+      int64_t f = model_failures("row_sum", (cpk_dtype)d, dims, 0, 61,
+                                 row_sum_split_model, bug);
+      printf("# row_sum %s 260x131080 partials in %s: %lld rows fail\n",
+             pf_dtype_name((cpk_dtype)d), bug ? "the dtype" : "fp32",
+             (long long)f);
+      if (bug ? f < 12 : f != 0)
+        CM_TEST_FAIL_("%s partials in %s: %lld rows fail",
+                      pf_dtype_name((cpk_dtype)d), bug ? "the dtype" : "fp32",
+                      (long long)f);
     }
   return 0;
 }
