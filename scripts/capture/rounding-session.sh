@@ -15,6 +15,10 @@
 #    path dumped (--dump), and the same share computed from the .npy files
 #    (matmul-lean.txt), to see whether the tensor-core paths lean toward
 #    zero as their truncating accumulation predicts.
+# Predicted before the first call: every case passes; every row case's
+# round_away within 0.01 of 0.5 (the host models of softmax and rmsnorm:
+# 0.497-0.501); matmul naive (fp32 FMA, round to nearest) near 0.5, the
+# tensorcore and hopper paths under it (toward zero) at K = 1024.
 #   bash scripts/capture/rounding-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: rounding-session.sh OUTDIR [BUDGET_S]}
