@@ -109,12 +109,22 @@ TEST_IMPL(report_git_from_banner) {
   ASSERT_TRUE(git != NULL);
   ASSERT_STR_EQ(git, "15389128 (dirty) in the run's folder; binary built "
                      "from 2b15a501 (dirty tree)");
-  /* the same commit: one, as before */
-  cm_strlcpy(run.binary_git, "15389128", sizeof run.binary_git);
+  /* the same commit and tree state: one, as before */
+  cm_strlcpy(run.binary_git, "15389128+dirty", sizeof run.binary_git);
   n = rp__env_rows(&run, rows);
   for (i = 0; i < n; i++)
     if (strcmp(rows[i].key, "git commit") == 0)
       ASSERT_STR_EQ(rows[i].value, "15389128 (dirty)");
+  /* the same commit, the folder dirty and the binary built clean (the
+   * H100 run of checks/verify-h100-2026-12-05T2123: results/h200's
+   * folders moved out after packing): both, or the row would call the
+   * binary's tree dirty */
+  cm_strlcpy(run.binary_git, "15389128", sizeof run.binary_git);
+  n = rp__env_rows(&run, rows);
+  for (i = 0; i < n; i++)
+    if (strcmp(rows[i].key, "git commit") == 0)
+      ASSERT_STR_EQ(rows[i].value, "15389128 (dirty) in the run's folder; "
+                                   "binary built from 15389128 (clean tree)");
   /* a binary that could not tell: nothing to add */
   cm_strlcpy(run.binary_git, "unknown", sizeof run.binary_git);
   n = rp__env_rows(&run, rows);

@@ -58,14 +58,19 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   set(rows, &n, "host", run->host[0] || !r ? run->host : r->host);
   set(rows, &n, "OS environment", run->os[0] || !r ? run->os : r->os);
   bin_git(run, r, bin, sizeof bin, &bin_dirty);
-  if (bin[0] != '\0' && strcmp(run->git_commit, bin) != 0)
-    /* The run's folder had no git, or not the binary's commit (a tree
-     * copied to the GPU machine, a prebuilt build folder): the binary
-     * still says what it was built from. */
+  if (bin[0] != '\0' &&
+      (strcmp(run->git_commit, bin) != 0 ||
+       (bin_dirty >= 0 && run->git_dirty >= 0 && bin_dirty != run->git_dirty)))
+    /* The run's folder had no git, or not the binary's commit or tree
+     * state (a tree copied to the GPU machine, a prebuilt build folder, a
+     * folder changed after the build): the binary still says what it was
+     * built from. */
     cm_snprintf(t, sizeof t, "%s%s in the run's folder; binary built from %s%s",
                 run->git_commit[0] ? run->git_commit : "unknown",
                 run->git_dirty == 1 ? " (dirty)" : "", bin,
-                bin_dirty == 1 ? " (dirty tree)" : "");
+                bin_dirty == 1   ? " (dirty tree)"
+                : bin_dirty == 0 ? " (clean tree)"
+                                 : "");
   else
     cm_snprintf(t, sizeof t, "%s%s", run->git_commit,
                 run->git_dirty == 1 ? " (dirty)" : "");
