@@ -203,15 +203,14 @@ int pf_compare(const double *actual, const double *expected,
   return out->failed == 0;
 }
 
-/* ---- rounding direction ---- */
+/* ---- rounding ---- */
 
 typedef struct {
   cpk_dtype dt;
-  double min_normal;
   const double *actual, *expected;
   int64_t n, count;
   const int64_t *idx;
-  int64_t *part; /* three counts per block: inexact, away, toward */
+  int64_t *part; /* three counts per block: counted, away, toward */
 } round_ctx;
 
 /* Counts positions [j0, j1) of the list (or of [0, n)) into k[0..2]. */
@@ -221,21 +220,18 @@ static void round_range(const round_ctx *c, int64_t j0, int64_t j1,
   k[0] = k[1] = k[2] = 0;
   for (j = j0; j < j1; j++) {
     int64_t i = c->idx ? c->idx[j] : j;
-    double a, e;
+    double a, e, r;
     if (i < 0 || i >= c->n)
       continue;
     a = c->actual[i];
     e = c->expected[i];
-    /* subnormal references are left out: their spacing is fixed, so
-     * across one a falling density (softmax's outputs, dense near 0) puts
-     * more of them in the lower half, and correct rounding leans */
-    if (!isfinite(a) || !isfinite(e) || fabs(e) < c->min_normal ||
-        pf_dtype_round(c->dt, e) == e)
+    if (!isfinite(a) || !isfinite(e) || e == 0.0)
       continue;
+    r = pf_dtype_round(c->dt, e);
     k[0]++;
-    if (fabs(a) > fabs(e))
+    if (fabs(a) > fabs(r))
       k[1]++;
-    else if (fabs(a) < fabs(e))
+    else if (fabs(a) < fabs(r))
       k[2]++;
   }
 }
@@ -255,13 +251,11 @@ int pf_rounding_check(cpk_dtype dt, const double *actual,
                       int64_t nidx, pf_rounding *out) {
   round_ctx c;
   int64_t nblocks, b, k[3] = {0, 0, 0};
-  double decided;
+  double off, lean;
   memset(out, 0, sizeof *out);
-  out->away_share = 0.5;
   if (dt == CPK_F32)
     return 1;
   c.dt = dt;
-  c.min_normal = dt == CPK_F16 ? 0x1p-14 : 0x1p-126;
   c.actual = actual;
   c.expected = expected;
   c.n = n;
@@ -281,14 +275,16 @@ int pf_rounding_check(cpk_dtype dt, const double *actual,
       k[2] += c.part[3 * b + 2];
     }
   free(c.part);
-  out->inexact = k[0];
+  out->counted = k[0];
   out->away = k[1];
   out->toward = k[2];
-  decided = (double)(k[1] + k[2]);
-  if (decided > 0) {
-    out->away_share = (double)k[1] / decided;
-    out->z = (double)(k[1] - k[2]) / sqrt(decided);
+  off = (double)(k[1] + k[2]);
+  if (off > 0) {
+    lean = (double)(k[1] - k[2]);
+    out->off = off / (double)k[0];
+    out->one_way = lean / off;
+    out->z = lean / sqrt(off);
   }
-  return !(fabs(out->away_share - 0.5) >= PF_ROUND_LEAN &&
+  return !(out->off >= PF_ROUND_OFF && fabs(out->one_way) >= PF_ROUND_ONE_WAY &&
            fabs(out->z) >= PF_ROUND_Z);
 }
