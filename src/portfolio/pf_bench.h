@@ -26,6 +26,13 @@ typedef struct {
   int64_t stride;      /* row stride in elements (0 for elementwise) */
   double logical_bytes; /* fewest bytes: each input read once, output once */
   double flops;         /* 0 for memory-bound ops */
+  /* The rounding check of the verification (pf_tol.h; docs/VALIDATION.md,
+   * "Rounding"), of the output furthest off the nearest values: whether
+   * the case had it, the elements counted, the share off the nearest
+   * value, and how one-sided those are (-1 all toward zero, +1 all away). */
+  int rounding_checked;
+  int64_t round_counted;
+  double round_off, round_one_way;
 } pf_case_info;
 
 typedef struct {

@@ -74,6 +74,12 @@ static int check(const json_t *root, const json_t *s, const json_t *v,
                     json_number_value(v), json_number_value(kw));
         return fail(err, size, path, msg);
       }
+    } else if (strcmp(key, "maximum") == 0) {
+      if (json_is_number(v) && json_number_value(v) > json_number_value(kw)) {
+        cm_snprintf(msg, sizeof msg, "%g is above maximum %g",
+                    json_number_value(v), json_number_value(kw));
+        return fail(err, size, path, msg);
+      }
     } else if (strcmp(key, "required") == 0) {
       size_t i;
       for (i = 0; json_is_object(v) && i < json_array_size(kw); i++) {

@@ -1,8 +1,9 @@
 /* schema_check.h: a validator for the subset of JSON Schema that
  * docs/schema/results-v1.schema.json uses (type, required, properties,
- * items, enum, minimum, and local "$ref": "#/$defs/NAME"). A schema keyword
- * outside that subset is reported as an error rather than ignored, so the
- * schema cannot silently outgrow what the tests check. Test code only. */
+ * items, enum, minimum, maximum, and local "$ref": "#/$defs/NAME"). A
+ * schema keyword outside that subset is reported as an error rather than
+ * ignored, so the schema cannot silently outgrow what the tests check.
+ * Test code only. */
 #ifndef SCHEMA_CHECK_H
 #define SCHEMA_CHECK_H
 

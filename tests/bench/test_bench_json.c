@@ -84,6 +84,10 @@ static int make_results(pf_results *r) {
   c->max_rel_err = 4e-3;
   c->rtol = 1.6e-2;
   c->atol = 1e-5;
+  c->rounding_checked = 1; /* a bf16 row op: the rounding check ran */
+  c->round_counted = 16777216;
+  c->round_off = 2.5e-5;
+  c->round_one_way = -0.125;
   c->before.sm_clock_ok = 1;
   c->before.sm_clock_mhz = 1980;
   c->before.reasons_ok = 1;
@@ -193,6 +197,11 @@ TEST_IMPL(doc_roundtrip) {
               1e-12);
   ASSERT_STR_EQ(json_string_value(json_object_get(peer, "name")),
                 "cudnnSoftmaxForward");
+  /* the rounding check's numbers, under correctness */
+  t = json_object_get(json_object_get(c0, "correctness"), "rounding");
+  ASSERT_EQ(json_integer_value(json_object_get(t, "counted")), 16777216);
+  ASSERT_NEAR(json_real_value(json_object_get(t, "off_nearest")), 2.5e-5, 0);
+  ASSERT_NEAR(json_real_value(json_object_get(t, "one_way")), -0.125, 0);
   /* 67108864 bytes / 2.1e-4 s, as GB/s, over 4000 GB/s */
   ASSERT_NEAR(json_real_value(json_object_get(json_object_get(c0, "throughput"),
                                               "fraction_of_copy_bw")),
@@ -280,6 +289,17 @@ TEST_IMPL(schema_rejects_bad) {
   doc = pf_json_document(&r);
   json_object_set_new(doc, "schema_version", json_integer(2));
   ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 1);
+  json_decref(doc);
+
+  /* the rounding check's one-way share is in [-1, 1] */
+  doc = pf_json_document(&r);
+  t = json_object_get(
+      json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
+                      "correctness"),
+      "rounding");
+  json_object_set_new(t, "one_way", json_real(1.5));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 1);
+  ASSERT_CONTAINS(err, "one_way");
   json_decref(doc);
 
   json_decref(schema);
