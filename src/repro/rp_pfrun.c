@@ -90,7 +90,11 @@ int rp_portfolio_step_ex(rp_ctx *ctx, rp_stage_run *st, const char *step,
     if (have_banner != NULL)
       *have_banner = 1;
   } else {
-    json_object_set_new(st->record, "banner_error", cm_json_text(err));
+    /* named by its step: a stage of two steps (test: the control, then
+     * --test-only) may record the banner of one and the error of the other */
+    char named[320];
+    cm_snprintf(named, sizeof named, "%s: %s", step, err);
+    json_object_set_new(st->record, "banner_error", cm_json_text(named));
   }
   code = rp_step_ok(&res) || (res.spawned && !res.term_signal &&
                               !res.timed_out && !res.interrupted)

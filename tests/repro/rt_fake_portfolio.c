@@ -25,7 +25,8 @@
  * goes (<run>.tar.gz), so that repro cannot write the bundle.
  * The word --verify-control (the test stage's first step) prints the banner
  * and exits 77 in mode nodev, 1 with a message when FAKE_PF_VCTRL=missed
- * (a control not caught), and 0 with the real binary's summary line in
+ * (a control not caught), 0 with no output at all (no banner) when
+ * FAKE_PF_VCTRL=nobanner, and 0 with the real binary's summary line in
  * every other mode (sleep and fail_utf8 included: those act on the
  * --test-only step that follows).
  * Any other mode, or none, exits 2. Before any mode, as the real binary
@@ -163,6 +164,11 @@ int main(int argc, char **argv) {
     }
   if (mode == NULL)
     return 2;
+  for (i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--verify-control") == 0 &&
+        getenv("FAKE_PF_VCTRL") != NULL &&
+        strcmp(getenv("FAKE_PF_VCTRL"), "nobanner") == 0)
+      return 0; /* a control that says nothing, not even its banner */
   printf(RT_BANNER_CLEAN);
   fflush(stdout);
   if (strcmp(mode, "nodev") == 0) {

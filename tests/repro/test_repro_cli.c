@@ -131,6 +131,8 @@ TEST_IMPL(cli_verify_control) {
   static const char *const caught[] = {"FAKE_PF_MODE=json_clean", NULL};
   static const char *const missed[] = {"FAKE_PF_MODE=json_clean",
                                        "FAKE_PF_VCTRL=missed", NULL};
+  static const char *const nobanner[] = {"FAKE_PF_MODE=json_clean",
+                                         "FAKE_PF_VCTRL=nobanner", NULL};
   char run[1300], names[256];
   json_t *m, *st, *vc;
   if (rt_engine_names_exe() != 0)
@@ -160,6 +162,18 @@ TEST_IMPL(cli_verify_control) {
   vc = json_object_get(st, "verification_control");
   ASSERT_TRUE(json_is_false(json_object_get(vc, "failed_as_predicted")));
   ASSERT_EQ(json_integer_value(json_object_get(vc, "exit_code")), 1);
+  json_decref(m);
+
+  /* a control without its banner: the stage fails, and the record keeps
+   * --test-only's banner beside the control's error, which names its step
+   * (it read as the stage's own before) */
+  m = rt_repro_manifest("vctrl-nobanner", args, nobanner, 1, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  st = rt_stage(m, "test");
+  ASSERT_STR_EQ(rt_str(st, "status"), "failed");
+  ASSERT_CONTAINS(rt_str(st, "reason"), "without a banner");
+  ASSERT_CONTAINS(rt_str(st, "banner_error"), "verify-control: ");
+  ASSERT_TRUE(json_is_object(json_object_get(st, "banner")));
   json_decref(m);
   return 0;
 }
