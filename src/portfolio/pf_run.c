@@ -203,13 +203,18 @@ static int read_again(pf_case *c, int set, int *same) {
 
 /* ---- verification ---- */
 
-/* The rounding check (pf_rounding_check) runs on every 16-bit output of
- * the row ops and matmul (docs/VALIDATION.md, "Rounding"): copy and add are
- * compared exactly, and fp32 outputs carry the kernels' own error of
- * several fp32 ulps. */
+/* The rounding check (pf_rounding_check) runs on the 16-bit outputs of the
+ * row ops' cases without extreme values (docs/VALIDATION.md, "Rounding").
+ * Not on extreme cases: their pattern rows repeat one or two values over a
+ * whole row, so one value whose reference lies within the kernel's fp32
+ * error of a midpoint puts half a row off the nearest value, one way, for
+ * no bug. Not on matmul until its share off the nearest value at K in the
+ * thousands is measured: its fp32 error grows with K, and its tensor cores
+ * do not round to nearest inside an instruction. Not on copy and add
+ * (compared exactly) nor fp32 (several fp32 ulps of the kernels' own
+ * arithmetic). */
 static int rounding_applies(const pf_case *c) {
-  return c->dt != CPK_F32 &&
-         (c->op->kind == PF_KIND_ROWS || c->op->kind == PF_KIND_MATMUL);
+  return c->dt != CPK_F32 && c->op->kind == PF_KIND_ROWS && !c->spec.extreme;
 }
 
 static void verify_outputs(pf_case *c, verdict *v) {
