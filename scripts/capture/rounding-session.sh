@@ -37,7 +37,7 @@ bv() {
     --dtype "$2" --budget 0.05 --json "$out/bench-verify-$1-$2.json"
 }
 bv softmax fp16 45
-mkdir -p /tmp/mmdump
+rm -rf /tmp/mmdump && mkdir -p /tmp/mmdump
 for shape in 1024x1024x1024 4095x4097x4093; do
   for dt in fp16 bf16; do
     for v in naive tensorcore hopper; do
@@ -81,5 +81,9 @@ for dt in bf16 fp16; do
     [ "$op-$dt" = softmax-fp16 ] || bv "$op" "$dt" 45
   done
 done
-finish_checks rounding
+# finish_checks looks at test-only but not at bench-verify-*, where a
+# rounding-bias of a standard shape would show
+bad=$(awk -F'\t' '$1 ~ /^(test-only|bench-verify)/ && $2 != "rc=0"' "$log" | wc -l)
+finish
+if [ "$bad" -eq 0 ]; then echo "rounding-checks: OK"; else echo "rounding-checks: FAIL ($bad)"; fi
 exit 0

@@ -28,14 +28,16 @@ enum {
   P_NAN,          /* one NaN */
   P_ZERO,         /* all zero */
   P_NEAR_EPS,     /* mean square about half of rmsnorm's eps */
-  P_CANCEL,       /* about +100 in the first half, -100 in the second */
+  P_CANCEL,       /* about +100 on 45 %, -82 on the rest: a sum near 0 */
   P_ENDS          /* 16 first and last, 0 between (not in the lists) */
 };
 
 static const int pat_softmax[] = {P_LARGE_EQUAL,  P_ALL_NEG9000, P_POS_INF,
                                   P_SOME_NEG_INF, P_ALL_NEG_INF, P_HUGE,
                                   P_TINY,         P_NAN};
-/* P_CANCEL is last so that the rows of the other patterns keep theirs. */
+/* P_CANCEL is last, so the first eight pattern rows (rows 1 to 29) keep
+ * their patterns; from row 33 on the list's ninth entry moved every later
+ * row's (64x1000, 260x131080). */
 static const int pat_sum[] = {P_LARGE_EQUAL,  P_ALL_NEG9000, P_POS_INF,
                               P_SOME_NEG_INF, P_HUGE,        P_TINY,
                               P_NAN,          P_ZERO,        P_CANCEL};
@@ -62,6 +64,10 @@ void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
   double huge = dt == CPK_F16 ? 3e4 : which == WHICH_RMS ? 1e15 : 1e30;
   double tiny = dt == CPK_F16 ? 1e-6 : 1e-30;
   int64_t i, at = (int64_t)pf_rng_below(rng, (uint64_t)n);
+  /* P_CANCEL: where its negative side starts, and that side's scale */
+  const int64_t neg_from = n * 9 / 20;
+  const double neg_scale =
+      n > neg_from ? (double)neg_from / (double)(n - neg_from) : 1.0;
   for (i = 0; i < n; i++) {
     double u = pf_rng_uniform(rng, -1.0, 1.0);
     switch (p) {
@@ -98,13 +104,17 @@ void pf_fill_extreme_row(double *row, int64_t n, int pattern, int which,
       row[i] = 4e-3 * u;
       break;
     case P_CANCEL:
-      /* A sum near 0 of terms far from it: partial sums over a part of
-       * the row are about 100 per column, so a partial stored in 16 bits
-       * (a split reduction's) is off by 2^-12 to 2^-9 of that, far more
-       * than the fp32 allowance (gamma * sum |x| = 2e-4 per column); on
-       * random rows that bug passed wherever the row's sum was not near
-       * 0 by chance. */
-      row[i] = i < n / 2 ? 100.0 + u : -100.0 - u;
+      /* A sum near 0 of terms far from it: 100 + u on the first 45 % of
+       * the row, -(100 * 45/55) - u on the rest. Partial sums over a part
+       * of the row are about 100 per column, so a partial stored in 16
+       * bits (a split reduction's) is off by up to 2^-9 of that in bf16,
+       * far more than the fp32 allowance (gamma * sum |x| = 2e-4 per
+       * column), and in fp16 overflows past 65504 (+inf + -inf: NaN) once
+       * it spans 656 columns; on random rows that bug passed wherever the
+       * row's sum was not near 0 by chance. The two sides differ in
+       * magnitude so that their partials do not round to one bf16 value
+       * and cancel exactly (with equal halves they did, on a row in 7). */
+      row[i] = i < neg_from ? 100.0 + u : -100.0 * neg_scale - u;
       break;
     case P_ENDS:
       row[i] = i == 0 || i == n - 1 ? 16.0 : 0.0;

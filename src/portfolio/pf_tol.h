@@ -70,10 +70,11 @@ typedef struct {
 } pf_rounding;
 
 /* The elements off the nearest value lean when all three hold: they are
- * at least PF_ROUND_OFF of those counted (the kernels' fp32 error crosses
- * a midpoint on about 2^-10 of fp16's elements and fewer of bf16's), at
- * least PF_ROUND_ONE_WAY of them go one way more than the other (3 in 4),
- * and |z| >= PF_ROUND_Z. */
+ * at least PF_ROUND_OFF of those counted (the host models of the kernels'
+ * arithmetic: at most 4.9e-5), at least PF_ROUND_ONE_WAY of them go one
+ * way more than the other (3 in 4), and |z| >= PF_ROUND_Z. Since |z| <=
+ * sqrt(away + toward), an output with fewer than 36 elements off the
+ * nearest value cannot fail (row_sum's, one per row, on most shapes). */
 #define PF_ROUND_OFF 0.01
 #define PF_ROUND_ONE_WAY 0.5
 #define PF_ROUND_Z 6.0

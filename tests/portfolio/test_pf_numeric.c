@@ -965,25 +965,37 @@ static void row_sum_split_model(pf_case *c, int store_dt) {
 
 /* row_sum's split partials stored in the dtype instead of fp32: on the
  * set's 260x131080 with extreme values (4 chunks a row) the kernels' own
- * arithmetic passes, and the bug fails the 7 cancelling rows (pf_fill.c's
- * P_CANCEL, by far) besides the 6 or 7 random and huge rows whose sums
- * happen to lie near 0 (before the cancelling row, all it failed: 7 in
- * fp16, 6 in bf16 with seed 61). The shapes of 3 to 5 rows have no
- * cancelling row, and there the bug passes. */
+ * arithmetic passes, and the bug fails each of the 7 cancelling rows
+ * (pf_fill.c's P_CANCEL: rows 33, 69, ..., 249) besides the random and
+ * huge rows whose sums happen to lie near 0 (before the cancelling row,
+ * all it failed: 7 rows in fp16, 6 in bf16 with seed 61). The shapes of 3
+ * to 5 rows have no cancelling row, and there the bug passes. */
 TEST_IMPL(row_sum_partials_caught) {
   static const int64_t dims[2] = {260, 131080};
   int d, bug;
   for (d = 1; d < 3; d++)
     for (bug = 0; bug < 2; bug++) {
-      int64_t f = model_failures("row_sum", (cpk_dtype)d, dims, 0, 61,
-                                 row_sum_split_model, bug);
-      printf("# row_sum %s 260x131080 partials in %s: %lld rows fail\n",
+      pf_case c;
+      pf_tensor *y;
+      int64_t f, r, cancel_failed = 0;
+      ASSERT_OK(host_case(&c, "row_sum", (cpk_dtype)d, dims, 2, 0, 61));
+      y = &c.t[1];
+      ASSERT_TRUE(y->is_output);
+      row_sum_split_model(&c, bug);
+      f = failures(&c, y); /* rounds y to the dtype */
+      for (r = 1; r < dims[0]; r += 4)
+        if ((r / 4) % 9 == 8)
+          cancel_failed += !pf_close(y->val[r], y->expected[r], y->scale[r],
+                                     pf_tol_get(c.kop, c.dt));
+      printf("# row_sum %s 260x131080 partials in %s: %lld rows fail, %lld "
+             "of the 7 cancelling rows\n",
              pf_dtype_name((cpk_dtype)d), bug ? "the dtype" : "fp32",
-             (long long)f);
-      if (bug ? f < 12 : f != 0)
-        CM_TEST_FAIL_("%s partials in %s: %lld rows fail",
+             (long long)f, (long long)cancel_failed);
+      if (bug ? cancel_failed != 7 || f < 7 : f != 0)
+        CM_TEST_FAIL_("%s partials in %s: %lld rows fail, %lld cancelling",
                       pf_dtype_name((cpk_dtype)d), bug ? "the dtype" : "fp32",
-                      (long long)f);
+                      (long long)f, (long long)cancel_failed);
+      pf_case_free(&c);
     }
   return 0;
 }
