@@ -4,6 +4,8 @@
 # (cuda_portfolio there) and $var (experiment builds beside them: $VAR,
 # default .carry/var).
 #   left               seconds of the budget that are left
+#   upto S             S, or the seconds left less 10 if fewer: a step's
+#                      limit cut to what the budget has left
 #   gpu_csv NAME       the GPU's name and UUID, clocks, temperature, power
 #                      and throttle reasons (nvidia-smi, CSV) into
 #                      $out/NAME
@@ -119,6 +121,7 @@ var=${VAR:-.carry/var}
 log="$out/COMMANDS.txt"
 : >"$log"
 left() { echo $((budget - ($(date +%s) - t0))); }
+upto() { local l=$(($(left) - 10)); echo $(($1 < l ? $1 : l)); }
 run() {
   local name=$1 lim=$2; shift 2
   local s=$(date +%s)

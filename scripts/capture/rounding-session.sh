@@ -29,7 +29,6 @@ BIN=${BIN:-build/linux/bin}
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
-upto() { local l=$(($(left) - 10)); echo $(($1 < l ? $1 : l)); }
 run test-only.txt $(upto 150) "$pf" --test-only
 # most telling first: the first design's false alarm, matmul, the rest
 bv() {

@@ -41,7 +41,6 @@ export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 # most telling first: a short lease still brings the new checks back
 # (each step's limit is cut to what the budget has left)
-upto() { local l=$(($(left) - 10)); echo $(($1 < l ? $1 : l)); }
 run verify-control.txt $(upto 60) "$pf" --verify-control
 run repro-test.txt $(upto 240) ./repro --prebuilt --out "$out/repro-test" test
 run ctest-gpu.txt $(upto 120) ctest --test-dir build/linux/tests -L gpu \

@@ -11,6 +11,8 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
+#include "pf_tol.h"
+
 /* How a cold sample flushes the L2 (--flush). WRITE: cudaMemsetAsync over
  * twice the L2 (the convention of nvbench and Triton's do_bench); it leaves
  * the L2 full of dirty lines, whose write-back lands in the timed kernel.
@@ -27,12 +29,10 @@ typedef struct {
   double logical_bytes; /* fewest bytes: each input read once, output once */
   double flops;         /* 0 for memory-bound ops */
   /* The rounding check of the verification (pf_tol.h; docs/VALIDATION.md,
-   * "Rounding"), of the output furthest off the nearest values: whether
-   * the case had it, the elements counted, the share off the nearest
-   * value, and how one-sided those are (-1 all toward zero, +1 all away). */
+   * "Rounding"): whether the case had it, and its counts for the output
+   * furthest off the nearest values. */
   int rounding_checked;
-  int64_t round_counted;
-  double round_off, round_one_way;
+  pf_rounding rounding;
 } pf_case_info;
 
 typedef struct {

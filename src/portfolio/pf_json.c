@@ -342,9 +342,9 @@ static json_t *case_json(const pf_case_result *c) {
                                    : json_null());
   if (c->rounding_checked) {
     json_t *rd = json_object();
-    json_object_set_new(rd, "counted", json_integer(c->round_counted));
-    json_object_set_new(rd, "off_nearest", pf__json_num(c->round_off));
-    json_object_set_new(rd, "one_way", pf__json_num(c->round_one_way));
+    json_object_set_new(rd, "counted", json_integer(c->rounding.counted));
+    json_object_set_new(rd, "off_nearest", pf__json_num(c->rounding.off));
+    json_object_set_new(rd, "one_way", pf__json_num(c->rounding.one_way));
     json_object_set_new(cor, "rounding", rd);
   } else {
     json_object_set_new(cor, "rounding", json_null());

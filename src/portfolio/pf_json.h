@@ -64,9 +64,8 @@ typedef struct {
   double max_abs_err, max_rel_err, rtol, atol;
   int rechecked; /* 1 if the outputs were verified again after timing */
   int recheck_passed;
-  int rounding_checked; /* pf_case_info's rounding fields, as given */
-  int64_t round_counted;
-  double round_off, round_one_way;
+  int rounding_checked; /* pf_case_info's, as given */
+  pf_rounding rounding;
 
   /* timing */
   pf_series series;

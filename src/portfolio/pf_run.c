@@ -460,9 +460,7 @@ static int time_case(pf_runner *r, pf_case *c, const verdict *v) {
   tc.info.logical_bytes = c->op->bytes(c);
   tc.info.flops = c->op->flops(c);
   tc.info.rounding_checked = v->rounding_checked;
-  tc.info.round_counted = v->rounding.counted;
-  tc.info.round_off = v->rounding.off;
-  tc.info.round_one_way = v->rounding.one_way;
+  tc.info.rounding = v->rounding;
   tc.ctx = &bc;
   tc.nsets = c->nsets;
   tc.launch = bench_launch;

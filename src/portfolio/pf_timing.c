@@ -594,9 +594,7 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
   c->rtol = rtol;
   c->atol = atol;
   c->rounding_checked = tc->info.rounding_checked;
-  c->round_counted = tc->info.round_counted;
-  c->round_off = tc->info.round_off;
-  c->round_one_way = tc->info.round_one_way;
+  c->rounding = tc->info.rounding;
   progress(b, c);
 
   cm_snprintf(range, sizeof range, "%s/%s/%s/%s", c->op, c->variant, c->dtype,

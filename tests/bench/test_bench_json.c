@@ -85,9 +85,9 @@ static int make_results(pf_results *r) {
   c->rtol = 1.6e-2;
   c->atol = 1e-5;
   c->rounding_checked = 1; /* a bf16 row op: the rounding check ran */
-  c->round_counted = 16777216;
-  c->round_off = 2.5e-5;
-  c->round_one_way = -0.125;
+  c->rounding.counted = 16777216;
+  c->rounding.off = 2.5e-5;
+  c->rounding.one_way = -0.125;
   c->before.sm_clock_ok = 1;
   c->before.sm_clock_mhz = 1980;
   c->before.reasons_ok = 1;
