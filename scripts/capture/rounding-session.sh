@@ -16,11 +16,13 @@
 #    (matmul-rounding.txt: the share off the nearest value, one way).
 # The first design (9591a417: the share stored above the unrounded
 # reference) ran as checks/rounding-v1-2026-12-05T2141/ and failed fp16
-# softmax at 256x262144 for no bug. The second design has not run on a
-# GPU yet (the sixth session's device time ran out on failed starts).
-# Predicted: every case passes; the row ops' round_off under 1e-3 (the
-# host models: 0 to 4.9e-5); matmul's off-share under 0.4 % at K = 1024
-# (the first design's no-lean bound), unknown at K = 4093.
+# softmax at 256x262144 for no bug. The second design ran as
+# checks/rounding-h100-2026-12-06T0124/ (build 440bbfe3, an H100): every
+# case passed, matmul's tensor-core paths lean toward zero (its README row).
+# Predicted before that run: every case passes; the row ops' round_off
+# under 1e-3 (the host models: 0 to 4.9e-5); matmul's off-share under
+# 0.4 % at K = 1024 (the first design's no-lean bound), unknown at
+# K = 4093.
 #   bash scripts/capture/rounding-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: rounding-session.sh OUTDIR [BUDGET_S]}
