@@ -10,7 +10,7 @@
 #  - the benchmark set's 16-bit row-op cases, verified then timed briefly
 #    (--budget 0.05: the timings are not for use): the standard shapes,
 #    whose verification before timing includes the check;
-#  - matmul, which the check leaves out until this is measured: each
+#  - matmul, which the check leaves out (this measured why): each
 #    16-bit dtype and path at 1024^3 and 4095x4097x4093 dumped (--dump),
 #    and the same statistic computed from the .npy files
 #    (matmul-rounding.txt: the share off the nearest value, one way).

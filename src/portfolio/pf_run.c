@@ -208,13 +208,11 @@ static int read_again(pf_case *c, int set, int *same) {
  * Not on extreme cases: their pattern rows repeat one or two values over a
  * whole row, so one value whose reference lies within the kernel's fp32
  * error of a midpoint puts half a row off the nearest value, one way, for
- * no bug. Not on matmul: its tensor-core paths lean toward zero (their
- * accumulation inside an instruction does not round to nearest), and the
- * lean grows with K; measured on an H100, fp16 at 8192^3 has 3 % of its
- * elements off the nearest value, 0.4 of them one way more than the other,
- * one bound short of failing (results/h200/checks/rounding-h100-*). Not on
- * copy and add
- * (compared exactly) nor fp32 (several fp32 ulps of the kernels' own
+ * no bug. Not on matmul: its tensor-core paths lean toward zero, more as
+ * K grows; measured on an H100, fp16 at 8192^3 has 3 % of its elements off
+ * the nearest value, 0.4 of them one way more than the other, one bound
+ * short of failing (results/h200/checks/rounding-h100-*). Not on copy and
+ * add (compared exactly) nor fp32 (several fp32 ulps of the kernels' own
  * arithmetic). */
 static int rounding_applies(const pf_case *c) {
   return c->dt != CPK_F32 && c->op->kind == PF_KIND_ROWS && !c->spec.extreme;
