@@ -48,35 +48,8 @@ for shape in 1024x1024x1024 4095x4097x4093; do
     done
   done
 done
-python3 - /tmp/mmdump >"$out/matmul-rounding.txt" 2>&1 <<'PY'
-import glob, math, os, sys
-import numpy as np
-def nearest(e, bf16):
-    f = e.astype(np.float32)  # the kernels round fp32 to the dtype
-    if not bf16:
-        return f.astype(np.float16).astype(np.float64)
-    u = f.view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return u.astype(np.uint32).view(np.float32).astype(np.float64)
-for d in sorted(glob.glob(os.path.join(sys.argv[1], "*"))):
-    for ref in sorted(glob.glob(os.path.join(d, "*_ref.npy"))):
-        e = np.load(ref).ravel()
-        a = np.load(ref.replace("_ref.npy", ".npy")).astype(np.float64).ravel()
-        smp = glob.glob(os.path.join(d, "*_sample.npy"))
-        if smp:
-            idx = np.load(smp[0]).ravel()
-            a = a[idx]
-            if e.size != idx.size:
-                e = e[idx]
-        r = nearest(e, "bf16" in d)
-        m = np.isfinite(a) & np.isfinite(e) & (e != 0)
-        away = int(np.sum(np.abs(a[m]) > np.abs(r[m])))
-        toward = int(np.sum(np.abs(a[m]) < np.abs(r[m])))
-        off = away + toward
-        print("%s: %d counted, off the nearest %.2e, one way %+.2f, z %.1f" % (
-            os.path.basename(d), int(m.sum()), off / max(int(m.sum()), 1),
-            (away - toward) / max(off, 1), (away - toward) / math.sqrt(max(off, 1))))
-PY
+python3 "$(dirname "$0")/matmul-rounding.py" /tmp/mmdump \
+  >"$out/matmul-rounding.txt" 2>&1
 for dt in bf16 fp16; do
   for op in softmax rmsnorm softmax_backward rmsnorm_backward row_sum; do
     [ "$op-$dt" = softmax-fp16 ] || bv "$op" "$dt" 45
