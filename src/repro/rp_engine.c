@@ -155,7 +155,11 @@ static void rp__manifest_tools(rp_ctx *ctx, json_t *m) {
   for (i = 0; names[i] != NULL; i++) {
     rp_tool_info info;
     json_t *o = json_object();
-    rp_tool_probe(&ctx->probe, names[i], &info);
+    /* nsys: the one the profile stage runs, wherever it was found */
+    if (strcmp(names[i], "nsys") == 0)
+      rp_nsys_probe(&ctx->probe, &info);
+    else
+      rp_tool_probe(&ctx->probe, names[i], &info);
     json_object_set_new(o, "found", json_boolean(info.found));
     if (info.found) {
       json_object_set_new(o, "path", cm_json_text(info.path));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 const char *rp_check_state_name(rp_check_state s) {
   return s == RP_CHECK_PASS ? "pass" : s == RP_CHECK_WARN ? "warn" : "fail";
@@ -143,14 +144,34 @@ typedef struct {
 static rp__tool_cache rp__tools[32];
 static int rp__ntools;
 
+static void rp__tool_remember(const char *name, const rp_tool_info *info) {
+  if (rp__ntools < (int)(sizeof rp__tools / sizeof rp__tools[0])) {
+    cm_strlcpy(rp__tools[rp__ntools].name, name,
+               sizeof rp__tools[rp__ntools].name);
+    rp__tools[rp__ntools++].info = *info;
+  }
+}
+
+/* Fills info->version from `PATH --version` (left "" when unparseable). */
+static void rp__probe_version(rp_tool_info *info) {
+  rp_step_result res;
+  const char *argv[3];
+  argv[0] = info->path;
+  argv[1] = "--version";
+  argv[2] = NULL;
+  if (rp__probe_run(argv, &res) == CM_OK) {
+    int v[4];
+    rp_version_parse(res.out, v, info->version, sizeof info->version);
+  }
+  rp_step_result_free(&res);
+}
+
 void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
   char dirs_buf[2048];
   const char *dirs[16];
   const char *cuda_home = plat_getenv("CUDA_HOME");
   char cuda_bin[600];
   int nd = 0, i;
-  rp_step_result res;
-  const char *argv[3];
 
   for (i = 0; i < rp__ntools; i++)
     if (strcmp(rp__tools[i].name, name) == 0) {
@@ -177,20 +198,63 @@ void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
   dirs[nd] = NULL;
   if (plat_find_executable(name, dirs, out->path, sizeof out->path) == CM_OK) {
     out->found = 1;
-    argv[0] = out->path;
-    argv[1] = "--version";
-    argv[2] = NULL;
-    if (rp__probe_run(argv, &res) == CM_OK) {
-      int v[4];
-      rp_version_parse(res.out, v, out->version, sizeof out->version);
+    rp__probe_version(out);
+  }
+  rp__tool_remember(name, out);
+}
+
+/* Newest <base>/<version>/<tail> that exists (version folders compared as
+ * dotted numbers). Returns 1 and fills buf when found. */
+static int rp__newest_under(const char *base, const char *tail, char *buf,
+                            size_t size) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  char best[256] = "", cand[1024];
+  int found = 0;
+  if (uv_fs_scandir(NULL, &req, base, 0, NULL) < 0) {
+    uv_fs_req_cleanup(&req);
+    return 0;
+  }
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    if (cm_snprintf(cand, sizeof cand, "%s/%s/%s", base, ent.name, tail) ||
+        !plat_path_exists(cand))
+      continue;
+    if (!found || rp_version_cmp(ent.name, best) > 0) {
+      cm_strlcpy(best, ent.name, sizeof best);
+      found = 1;
     }
-    rp_step_result_free(&res);
   }
-  if (rp__ntools < (int)(sizeof rp__tools / sizeof rp__tools[0])) {
-    cm_strlcpy(rp__tools[rp__ntools].name, name,
-               sizeof rp__tools[rp__ntools].name);
-    rp__tools[rp__ntools++].info = *out;
+  uv_fs_req_cleanup(&req);
+  if (found && cm_snprintf(buf, size, "%s/%s/%s", base, best, tail) != CM_OK)
+    found = 0;
+  return found;
+}
+
+void rp_nsys_probe(const rp_probe *p, rp_tool_info *out) {
+  static const char key[] = "nsys (the profile stage's)";
+  const char *root = p != NULL ? p->nsight_root : NULL;
+  char base[600];
+  int i;
+  for (i = 0; i < rp__ntools; i++)
+    if (strcmp(rp__tools[i].name, key) == 0) {
+      *out = rp__tools[i].info;
+      return;
+    }
+  rp_tool_probe(p, "nsys", out);
+  if (!out->found && (root != NULL || p == NULL || p->tool_dirs == NULL)) {
+    if (root == NULL)
+      root = "/opt/nvidia";
+    memset(out, 0, sizeof *out);
+    if ((cm_snprintf(base, sizeof base, "%s/nsight-systems", root) == CM_OK &&
+         rp__newest_under(base, "bin/nsys", out->path, sizeof out->path)) ||
+        (cm_snprintf(base, sizeof base, "%s/nsight-compute", root) == CM_OK &&
+         rp__newest_under(base, "host/target-linux-x64/nsys", out->path,
+                          sizeof out->path))) {
+      out->found = 1;
+      rp__probe_version(out);
+    }
   }
+  rp__tool_remember(key, out);
 }
 
 int rp_device_count(const rp_probe *p, char *detail, size_t size) {

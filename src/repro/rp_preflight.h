@@ -51,6 +51,10 @@ typedef struct {
   const char *tool_dirs;   /* extra folders searched for tools, PATH-like
                               list; NULL: $CUDA_HOME/bin and
                               /usr/local/cuda/bin */
+  const char *nsight_root; /* the folder holding nsight-systems/ and
+                              nsight-compute/; NULL: /opt/nvidia, searched
+                              only while tool_dirs is NULL (tests confine
+                              the search to their folders) */
 } rp_probe;
 
 /* Adds a check; silently ignored when the list is full (the last slot then
@@ -100,6 +104,15 @@ typedef struct {
 
 /* Finds and probes a tool (runs `TOOL --version` once, 20 s timeout). */
 void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out);
+
+/* Finds nsys where the profile stage looks for it, and probes it as
+ * rp_tool_probe does: PATH and the CUDA folders, then the newest
+ * <root>/nsight-systems/<version>/bin/nsys, then the copy Nsight Compute
+ * ships, the newest <root>/nsight-compute/<version>/host/target-linux-x64/nsys
+ * (where the H200 machine has it; root: rp_probe.nsight_root). The stage
+ * and the manifest's tool list both ask this, so the archive names the nsys
+ * the stage ran. Cached for the process's lifetime. */
+void rp_nsys_probe(const rp_probe *p, rp_tool_info *out);
 
 /* Number of CUDA devices: the driver's /proc listing, else `nvidia-smi -L`
  * lines. detail says which source answered. */

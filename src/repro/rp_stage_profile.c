@@ -77,53 +77,22 @@ static uint64_t rp__prof_size(const char *path) {
   return n;
 }
 
-/* Newest <base>/<version>/<tail> that exists (version folders compared as
- * dotted numbers). Returns 1 and fills buf when found. */
-static int rp__newest_under(const char *base, const char *tail, char *buf,
-                            size_t size) {
-  uv_fs_t req;
-  uv_dirent_t ent;
-  char best[256] = "", cand[1024];
-  int found = 0;
-  if (uv_fs_scandir(NULL, &req, base, 0, NULL) < 0) {
-    uv_fs_req_cleanup(&req);
-    return 0;
-  }
-  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-    if (cm_snprintf(cand, sizeof cand, "%s/%s/%s", base, ent.name, tail) ||
-        !plat_path_exists(cand))
-      continue;
-    if (!found || rp_version_cmp(ent.name, best) > 0) {
-      cm_strlcpy(best, ent.name, sizeof best);
-      found = 1;
-    }
-  }
-  uv_fs_req_cleanup(&req);
-  if (found && cm_snprintf(buf, size, "%s/%s/%s", base, best, tail) != CM_OK)
-    found = 0;
-  return found;
-}
-
-/* nsys: PATH (and the CUDA folders), then Nsight Systems' own install, then
- * the copy Nsight Compute ships (where the H200 machine has it). */
-static int rp__find_nsys(const rp_ctx *ctx, char *buf, size_t size) {
-  rp_tool_info t;
-  rp_tool_probe(&ctx->probe, "nsys", &t);
-  if (t.found)
-    return cm_strlcpy(buf, t.path, size) == CM_OK;
-  if (ctx->probe.tool_dirs != NULL)
-    return 0; /* tests confine the search to their folders */
-  return rp__newest_under("/opt/nvidia/nsight-systems", "bin/nsys", buf,
-                          size) ||
-         rp__newest_under("/opt/nvidia/nsight-compute",
-                          "host/target-linux-x64/nsys", buf, size);
+/* nsys: where rp_nsys_probe finds it (PATH and the CUDA folders, then
+ * Nsight Systems' own install, then the copy Nsight Compute ships, where
+ * the H200 machine has it); the manifest's tool list names the same one. */
+static int rp__find_nsys(const rp_ctx *ctx, char *buf, size_t size,
+                         rp_tool_info *t) {
+  rp_nsys_probe(&ctx->probe, t);
+  return t->found && cm_strlcpy(buf, t->path, size) == CM_OK;
 }
 
 static void rp__profile_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  rp_tool_info t;
   rp__nsys_path[0] = '\0';
-  if (rp__find_nsys(ctx, rp__nsys_path, sizeof rp__nsys_path))
-    rp_checks_add(&st->checks, "tool nsys", RP_CHECK_PASS, RP_EFFECT_NONE, "%s",
-                  rp__nsys_path);
+  if (rp__find_nsys(ctx, rp__nsys_path, sizeof rp__nsys_path, &t))
+    rp_checks_add(&st->checks, "tool nsys", RP_CHECK_PASS, RP_EFFECT_NONE,
+                  "%s, version %s", rp__nsys_path,
+                  t.version[0] ? t.version : "unknown");
   else
     rp_checks_add(&st->checks, "tool nsys", RP_CHECK_WARN, RP_EFFECT_LIMIT,
                   "nsys not found in PATH, the CUDA folders, "

@@ -14,7 +14,9 @@
 #include "rp_preflight.h"
 #include "rp_test_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <uv.h>
 
 static const char good_contract[] =
@@ -338,6 +340,100 @@ static const char *find_check(const rp_checks *cs, const char *name,
 
 /* --lock-clocks: the spec cuda_portfolio takes, and the time stage's check
  * (root needed; refused without, with the command that works). */
+/* nsys as the profile stage finds it: a fake install tree under
+ * rp_probe.nsight_root, each nsys a script printing what the GPU machine's
+ * `nsys --version` printed (tests/fixtures/h200-probe/nsys-version.txt). */
+static void nsys_tree(const char *root, const char *rel, const char *ver) {
+  char path[900], dir[900], text[200];
+  char *slash;
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  snprintf(dir, sizeof dir, "%s", path);
+  slash = strrchr(dir, '/');
+  if (slash != NULL)
+    *slash = '\0';
+  if (plat_mkdir_p(dir) != CM_OK)
+    return;
+  if (ver != NULL) {
+    snprintf(text, sizeof text,
+             "#!/bin/sh\necho 'NVIDIA Nsight Systems version %s'\n", ver);
+    (void)rt_write(path, text, 1);
+  }
+}
+
+/* Sets p up over an empty tool folder and root; 1 when PATH already has an
+ * nsys (the probe takes that first, so the install tree is not what a test
+ * would see). */
+static int nsys_setup(rp_probe *p, const char *name, char *tools, char *root,
+                      size_t size) {
+  rp_tool_info t;
+  char dir[512];
+  memset(p, 0, sizeof *p);
+  if (rt_fresh_dir(name, dir, sizeof dir) != 0)
+    return -1;
+  snprintf(tools, size, "%s/tools", dir);
+  snprintf(root, size, "%s/opt-nvidia", dir);
+  if (plat_mkdir_p(tools) != CM_OK || plat_mkdir_p(root) != CM_OK)
+    return -1;
+  p->tool_dirs = tools;
+  p->no_nvidia_smi = 1;
+  rp_tool_probe(p, "nsys", &t);
+  return t.found ? 1 : 0;
+}
+
+/* The copy Nsight Compute ships, newest version that has one; the manifest
+ * and the stage get the same path and version (they both ask
+ * rp_nsys_probe). */
+TEST_IMPL(nsys_probe_compute_copy) {
+  char tools[640], root[640];
+  rp_probe p;
+  rp_tool_info t;
+  const int windows = plat_os_detect() == PLAT_OS_WINDOWS;
+  int r = nsys_setup(&p, "nsys-compute", tools, root, sizeof root);
+  ASSERT_TRUE(r >= 0);
+  if (r == 1) {
+    fprintf(stderr, "skipped: an nsys on PATH is found first\n");
+    return TEST_SKIP;
+  }
+  nsys_tree(root, "nsight-compute/2024.1.1/host/target-linux-x64/nsys",
+            "2024.1.1.0");
+  nsys_tree(root, "nsight-compute/2025.3.1/host/target-linux-x64/nsys",
+            "2025.3.1.0");
+  /* a newer version folder without the nsys copy does not count */
+  nsys_tree(root, "nsight-compute/2025.10.0/host/target-linux-x64/nsys", NULL);
+  p.nsight_root = root;
+  rp_nsys_probe(&p, &t);
+  ASSERT_EQ(t.found, 1);
+  ASSERT_CONTAINS(t.path,
+                  "/nsight-compute/2025.3.1/host/target-linux-x64/nsys");
+  if (!windows) /* a shell script runs on POSIX only */
+    ASSERT_STR_EQ(t.version, "2025.3.1.0");
+  return 0;
+}
+
+/* Nsight Systems' own install comes before the copy in Nsight Compute. */
+TEST_IMPL(nsys_probe_own_install) {
+  char tools[640], root[640];
+  rp_probe p;
+  rp_tool_info t;
+  const int windows = plat_os_detect() == PLAT_OS_WINDOWS;
+  int r = nsys_setup(&p, "nsys-own", tools, root, sizeof root);
+  ASSERT_TRUE(r >= 0);
+  if (r == 1) {
+    fprintf(stderr, "skipped: an nsys on PATH is found first\n");
+    return TEST_SKIP;
+  }
+  nsys_tree(root, "nsight-compute/2025.3.1/host/target-linux-x64/nsys",
+            "2025.3.1.0");
+  nsys_tree(root, "nsight-systems/2024.5.1/bin/nsys", "2024.5.1.113");
+  p.nsight_root = root;
+  rp_nsys_probe(&p, &t);
+  ASSERT_EQ(t.found, 1);
+  ASSERT_CONTAINS(t.path, "/nsight-systems/2024.5.1/bin/nsys");
+  if (!windows)
+    ASSERT_STR_EQ(t.version, "2024.5.1.113");
+  return 0;
+}
+
 TEST_IMPL(lock_clocks_check) {
   unsigned sm = 9, mem = 9;
   rp_checks cs;
