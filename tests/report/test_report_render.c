@@ -244,6 +244,76 @@ TEST_IMPL(report_exit_note_scope) {
   return 0;
 }
 
+/* The fixture's run with its inspect stage removed (status NULL) or
+ * given that status and reason and no resource table; its manifest
+ * finished again, so that the report verifies it. */
+static int inspect_as(const char *name, char *d, size_t size,
+                      const char *status, const char *reason) {
+  char p[1100];
+  json_t *m, *stages, *st = NULL;
+  size_t i;
+  int r;
+  if (make(name, d, size) != 0 ||
+      cm_snprintf(p, sizeof p, "%s/manifest.json", d) != CM_OK ||
+      (m = cm_json_load_file(p, 0, NULL)) == NULL)
+    return 1;
+  stages = json_object_get(m, "stages");
+  for (i = 0; i < json_array_size(stages); i++) {
+    st = json_array_get(stages, i);
+    if (strcmp(json_string_value(json_object_get(st, "name")), "inspect") == 0)
+      break;
+  }
+  if (i == json_array_size(stages)) {
+    json_decref(m);
+    return 1;
+  }
+  if (status == NULL) {
+    json_array_remove(stages, i);
+  } else {
+    json_object_set_new(st, "status", json_string(status));
+    json_object_set_new(st, "reason", json_string(reason));
+    json_object_del(st, "resources");
+  }
+  r = rp_manifest_finish(d, m);
+  json_decref(m);
+  return r == CM_OK ? 0 : 1;
+}
+
+/* An empty resource table says why: the inspect stage was left out of the
+ * run, or did not record one (its status and reason). */
+TEST_IMPL(report_resources_why) {
+  static const struct {
+    const char *name, *status, *reason, *md, *html;
+  } k[] = {
+      {"res-left-out", NULL, NULL,
+       "## Resource usage (inspect)\n\nNo resource table is recorded: the "
+       "inspect stage was not part of this run (left out by --only or "
+       "--skip; ./repro inspect records one).\n",
+       "<p>No resource table is recorded: the inspect stage was not part of "
+       "this run"},
+      {"res-skipped", "skipped",
+       "cuobjdump not found in PATH or the CUDA folders",
+       "No resource table is recorded: the inspect stage skipped: cuobjdump "
+       "not found in PATH or the CUDA folders.\n",
+       "the inspect stage skipped: cuobjdump not found"}};
+  char d[512];
+  char *argv[] = {"report", d, NULL};
+  char *md, *html;
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+    ASSERT_EQ(inspect_as(k[i].name, d, sizeof d, k[i].status, k[i].reason), 0);
+    ASSERT_EQ(rp_report_main(2, argv, NULL), 0);
+    md = slurp(d, "report.md");
+    html = slurp(d, "report.html");
+    ASSERT_TRUE(md != NULL && html != NULL);
+    ASSERT_CONTAINS(md, k[i].md);
+    ASSERT_CONTAINS(html, k[i].html);
+    free(md);
+    free(html);
+  }
+  return 0;
+}
+
 /* A run whose folder's git is not the binary's (a tree copied to the GPU
  * machine, a prebuilt build folder) shows both in the report. */
 /* compare reads a bundle as it is: verified first, in the same pass that

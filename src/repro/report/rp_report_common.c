@@ -166,6 +166,24 @@ int rp__negative_control(const rp_run *run, char *buf, size_t size) {
   return -1;
 }
 
+void rp__no_resources(const rp_run *run, char *buf, size_t size) {
+  size_t i;
+  for (i = 0; i < run->nstages; i++) {
+    const rp_stage *st = &run->stages[i];
+    if (strcmp(st->name, "inspect") != 0)
+      continue;
+    cm_snprintf(buf, size,
+                "No resource table is recorded: the inspect stage %s%s%s.",
+                st->status[0] ? st->status : "left no status",
+                st->reason[0] ? ": " : "", st->reason);
+    return;
+  }
+  cm_snprintf(buf, size,
+              "No resource table is recorded: the inspect stage was not "
+              "part of this run (left out by --only or --skip; ./repro "
+              "inspect records one).");
+}
+
 int rp__verify_control(const rp_run *run, char *buf, size_t size) {
   if (run->verify_control == 1)
     cm_snprintf(buf, size, "failed as predicted");

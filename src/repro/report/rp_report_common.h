@@ -37,6 +37,11 @@ int rp__negative_control(const rp_run *run, char *buf, size_t size);
  * decided (no device, a CUDA error, a step killed or timed out). */
 int rp__verify_control(const rp_run *run, char *buf, size_t size);
 
+/* Why the run has no resource table, one sentence for both formats:
+ * the inspect stage was not run (left out by --only or --skip), or its
+ * status and reason when it did not record one. */
+void rp__no_resources(const rp_run *run, char *buf, size_t size);
+
 /* What the verification control is, one sentence, for both formats. */
 #define RP__VERIFY_CONTROL_WHAT                                                \
   "add_ftz, an fp32 add that flushes subnormals to zero on purpose, "          \

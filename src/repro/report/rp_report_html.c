@@ -245,7 +245,11 @@ static void h_resources(rp__sb *b, const rp_run *run) {
   size_t i;
   rp__sb_add(b, "<h2>Resource usage (inspect)</h2>\n");
   if (run->nresources == 0) {
-    rp__sb_add(b, "<p>No resource table is recorded.</p>\n");
+    char why[700];
+    rp__no_resources(run, why, sizeof why);
+    rp__sb_add(b, "<p>");
+    rp__sb_xml(b, why);
+    rp__sb_add(b, "</p>\n");
     return;
   }
   rp__sb_add(b, "<table><tr><th>kernel</th><th>arch</th><th>registers</th>"

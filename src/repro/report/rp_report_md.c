@@ -202,7 +202,10 @@ static void md_resources(rp__sb *b, const rp_run *run) {
   size_t i;
   rp__sb_add(b, "## Resource usage (inspect)\n\n");
   if (run->nresources == 0) {
-    rp__sb_add(b, "No resource table is recorded.\n\n");
+    char why[700];
+    rp__no_resources(run, why, sizeof why);
+    rp__sb_md(b, why);
+    rp__sb_add(b, "\n\n");
     return;
   }
   rp__sb_add(b, "| kernel | arch | registers | stack B | spill st B | "
