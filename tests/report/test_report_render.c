@@ -287,10 +287,10 @@ TEST_IMPL(report_resources_why) {
   } k[] = {
       {"res-left-out", NULL, NULL,
        "## Resource usage (inspect)\n\nNo resource table is recorded: the "
-       "inspect stage was not part of this run (left out by --only or "
-       "--skip; ./repro inspect records one).\n",
-       "<p>No resource table is recorded: the inspect stage was not part of "
-       "this run"},
+       "inspect stage did not run (left out by --only or --skip, as in runs "
+       "on a GPU machine whose build machine inspects, or the run ended "
+       "before it: see Stages; ./repro inspect records one).\n",
+       "<p>No resource table is recorded: the inspect stage did not run"},
       {"res-skipped", "skipped",
        "cuobjdump not found in PATH or the CUDA folders",
        "No resource table is recorded: the inspect stage skipped: cuobjdump "
@@ -628,6 +628,8 @@ TEST_IMPL(report_without_manifest) {
   html = slurp(d, "report.html");
   ASSERT_TRUE(html != NULL);
   ASSERT_CONTAINS(html, "not bound to an archive");
+  ASSERT_CONTAINS(html, "<p>No resource table is recorded: the run has no "
+                        "manifest.</p>");
   /* No stages without a manifest: three charts (no timeline). */
   ASSERT_EQ(count(html, "<svg class=\"chart\""), 3);
   free(html);

@@ -168,20 +168,32 @@ int rp__negative_control(const rp_run *run, char *buf, size_t size) {
 
 void rp__no_resources(const rp_run *run, char *buf, size_t size) {
   size_t i;
+  if (!run->have_manifest) {
+    cm_snprintf(buf, size,
+                "No resource table is recorded: the run has no "
+                "manifest.");
+    return;
+  }
   for (i = 0; i < run->nstages; i++) {
     const rp_stage *st = &run->stages[i];
     if (strcmp(st->name, "inspect") != 0)
       continue;
-    cm_snprintf(buf, size,
-                "No resource table is recorded: the inspect stage %s%s%s.",
-                st->status[0] ? st->status : "left no status",
-                st->reason[0] ? ": " : "", st->reason);
+    if (strcmp(st->status, "passed") == 0)
+      cm_snprintf(buf, size,
+                  "No resource table is recorded, though the "
+                  "inspect stage passed.");
+    else
+      cm_snprintf(buf, size,
+                  "No resource table is recorded: the inspect stage %s%s%s.",
+                  st->status[0] ? st->status : "left no status",
+                  st->reason[0] ? ": " : "", st->reason);
     return;
   }
   cm_snprintf(buf, size,
-              "No resource table is recorded: the inspect stage was not "
-              "part of this run (left out by --only or --skip; ./repro "
-              "inspect records one).");
+              "No resource table is recorded: the inspect stage did not run "
+              "(left out by --only or --skip, as in runs on a GPU machine "
+              "whose build machine inspects, or the run ended before it: see "
+              "Stages; ./repro inspect records one).");
 }
 
 int rp__verify_control(const rp_run *run, char *buf, size_t size) {
