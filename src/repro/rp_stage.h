@@ -155,6 +155,13 @@ extern const rp_stage_desc rp_stage_build, rp_stage_test, rp_stage_sanitize,
  * doctor; adds nothing without --lock-clocks. */
 void rp_time_lock_check(const rp_ctx *ctx, rp_checks *out);
 
+/* The profile stage's nsys check, for its preflight and for doctor: PASS
+ * with the path and version of the nsys rp_nsys_probe finds, or WARN (the
+ * stage runs limited, with no timeline). path[size] gets that path, ""
+ * when none (path may be NULL). */
+void rp_profile_nsys_check(const rp_ctx *ctx, rp_checks *out, char *path,
+                           size_t size);
+
 /* ---- The engine (rp_engine.c) ---- */
 
 /* Creates the run: run id, folder, the manifest's fixed fields (host, OS,

@@ -77,27 +77,28 @@ static uint64_t rp__prof_size(const char *path) {
   return n;
 }
 
-/* nsys: where rp_nsys_probe finds it (PATH and the CUDA folders, then
- * Nsight Systems' own install, then the copy Nsight Compute ships, where
- * the H200 machine has it); the manifest's tool list names the same one. */
-static int rp__find_nsys(const rp_ctx *ctx, char *buf, size_t size,
-                         rp_tool_info *t) {
-  rp_nsys_probe(&ctx->probe, t);
-  return t->found && cm_strlcpy(buf, t->path, size) == CM_OK;
-}
-
-static void rp__profile_preflight(rp_ctx *ctx, rp_stage_run *st) {
+void rp_profile_nsys_check(const rp_ctx *ctx, rp_checks *out, char *path,
+                           size_t size) {
   rp_tool_info t;
-  rp__nsys_path[0] = '\0';
-  if (rp__find_nsys(ctx, rp__nsys_path, sizeof rp__nsys_path, &t))
-    rp_checks_add(&st->checks, "tool nsys", RP_CHECK_PASS, RP_EFFECT_NONE,
-                  "%s, version %s", rp__nsys_path,
+  if (path != NULL && size > 0)
+    path[0] = '\0';
+  rp_nsys_probe(&ctx->probe, &t);
+  if (t.found) {
+    rp_checks_add(out, "tool nsys", RP_CHECK_PASS, RP_EFFECT_NONE,
+                  "%s, version %s", t.path,
                   t.version[0] ? t.version : "unknown");
-  else
-    rp_checks_add(&st->checks, "tool nsys", RP_CHECK_WARN, RP_EFFECT_LIMIT,
+    if (path != NULL)
+      cm_strlcpy(path, t.path, size);
+  } else {
+    rp_checks_add(out, "tool nsys", RP_CHECK_WARN, RP_EFFECT_LIMIT,
                   "nsys not found in PATH, the CUDA folders, "
                   "/opt/nvidia/nsight-systems/*/bin or "
                   "/opt/nvidia/nsight-compute/*/host/target-linux-x64");
+  }
+}
+
+static void rp__profile_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  rp_profile_nsys_check(ctx, &st->checks, rp__nsys_path, sizeof rp__nsys_path);
 }
 
 /* Runs `ncu --import REP --csv --page PAGE`, archives its stdout as

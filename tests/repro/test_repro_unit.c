@@ -360,9 +360,10 @@ static void nsys_tree(const char *root, const char *rel, const char *ver) {
   }
 }
 
-/* Sets p up over an empty tool folder and root; 1 when PATH already has an
- * nsys (the probe takes that first, so the install tree is not what a test
- * would see). */
+/* Sets p up over an empty tool folder and a root holding Nsight Compute
+ * 2025.3.1's copy of nsys; 1 (said on stderr) when PATH already has an
+ * nsys, which the probe takes first, so the tree is not what a test would
+ * see; -1 on a setup error. */
 static int nsys_setup(rp_probe *p, const char *name, char *tools, char *root,
                       size_t size) {
   rp_tool_info t;
@@ -377,7 +378,13 @@ static int nsys_setup(rp_probe *p, const char *name, char *tools, char *root,
   p->tool_dirs = tools;
   p->no_nvidia_smi = 1;
   rp_tool_probe(p, "nsys", &t);
-  return t.found ? 1 : 0;
+  if (t.found) {
+    fprintf(stderr, "skipped: an nsys on PATH is found first\n");
+    return 1;
+  }
+  nsys_tree(root, "nsight-compute/2025.3.1/host/target-linux-x64/nsys",
+            "2025.3.1.0");
+  return 0;
 }
 
 /* The copy Nsight Compute ships, newest version that has one; the manifest
@@ -390,14 +397,10 @@ TEST_IMPL(nsys_probe_compute_copy) {
   const int windows = plat_os_detect() == PLAT_OS_WINDOWS;
   int r = nsys_setup(&p, "nsys-compute", tools, root, sizeof root);
   ASSERT_TRUE(r >= 0);
-  if (r == 1) {
-    fprintf(stderr, "skipped: an nsys on PATH is found first\n");
+  if (r == 1)
     return TEST_SKIP;
-  }
   nsys_tree(root, "nsight-compute/2024.1.1/host/target-linux-x64/nsys",
             "2024.1.1.0");
-  nsys_tree(root, "nsight-compute/2025.3.1/host/target-linux-x64/nsys",
-            "2025.3.1.0");
   /* a newer version folder without the nsys copy does not count */
   nsys_tree(root, "nsight-compute/2025.10.0/host/target-linux-x64/nsys", NULL);
   p.nsight_root = root;
@@ -418,12 +421,8 @@ TEST_IMPL(nsys_probe_own_install) {
   const int windows = plat_os_detect() == PLAT_OS_WINDOWS;
   int r = nsys_setup(&p, "nsys-own", tools, root, sizeof root);
   ASSERT_TRUE(r >= 0);
-  if (r == 1) {
-    fprintf(stderr, "skipped: an nsys on PATH is found first\n");
+  if (r == 1)
     return TEST_SKIP;
-  }
-  nsys_tree(root, "nsight-compute/2025.3.1/host/target-linux-x64/nsys",
-            "2025.3.1.0");
   nsys_tree(root, "nsight-systems/2024.5.1/bin/nsys", "2024.5.1.113");
   p.nsight_root = root;
   rp_nsys_probe(&p, &t);
@@ -765,6 +764,47 @@ TEST_IMPL(doctor_device_text) {
   ASSERT_STR_EQ(rp_doctor_check_text(PLAT_OS_WINDOWS, "device", "1 GPU(s)"),
                 "1 GPU(s)");
   ASSERT_STR_EQ(rp_doctor_check_text(PLAT_OS_WINDOWS, "counters", lin), lin);
+  return 0;
+}
+
+/* doctor prints the profile stage's own nsys check, as the stage records
+ * it: the nsys it would run, or the warning that limits it. */
+TEST_IMPL(doctor_profile_nsys) {
+  static const rp_stage_desc *const only[] = {&rp_stage_profile, NULL};
+  char tools[640], root[640], p[700], want[900];
+  rp_ctx ctx;
+  FILE *f;
+  char *t;
+  int r = nsys_setup(&ctx.probe, "doctor-nsys", tools, root, sizeof root);
+  ASSERT_TRUE(r >= 0);
+  if (r == 1)
+    return TEST_SKIP;
+  {
+    rp_probe keep = ctx.probe;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.probe = keep;
+  }
+  cm_strlcpy(ctx.opt.root, CM_SOURCE_DIR, sizeof ctx.opt.root);
+  snprintf(ctx.env_dir, sizeof ctx.env_dir, "%s/env", CM_SOURCE_DIR);
+  snprintf(ctx.opt.build_dir, sizeof ctx.opt.build_dir, "%s/nobuild", root);
+  ctx.probe.use_privileged = 1;
+  ctx.probe.nsight_root = root;
+  snprintf(p, sizeof p, "%s/doctor.txt", root);
+  f = fopen(p, "w");
+  ASSERT_TRUE(f != NULL);
+  rp_doctor_stages(&ctx, PLAT_OS_LINUX, only, f);
+  fclose(f);
+  t = rt_read(p, NULL);
+  ASSERT_TRUE(t != NULL);
+  ASSERT_CONTAINS(t, "[profile]");
+  snprintf(want, sizeof want,
+           "  PASS  tool nsys: %s/nsight-compute/2025.3.1/host/"
+           "target-linux-x64/nsys, version ",
+           root);
+  ASSERT_CONTAINS(t, want);
+  if (plat_os_detect() != PLAT_OS_WINDOWS) /* the script runs on POSIX */
+    ASSERT_CONTAINS(t, "target-linux-x64/nsys, version 2025.3.1.0\n");
+  free(t);
   return 0;
 }
 
