@@ -136,14 +136,14 @@ typedef struct {
   size_t nfindings;
   int negative_control_caught; /* 1 caught, 0 not caught, -1 not run */
   char negative_control_detail[512];
-  /* the test stage's verification control (rp_stage_test.c): 1 failed as
-   * predicted, 0 not (exit 1), -1 not recorded or not decided; its step's
-   * exit code (-1: none, the step killed, timed out or not started); 1
-   * when the test stage wrote the record at all */
   /* the commit the binary says it was built from, in the first stage
    * banner that has one (rp_banner.h: "COMMIT[+dirty|+unknown]"), "" if
    * none does */
   char binary_git[64];
+  /* the test stage's verification control (rp_stage_test.c): 1 failed as
+   * predicted, 0 not (exit 1), -1 not recorded or not decided; its step's
+   * exit code (-1: none, the step killed, timed out or not started); 1
+   * when the test stage wrote the record at all */
   int verify_control;
   int64_t verify_control_exit;
   int verify_control_recorded;
