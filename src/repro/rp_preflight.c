@@ -144,6 +144,17 @@ typedef struct {
 static rp__tool_cache rp__tools[32];
 static int rp__ntools;
 
+/* 1 and *out filled when name was probed before in this process. */
+static int rp__tool_recall(const char *name, rp_tool_info *out) {
+  int i;
+  for (i = 0; i < rp__ntools; i++)
+    if (strcmp(rp__tools[i].name, name) == 0) {
+      *out = rp__tools[i].info;
+      return 1;
+    }
+  return 0;
+}
+
 static void rp__tool_remember(const char *name, const rp_tool_info *info) {
   if (rp__ntools < (int)(sizeof rp__tools / sizeof rp__tools[0])) {
     cm_strlcpy(rp__tools[rp__ntools].name, name,
@@ -171,13 +182,10 @@ void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
   const char *dirs[16];
   const char *cuda_home = plat_getenv("CUDA_HOME");
   char cuda_bin[600];
-  int nd = 0, i;
+  int nd = 0;
 
-  for (i = 0; i < rp__ntools; i++)
-    if (strcmp(rp__tools[i].name, name) == 0) {
-      *out = rp__tools[i].info;
-      return;
-    }
+  if (rp__tool_recall(name, out))
+    return;
   memset(out, 0, sizeof *out);
   if (p != NULL && p->tool_dirs != NULL) {
     char *s, sep = plat_path_list_sep();
@@ -234,12 +242,8 @@ void rp_nsys_probe(const rp_probe *p, rp_tool_info *out) {
   static const char key[] = "nsys (the profile stage's)";
   const char *root = p != NULL ? p->nsight_root : NULL;
   char base[600];
-  int i;
-  for (i = 0; i < rp__ntools; i++)
-    if (strcmp(rp__tools[i].name, key) == 0) {
-      *out = rp__tools[i].info;
-      return;
-    }
+  if (rp__tool_recall(key, out))
+    return;
   rp_tool_probe(p, "nsys", out);
   if (!out->found && (root != NULL || p == NULL || p->tool_dirs == NULL)) {
     if (root == NULL)

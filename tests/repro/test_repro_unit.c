@@ -338,8 +338,6 @@ static const char *find_check(const rp_checks *cs, const char *name,
   return NULL;
 }
 
-/* --lock-clocks: the spec cuda_portfolio takes, and the time stage's check
- * (root needed; refused without, with the command that works). */
 /* nsys as the profile stage finds it: a fake install tree under
  * rp_probe.nsight_root, each nsys a script printing what the GPU machine's
  * `nsys --version` printed (tests/fixtures/h200-probe/nsys-version.txt). */
@@ -361,9 +359,9 @@ static void nsys_tree(const char *root, const char *rel, const char *ver) {
 }
 
 /* Sets p up over an empty tool folder and a root holding Nsight Compute
- * 2025.3.1's copy of nsys; 1 (said on stderr) when PATH already has an
- * nsys, which the probe takes first, so the tree is not what a test would
- * see; -1 on a setup error. */
+ * 2024.1.1's and 2025.3.1's copies of nsys; 1 (said on stderr) when PATH
+ * already has an nsys, which the probe takes first, so the tree is not what a
+ * test would see; -1 on a setup error. */
 static int nsys_setup(rp_probe *p, const char *name, char *tools, char *root,
                       size_t size) {
   rp_tool_info t;
@@ -382,57 +380,55 @@ static int nsys_setup(rp_probe *p, const char *name, char *tools, char *root,
     fprintf(stderr, "skipped: an nsys on PATH is found first\n");
     return 1;
   }
+  nsys_tree(root, "nsight-compute/2024.1.1/host/target-linux-x64/nsys",
+            "2024.1.1.0");
   nsys_tree(root, "nsight-compute/2025.3.1/host/target-linux-x64/nsys",
             "2025.3.1.0");
   return 0;
 }
 
-/* The copy Nsight Compute ships, newest version that has one; the manifest
- * and the stage get the same path and version (they both ask
- * rp_nsys_probe). */
-TEST_IMPL(nsys_probe_compute_copy) {
+/* One probe over the setup's tree plus the folder rel (its nsys printing
+ * version ver, none when ver is NULL): found at want, whose version, where
+ * the fake script can run (POSIX), is want_ver. */
+static int nsys_probe_case(const char *name, const char *rel, const char *ver,
+                           const char *want, const char *want_ver) {
   char tools[640], root[640];
   rp_probe p;
   rp_tool_info t;
-  const int windows = plat_os_detect() == PLAT_OS_WINDOWS;
-  int r = nsys_setup(&p, "nsys-compute", tools, root, sizeof root);
+  int r = nsys_setup(&p, name, tools, root, sizeof root);
   ASSERT_TRUE(r >= 0);
   if (r == 1)
     return TEST_SKIP;
-  nsys_tree(root, "nsight-compute/2024.1.1/host/target-linux-x64/nsys",
-            "2024.1.1.0");
-  /* a newer version folder without the nsys copy does not count */
-  nsys_tree(root, "nsight-compute/2025.10.0/host/target-linux-x64/nsys", NULL);
+  nsys_tree(root, rel, ver);
   p.nsight_root = root;
   rp_nsys_probe(&p, &t);
   ASSERT_EQ(t.found, 1);
-  ASSERT_CONTAINS(t.path,
-                  "/nsight-compute/2025.3.1/host/target-linux-x64/nsys");
-  if (!windows) /* a shell script runs on POSIX only */
-    ASSERT_STR_EQ(t.version, "2025.3.1.0");
+  ASSERT_CONTAINS(t.path, want);
+  if (plat_os_detect() != PLAT_OS_WINDOWS) /* a shell script: POSIX only */
+    ASSERT_STR_EQ(t.version, want_ver);
   return 0;
+}
+
+/* The copy Nsight Compute ships, newest version that has one (2025.3.1,
+ * not 2024.1.1; a newer version folder without the copy does not count); the
+ * manifest and the stage get the same path and version (they both ask
+ * rp_nsys_probe). */
+TEST_IMPL(nsys_probe_compute_copy) {
+  return nsys_probe_case(
+      "nsys-compute", "nsight-compute/2025.10.0/host/target-linux-x64/nsys",
+      NULL, "/nsight-compute/2025.3.1/host/target-linux-x64/nsys",
+      "2025.3.1.0");
 }
 
 /* Nsight Systems' own install comes before the copy in Nsight Compute. */
 TEST_IMPL(nsys_probe_own_install) {
-  char tools[640], root[640];
-  rp_probe p;
-  rp_tool_info t;
-  const int windows = plat_os_detect() == PLAT_OS_WINDOWS;
-  int r = nsys_setup(&p, "nsys-own", tools, root, sizeof root);
-  ASSERT_TRUE(r >= 0);
-  if (r == 1)
-    return TEST_SKIP;
-  nsys_tree(root, "nsight-systems/2024.5.1/bin/nsys", "2024.5.1.113");
-  p.nsight_root = root;
-  rp_nsys_probe(&p, &t);
-  ASSERT_EQ(t.found, 1);
-  ASSERT_CONTAINS(t.path, "/nsight-systems/2024.5.1/bin/nsys");
-  if (!windows)
-    ASSERT_STR_EQ(t.version, "2024.5.1.113");
-  return 0;
+  return nsys_probe_case("nsys-own", "nsight-systems/2024.5.1/bin/nsys",
+                         "2024.5.1.113", "/nsight-systems/2024.5.1/bin/nsys",
+                         "2024.5.1.113");
 }
 
+/* --lock-clocks: the spec cuda_portfolio takes, and the time stage's check
+ * (root needed; refused without, with the command that works). */
 TEST_IMPL(lock_clocks_check) {
   unsigned sm = 9, mem = 9;
   rp_checks cs;
