@@ -4,8 +4,9 @@
 # docs/VALIDATION.md and docs/PROFILING.md):
 #   bash scripts/capture/h200-evidence.sh OUTDIR [SECONDS] [SELECT]
 # Runs, in priority order, inside SECONDS of wall time (default 560):
-#   1. the GPU's state (nvidia-smi), the kernels' own self-test, and
-#      cuobjdump --dump-resource-usage of cuda_portfolio (a test fixture);
+#   1. the GPU's state (nvidia-smi), the kernels' own self-test,
+#      cuobjdump --dump-resource-usage of cuda_portfolio (a test fixture)
+#      and ./repro --prebuilt doctor (every stage's environment check);
 #   2. ./repro --prebuilt all (every stage but inspect, which the build
 #      machine runs: it recompiles every kernel), archived and bundled, with
 #      KERNEL_REQUIRE_GPU=1, --select SELECT for the time and profile stages
@@ -50,6 +51,9 @@ if want check; then
     printf 'cpk_selftest.txt\tnot run: build/linux/bin/cpk_selftest missing (cmake --build build/linux --target cpk_selftest, then carry the build)\n' >>"$log"
   fi
   run cuobjdump_resource_usage.txt 30 cuobjdump --dump-resource-usage build/linux/bin/cuda_portfolio
+  # every stage's environment check as the GPU machine answers it (no
+  # stage runs): the tools found, the counter permission, the allocator
+  run repro-doctor.txt 30 ./repro --prebuilt doctor
 fi
 if want repro; then
   run repro-all.txt $(($(left) - ${BENCH_RESERVE:-390})) ./repro --prebuilt all --skip "${REPRO_SKIP:-inspect}" --profile-set bench --out "$out/runs" --keep-going --select "$select"
