@@ -118,6 +118,10 @@ int plat_console_init(int fd) {
   return (fd == 1 || fd == 2) && isatty(fd) ? 1 : 0;
 }
 
+void plat_ignore_sigpipe(void) {
+  (void)signal(SIGPIPE, SIG_IGN);
+}
+
 int plat_cpu_count(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > 65536 ? 65536 : (int)n;

@@ -344,6 +344,9 @@ int plat_console_init(int fd) {
   return SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) ? 1 : 0;
 }
 
+void plat_ignore_sigpipe(void) {
+}
+
 /* ---- Files ---- */
 
 static int plat__is_sep(wchar_t c) {

@@ -134,6 +134,10 @@ int main(int argc, char **argv) {
   (void)plat_utf8_argv(&argc, &argv);
   (void)plat_console_init(1);
   (void)plat_console_init(2);
+  /* A reader that goes away (tee ended by the same Ctrl-C, a pager quit,
+   * a dropped ssh) must cost repro its console output, not its logs and
+   * manifest: writes to that pipe then fail and are ignored. */
+  plat_ignore_sigpipe();
   code = rp__dispatch_report(argc, argv);
   if (code >= 0)
     return code;
@@ -180,8 +184,17 @@ int main(int argc, char **argv) {
     return RP_EXIT_USAGE;
   }
   if (strcmp(cli.command, "doctor") == 0) {
+    int intr;
     rp_doctor_stages(&ctx, plat_os_detect(), sel, stdout);
+    intr = rp_runner_interrupted();
     rp_runner_shutdown();
+    /* A Ctrl-C ends the probe in flight and refuses the rest, whose lines
+     * then read "version unknown": that report is not the machine's. */
+    if (intr) {
+      fprintf(stderr, "repro doctor: interrupted; the checks above after "
+                      "the interrupt are incomplete (run it again)\n");
+      return RP_EXIT_INTERRUPTED;
+    }
     return RP_EXIT_OK;
   }
   /* a --select cuda_portfolio refuses fails now, not after the stages

@@ -274,6 +274,10 @@ static void rp__exit_cb(uv_process_t *p, int64_t status, int sig) {
   st->exited = 1;
   st->res->exit_code = sig != 0 ? -1 : status;
   st->res->term_signal = sig;
+  /* The step's verdict is now its exit status: a timeout that falls in the
+   * drain below (a descendant that left the group holding the pipes) must
+   * not turn an exit 0 into "timed out". */
+  uv_timer_stop(&st->timeout);
   /* The step is its whole group: nothing of it may outlive it. The group
    * id stays valid while members remain, so the leader's pid still names
    * it after the leader exits. */
@@ -284,6 +288,10 @@ static void rp__exit_cb(uv_process_t *p, int64_t status, int sig) {
 
 static void rp__timeout_cb(uv_timer_t *t) {
   rp__step *st = t->data;
+  /* an interrupted step is already being ended (SIGTERM, then SIGKILL after
+   * the grace): it was interrupted, not timed out */
+  if (st->exited || st->res->interrupted)
+    return;
   st->res->timed_out = 1;
   rp__terminate(st);
 }

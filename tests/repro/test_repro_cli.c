@@ -19,6 +19,7 @@
 #ifndef _WIN32
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #endif
@@ -663,6 +664,18 @@ TEST_IMPL(cli_sighup_ignored) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_doctor_interrupt) {
+  printf("skip: no way to send Ctrl-C to another process here "
+         "(POSIX-only test; see docs/WINDOWS.md)\n");
+  return TEST_SKIP;
+}
+
+TEST_IMPL(cli_sigpipe) {
+  printf("skip: no SIGPIPE on Windows (a write to a closed pipe is an "
+         "error there), and no Ctrl-C to send (docs/WINDOWS.md)\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
@@ -674,13 +687,17 @@ TEST_IMPL(cli_sighup) {
  * sends signum to repro once the fake runs, and checks the interrupt path:
  * exit 130, the manifest says interrupted by signame, the stage failed as
  * interrupted, and the fake (in its own session, which the signal does not
- * reach) was ended with repro. The run folder goes to run[size]. */
+ * reach) was ended with repro. The run folder goes to run[size]. ignored: a
+ * signal repro inherits ignored (0: none). pipe_gone: repro's stdout and
+ * stderr are a pipe (with SIGPIPE at its default, as a shell leaves it)
+ * whose reader closes just before the signal, as tee does on the same
+ * Ctrl-C. */
 static int interrupt_step(const char *name, const char *command,
                           const char *mode, int signum, const char *signame,
-                          char *run, size_t size, int ignored) {
+                          char *run, size_t size, int ignored, int pipe_gone) {
   char root[600], out[1200], pidfile[1200], envp[1300], envm[128];
   pid_t pid;
-  int status = 0, i, alive;
+  int status = 0, i, alive, fds[2] = {-1, -1};
   long child = -1;
   json_t *m;
   ASSERT_EQ(rt_make_root(name, root, sizeof root), 0);
@@ -688,6 +705,8 @@ static int interrupt_step(const char *name, const char *command,
   snprintf(pidfile, sizeof pidfile, "%s/portfolio.pid", root);
   snprintf(envp, sizeof envp, "FAKE_PF_PIDFILE=%s", pidfile);
   snprintf(envm, sizeof envm, "FAKE_PF_MODE=%s", mode);
+  if (pipe_gone)
+    ASSERT_EQ(pipe(fds), 0);
   pid = fork();
   ASSERT_TRUE(pid >= 0);
   if (pid == 0) {
@@ -695,6 +714,13 @@ static int interrupt_step(const char *name, const char *command,
     putenv(envp);
     if (ignored != 0) /* as nohup leaves it */
       signal(ignored, SIG_IGN);
+    if (pipe_gone) {
+      signal(SIGPIPE, SIG_DFL);
+      dup2(fds[1], 1);
+      dup2(fds[1], 2);
+      close(fds[0]);
+      close(fds[1]);
+    }
     execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, command,
           (char *)NULL);
     _exit(127);
@@ -719,6 +745,10 @@ static int interrupt_step(const char *name, const char *command,
     if (gone != 0)
       kill((pid_t)child, SIGKILL);
     ASSERT_EQ(gone, 0);
+  }
+  if (pipe_gone) { /* the reader goes: repro's next line meets no reader */
+    close(fds[1]);
+    close(fds[0]);
   }
   ASSERT_EQ(kill(pid, signum), 0);
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -746,7 +776,77 @@ static int interrupt_step(const char *name, const char *command,
 TEST_IMPL(cli_sigint) {
   char run[1300];
   return interrupt_step("sigint", "test", "sleep", SIGINT, "SIGINT", run,
-                        sizeof run, 0);
+                        sizeof run, 0, 0);
+}
+
+/* `./repro test 2>&1 | tee run.log` and Ctrl-C: tee ends with the same
+ * Ctrl-C, and repro's next line went to a pipe without a reader. Before,
+ * SIGPIPE's default ended repro there (exit 141): no manifest, the logs
+ * cut short. Now the lines are lost and the run is archived as
+ * interrupted. */
+/* Ctrl-C during `repro doctor`: it ended the probe in flight, refused the
+ * rest (their lines "version unknown") and exited 0 as if the report were
+ * the machine's. Now it says so and exits 130. The probe is a fake cmake
+ * on PATH that hangs. */
+TEST_IMPL(cli_doctor_interrupt) {
+  char root[600], p[1200], pidfile[1200], path[1400], tool[1300];
+  const char *sys = getenv("PATH");
+  pid_t pid;
+  int status = 0, i;
+  long probe = -1;
+  ASSERT_EQ(rt_make_root("doctorint", root, sizeof root), 0);
+  snprintf(p, sizeof p, "%s/env/build.contract", root);
+  ASSERT_EQ(rt_write(p,
+                     "tool cmake >= 3.25\ndevice none\ntimeout 60\n"
+                     "instrumented no\n",
+                     0),
+            0);
+  snprintf(pidfile, sizeof pidfile, "%s/cmake.pid", root);
+  snprintf(p, sizeof p, "%s/fakebin", root);
+  ASSERT_EQ(plat_mkdir_p(p), CM_OK);
+  snprintf(tool, sizeof tool, "%s/fakebin/cmake", root);
+  snprintf(path, sizeof path, "#!/bin/sh\necho $$ > '%s'\nexec sleep 30\n",
+           pidfile);
+  ASSERT_EQ(rt_write(tool, path, 0), 0);
+  ASSERT_EQ(chmod(tool, 0755), 0);
+  snprintf(path, sizeof path, "PATH=%s/fakebin:%s", root,
+           sys != NULL ? sys : "/usr/bin:/bin");
+  pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    putenv(path);
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "doctor", "--only",
+          "build", (char *)NULL);
+    _exit(127);
+  }
+  for (i = 0; i < 200 && !plat_path_exists(pidfile); i++)
+    rt_sleep_ms(50);
+  rt_sleep_ms(50);
+  {
+    char *t = rt_read(pidfile, NULL);
+    probe = t != NULL ? strtol(t, NULL, 10) : -1;
+    free(t);
+  }
+  if (probe <= 0)
+    kill(pid, SIGKILL);
+  ASSERT_GT(probe, 0);
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  for (i = 0; i < 60 && plat_pid_alive((int)probe); i++)
+    rt_sleep_ms(50);
+  if (plat_pid_alive((int)probe)) {
+    kill((pid_t)probe, SIGKILL);
+    ASSERT_TRUE(0); /* the probe outlived repro */
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130);
+  return 0;
+}
+
+TEST_IMPL(cli_sigpipe) {
+  char run[1300];
+  return interrupt_step("sigpipe", "test", "sleep", SIGINT, "SIGINT", run,
+                        sizeof run, 0, 1);
 }
 
 /* cuda_portfolio interrupted while it writes its results: the unfinished
@@ -762,7 +862,7 @@ TEST_IMPL(cli_time_interrupted_results) {
   if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
   ASSERT_EQ(interrupt_step("timeint", "time", "json_partial", SIGINT, "SIGINT",
-                           run, sizeof run, 0),
+                           run, sizeof run, 0, 0),
             0);
   /* the interrupted run's archive verifies, folder and bundle */
   memset(&vr, 0, sizeof vr);
@@ -886,7 +986,7 @@ TEST_IMPL(cli_interrupt_archive) {
 TEST_IMPL(cli_sighup) {
   char run[1300];
   return interrupt_step("sighup", "test", "sleep", SIGHUP, "SIGHUP", run,
-                        sizeof run, 0);
+                        sizeof run, 0, 0);
 }
 
 /* Under nohup (SIGHUP inherited ignored) a hang-up leaves the run going, as
@@ -894,7 +994,7 @@ TEST_IMPL(cli_sighup) {
 TEST_IMPL(cli_sighup_ignored) {
   char run[1300];
   return interrupt_step("nohup", "test", "sleep", SIGINT, "SIGINT", run,
-                        sizeof run, SIGHUP);
+                        sizeof run, SIGHUP, 0);
 }
 
 /* Runs `repro report RUN` and sends it SIGTERM after delay_ms and again

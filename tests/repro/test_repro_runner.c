@@ -64,10 +64,10 @@ HELPER_IMPL(grand) {
 }
 
 /* From a helper: starts `self --helper NAME ARG` the way a tool starts a
- * program of its own (libuv, no flags: not detached), sharing the helper's
+ * program of its own (libuv, flags 0: not detached), sharing the helper's
  * stdout and stderr, on libuv's default loop. */
-static int spawn_helper_child(uv_process_t *kid, const char *name,
-                              const char *arg) {
+static int spawn_helper_flags(uv_process_t *kid, const char *name,
+                              const char *arg, unsigned flags) {
   const char *args[5];
   uv_process_options_t opt;
   uv_stdio_container_t stdio[3];
@@ -86,7 +86,13 @@ static int spawn_helper_child(uv_process_t *kid, const char *name,
   opt.args = (char **)args;
   opt.stdio = stdio;
   opt.stdio_count = 3;
+  opt.flags = flags;
   return uv_spawn(uv_default_loop(), kid, &opt);
+}
+
+static int spawn_helper_child(uv_process_t *kid, const char *name,
+                              const char *arg) {
+  return spawn_helper_flags(kid, name, arg, 0);
 }
 
 /* argv: PIDFILE. Starts a grandchild (the `grand` helper, sharing our
@@ -109,6 +115,45 @@ HELPER_IMPL(hang) {
   for (;;)
     rt_sleep_ms(1000);
   return 0;
+}
+
+/* argv: MS. Sleeps MS milliseconds, then exits 0. */
+HELPER_IMPL(linger) {
+  if (argc < 1)
+    return 2;
+  rt_sleep_ms(atoi(argv[0]));
+  return 0;
+}
+
+/* Starts `linger 2500` detached (POSIX: a session of its own, out of the
+ * step's group, so the runner's tree kill misses it) sharing our stdout and
+ * stderr, then exits 0 after 200 ms: the step's pipes stay open after its
+ * exit, until the runner's drain gives up on them. */
+HELPER_IMPL(leave) {
+  static uv_process_t kid;
+  if (spawn_helper_flags(&kid, "linger", "2500", UV_PROCESS_DETACHED) != 0)
+    return 3;
+  uv_unref((uv_handle_t *)&kid);
+  printf("left a descendant\n");
+  fflush(stdout);
+  rt_sleep_ms(200);
+  return 0;
+}
+
+/* Ignores SIGTERM, interrupts its parent (the runner) with SIGINT after
+ * 200 ms, then sleeps for ever: only the grace's SIGKILL ends it. POSIX
+ * only (its test skips on Windows). */
+HELPER_IMPL(deaf) {
+#ifdef _WIN32
+  return 2;
+#else
+  signal(SIGTERM, SIG_IGN);
+  rt_sleep_ms(200);
+  kill(getppid(), SIGINT);
+  for (;;)
+    rt_sleep_ms(1000);
+  return 0;
+#endif
 }
 
 HELPER_IMPL(crash) {
@@ -274,6 +319,62 @@ TEST_IMPL(runner_hang_tree) {
   rp_step_result_free(&res);
   return 0;
 }
+
+/* A step that exits 0 before its timeout is not "timed out" when the
+ * timeout falls while the runner still drains the pipes that a descendant
+ * out of the step's group holds open. Before, the timer ran on after the
+ * exit and the step was recorded timed out (its stage failed). */
+TEST_IMPL(runner_exit_in_drain) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "leave", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 1.0;
+  sp.grace_s = 0.5;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.spawned, 1);
+  ASSERT_EQ(res.exit_code, 0);
+  ASSERT_EQ(res.term_signal, 0);
+  ASSERT_EQ(res.timed_out, 0);
+  ASSERT_CONTAINS(res.out, "left a descendant");
+  rp_step_result_free(&res);
+  return 0;
+}
+
+#ifdef _WIN32
+TEST_IMPL(runner_interrupt_not_timeout) {
+  printf("skip: a child cannot ignore SIGTERM or interrupt its parent here "
+         "(POSIX-only test)\n");
+  return TEST_SKIP;
+}
+#else
+/* An interrupted step whose timeout falls inside the grace before SIGKILL
+ * (a child that ignores SIGTERM) was interrupted, not timed out. Before,
+ * the timer also marked it timed out. */
+TEST_IMPL(runner_interrupt_not_timeout) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "deaf", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  ASSERT_OK(rp_runner_init());
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.timeout_s = 1.0;
+  sp.grace_s = 2.0;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.interrupted, 1);
+  ASSERT_EQ(res.timed_out, 0);
+  ASSERT_EQ(res.term_signal, SIGKILL);
+  ASSERT_TRUE(res.duration_s >= 2.0 && res.duration_s < 10.0);
+  ASSERT_EQ(rp_runner_interrupted(), SIGINT);
+  rp_step_result_free(&res);
+  rp_runner_shutdown();
+  return 0;
+}
+#endif
 
 TEST_IMPL(runner_crash) {
   const char *argv[] = {cm_test_self_path(), "--helper", "crash", NULL};
