@@ -153,6 +153,71 @@ TEST_IMPL(manifest_roundtrip) {
 }
 
 /* Only a final state may be written, and a refused manifest leaves no file. */
+#ifdef _WIN32
+TEST_IMPL(manifest_renames_stray_bytes) {
+  printf("skip: Windows file names are UTF-16 and always reach repro as "
+         "UTF-8 (POSIX-only test)\n");
+  return TEST_SKIP;
+}
+#else
+/* A file name that is not UTF-8 (Latin-1 "caf\xe9.txt", as a tool may
+ * write) was listed as "caf?.txt", a file that does not exist, and every
+ * verify of the run failed. It is renamed to "caf%E9.txt" ("~2" added when
+ * that is taken, here by a file of that very name), its original bytes in
+ * "renamed", and the run verifies, folder and bundle; a second finish
+ * renames nothing more. */
+TEST_IMPL(manifest_renames_stray_bytes) {
+  char dir[4096], path[4096], bundle[4096];
+  rp_verify_result res;
+  json_t *m, *ren, *files;
+  size_t i;
+  int found = 0;
+  ASSERT_OK(fx_fresh_dir("manifest_stray", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/inspect/caf\xe9.txt", dir));
+  ASSERT_OK(fx_write(path, "latin-1\n", 8));
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/inspect/caf%%E9.txt", dir));
+  ASSERT_OK(fx_write(path, "taken\n", 6));
+  m = load_manifest(dir);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_OK(rp_manifest_finish(dir, m));
+  ASSERT_OK(rp_manifest_finish(dir, m)); /* again: nothing more to rename */
+  json_decref(m);
+  m = load_manifest(dir);
+  ASSERT_TRUE(m != NULL);
+  ren = json_object_get(m, "renamed");
+  ASSERT_EQ(json_array_size(ren), 1);
+  ASSERT_STR_EQ(
+      json_string_value(json_object_get(json_array_get(ren, 0), "path")),
+      "inspect/caf%E9.txt~2");
+  ASSERT_STR_EQ(json_string_value(
+                    json_object_get(json_array_get(ren, 0), "original_hex")),
+                "696e73706563742f636166e92e747874");
+  files = json_object_get(m, "files");
+  for (i = 0; i < json_array_size(files); i++)
+    found += strcmp(json_string_value(
+                        json_object_get(json_array_get(files, i), "path")),
+                    "inspect/caf%E9.txt~2") == 0;
+  ASSERT_EQ(found, 1);
+  json_decref(m);
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/inspect/caf%%E9.txt~2", dir));
+  {
+    char *t = fx_read(path, NULL);
+    ASSERT_TRUE(t != NULL && strcmp(t, "latin-1\n") == 0);
+    free(t);
+  }
+  ASSERT_OK(rp_verify(dir, &res));
+  ASSERT_STR_EQ(res.problem, "");
+  ASSERT_EQ(res.ok, 1);
+  ASSERT_EQ(res.files_checked, 6);
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  ASSERT_OK(rp_verify(bundle, &res));
+  ASSERT_STR_EQ(res.problem, "");
+  ASSERT_EQ(res.ok, 1);
+  return 0;
+}
+#endif
+
 TEST_IMPL(manifest_refuses_nonfinal) {
   char dir[4096], path[4096];
   json_t *m = json_pack("{s:s, s:s}", "run_id", "r", "status", "running");

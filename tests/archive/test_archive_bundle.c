@@ -9,7 +9,9 @@
 #include "rp_tar.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Runs tool; returns 0 when it was missing (then *ran stays 0). */
 static int run_tool(const char *const *argv, const char *cwd, const char *out,
@@ -195,6 +197,108 @@ TEST_IMPL(bundle_extra_and_missing) {
   ASSERT_EQ(res.ok, 0);
   ASSERT_STR_EQ(res.problem, "results/clean/time.json: missing (named in "
                              "the manifest, not found)");
+  return 0;
+}
+
+/* Packs run folder dir again by hand as out (a .tar.gz in dir's parent,
+ * named base): manifest.json and each file its manifest lists, every entry
+ * named TOP/<path> (rp__tar_header splits long names into ustar's prefix),
+ * gzip-compressed through rp_log. The entry of path gnu_rel (NULL: none)
+ * gets GNU tar's magic ("ustar  " and a NUL over the version) and its
+ * checksum again: a header GNU tar reads without the prefix field. */
+static int repack(const char *dir, const char *parent, const char *base,
+                  const char *top, const char *gnu_rel) {
+  static const unsigned char zeros[2 * RP__TAR_BLOCK];
+  char mpath[4096], path[4096], name[4096];
+  json_t *m, *files;
+  rp_log *log = NULL;
+  size_t i, n;
+  int rc = CM_OK;
+  ASSERT_OK(cm_snprintf(mpath, sizeof mpath, "%s/manifest.json", dir));
+  m = json_load_file(mpath, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  files = json_object_get(m, "files");
+  ASSERT_OK(rp_log_open(parent, base, &log));
+  for (i = 0; rc == CM_OK && i <= json_array_size(files); i++) {
+    const char *rel = i == 0 ? "manifest.json"
+                             : json_string_value(json_object_get(
+                                   json_array_get(files, i - 1), "path"));
+    unsigned char h[RP__TAR_BLOCK];
+    char *data;
+    ASSERT_OK(cm_snprintf(path, sizeof path, "%s/%s", dir, rel));
+    ASSERT_OK(cm_snprintf(name, sizeof name, "%s/%s", top, rel));
+    data = fx_read(path, &n);
+    ASSERT_TRUE(data != NULL);
+    ASSERT_OK(rp__tar_header(h, name, n, 1700000000));
+    if (gnu_rel != NULL && strcmp(rel, gnu_rel) == 0) {
+      unsigned sum = 0;
+      size_t k;
+      memcpy(h + 257, "ustar  ", 8);
+      for (k = 0; k < sizeof h; k++)
+        sum += (k >= 148 && k < 156) ? ' ' : h[k];
+      snprintf((char *)h + 148, 8, "%06o", sum);
+      h[155] = ' ';
+    }
+    rc = rp_log_write(log, h, sizeof h);
+    if (rc == CM_OK && n > 0)
+      rc = rp_log_write(log, data, n);
+    if (rc == CM_OK && rp__tar_pad(n) > 0)
+      rc = rp_log_write(log, zeros, rp__tar_pad(n));
+    free(data);
+  }
+  if (rc == CM_OK)
+    rc = rp_log_write(log, zeros, sizeof zeros);
+  json_decref(m);
+  ASSERT_OK(rp_log_close(log, NULL));
+  return rc;
+}
+
+/* Only what the writer makes is read, so that verify and tar agree on every
+ * entry's name: a header with GNU tar's magic (where GNU tar ignores the
+ * prefix field that names the entry's folder here, and so extracts it
+ * under another name than the one checked) and a run folder named "." or
+ * ".." (whose files an extraction puts in or above the folder it extracts
+ * into) are refused. The same files repacked with the writer's headers and
+ * a real folder name verify, so the refusals are the headers' and names'. */
+TEST_IMPL(bundle_foreign_headers) {
+  /* the run folder's top name, the entry given GNU magic, the refusal */
+  static const struct {
+    const char *top, *gnu_rel, *want;
+  } bad[] = {
+      /* GNU magic on the entry whose folder is in the prefix field */
+      {"run",
+       "inspect/a-folder-name-long-enough-to-need-the-ustar-prefix-field/"
+       "another-deliberately-long-folder-name/sass.log.gz",
+       "not a POSIX ustar header"},
+      /* ... and on a short name (no prefix): refused all the same */
+      {"run", "results/clean/time.json", "not a POSIX ustar header"},
+      /* the run folder "..", ".", or with a backslash */
+      {"..", NULL, "../manifest.json: the run folder's name"},
+      {".", NULL, "./manifest.json: the run folder's name"},
+      {"a\\..", NULL, "the run folder's name"},
+  };
+  char parent[4096], dir[4096], out[4096];
+  rp_verify_result res;
+  size_t k;
+  ASSERT_OK(fx_fresh_dir("bundle_foreign", parent, sizeof parent));
+  ASSERT_OK(cm_snprintf(dir, sizeof dir, "%s/run", parent));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(cm_snprintf(out, sizeof out, "%s/x.tar.gz", parent));
+  /* the hand-made packing itself verifies */
+  ASSERT_OK(repack(dir, parent, "x.tar.gz", "run", NULL));
+  ASSERT_OK(rp_verify(out, &res));
+  ASSERT_STR_EQ(res.problem, "");
+  ASSERT_EQ(res.ok, 1);
+  ASSERT_EQ(res.files_checked, 4);
+  for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    ASSERT_OK(repack(dir, parent, "x.tar.gz", bad[k].top, bad[k].gnu_rel));
+    ASSERT_OK(rp_verify(out, &res));
+    if (res.ok != 0 || strstr(res.problem, bad[k].want) == NULL)
+      fprintf(stderr, "case %lu: ok %d, problem \"%s\"\n", (unsigned long)k,
+              res.ok, res.problem);
+    ASSERT_EQ(res.ok, 0);
+    ASSERT_CONTAINS(res.problem, bad[k].want);
+  }
   return 0;
 }
 

@@ -14,11 +14,17 @@
 #include "rp_report_common.h"
 #include "rp_report_cli.h"
 #include "rp_report_model.h"
+#include "rp_tar.h"
 
 #include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 /* A run folder as repro leaves it: the fixture's files, and its manifest
  * finished (hashed), so that it verifies, as the report requires before
@@ -361,6 +367,106 @@ TEST_IMPL(compare_reads_bundles) {
   free(buf);
   ASSERT_EQ(rp_results_load_any(bad, &b), CM_EMISMATCH);
   ASSERT_EQ(rp_compare_main(3, bad_argv), 2);
+  return 0;
+}
+
+/* What compare reads it bounds. A bundle without a manifest is refused with
+ * verify's reason (it said "no such file" of a bundle that exists); 20000
+ * cases a side compare in well under a second (every lookup rebuilt every
+ * key: minutes); and, POSIX only, a FIFO or a link to /dev/zero among a run
+ * folder's results is refused (it waited for a writer for ever, or read
+ * until memory ran out), and a results file named with an ESC and a
+ * carriage return is printed without them. */
+TEST_IMPL(compare_reader_limits) {
+  char d[700], p[1200];
+  rp_results a, b;
+  rp_compare_opts co;
+  rp_compare_result r;
+  rp_log *log = NULL;
+  unsigned char h[RP__TAR_BLOCK], zeros[3 * RP__TAR_BLOCK];
+  size_t i, n = 20000;
+  double t0;
+  ASSERT_OK(cm_snprintf(d, sizeof d, "%s/limits", cm_test_tmpdir()));
+  ASSERT_OK(plat_mkdir_p(d));
+  /* a bundle of one file and no manifest */
+  memset(zeros, 0, sizeof zeros);
+  ASSERT_OK(rp__tar_header(h, "run/a.txt", 0, 1700000000));
+  ASSERT_OK(rp_log_open(d, "nomanifest.tar.gz", &log));
+  ASSERT_OK(rp_log_write(log, h, sizeof h));
+  ASSERT_OK(rp_log_write(log, zeros, sizeof zeros));
+  ASSERT_OK(rp_log_close(log, NULL));
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/nomanifest.tar.gz", d));
+  ASSERT_EQ(rp_results_load_any(p, &a), CM_EMISMATCH);
+  /* 20000 cases a side */
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a.cases = calloc(n, sizeof *a.cases);
+  b.cases = calloc(n, sizeof *b.cases);
+  ASSERT_TRUE(a.cases != NULL && b.cases != NULL);
+  a.ncases = b.ncases = n;
+  for (i = 0; i < n; i++) {
+    rp_case *c = &a.cases[i];
+    cm_strlcpy(c->op, "softmax", sizeof c->op);
+    cm_strlcpy(c->variant, "fused", sizeof c->variant);
+    cm_strlcpy(c->dtype, "bf16", sizeof c->dtype);
+    cm_snprintf(c->shape, sizeof c->shape, "%zux1024", i + 1);
+    c->stride = 1024;
+    c->median_s = 1e-3;
+    b.cases[n - 1 - i] = *c; /* the same keys in the other order */
+  }
+  rp_compare_opts_init(&co);
+  co.force = 1;
+  t0 = plat_monotonic_s();
+  ASSERT_OK(rp_compare(&a, &b, &co, &r));
+  ASSERT_TRUE(plat_monotonic_s() - t0 < 10.0);
+  ASSERT_EQ(r.ncases, n);
+  ASSERT_EQ(r.nonly_base, 0);
+  ASSERT_EQ(r.nonly_new, 0);
+  rp_compare_result_free(&r);
+  rp_results_free(&a);
+  rp_results_free(&b);
+#ifndef _WIN32
+  {
+    char run[800], f[1300], errp[1300], *err;
+    char *argv[] = {"compare", run, run, NULL};
+    int saved, fd;
+    ASSERT_OK(cm_snprintf(run, sizeof run, "%s/special", d));
+    ASSERT_OK(cm_snprintf(f, sizeof f, "%s/results/clean", run));
+    ASSERT_OK(plat_mkdir_p(f));
+    /* what an earlier run of this test left */
+    ASSERT_OK(
+        cm_snprintf(f, sizeof f, "%s/results/clean/\x1b[2K\rok.json", run));
+    remove(f);
+    ASSERT_OK(cm_snprintf(f, sizeof f, "%s/results/clean/t.json", run));
+    remove(f);
+    ASSERT_EQ(mkfifo(f, 0600), 0);
+    ASSERT_EQ(rp_results_load_any(run, &a), CM_EINVAL);
+    remove(f);
+    ASSERT_EQ(symlink("/dev/zero", f), 0);
+    ASSERT_EQ(rp_results_load_any(run, &a), CM_EINVAL);
+    remove(f);
+    /* a name that would rewrite the terminal's line */
+    ASSERT_OK(
+        cm_snprintf(f, sizeof f, "%s/results/clean/\x1b[2K\rok.json", run));
+    ASSERT_OK(plat_write_file_atomic(f, "{\"instrumented\": false}", 23));
+    ASSERT_OK(cm_snprintf(errp, sizeof errp, "%s/stderr.txt", d));
+    fflush(stderr);
+    saved = dup(2);
+    fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_TRUE(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    ASSERT_EQ(rp_compare_main(3, argv), 2);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    err = slurp(d, "stderr.txt");
+    ASSERT_TRUE(err != NULL);
+    ASSERT_CONTAINS(err, "?[2K ok.json: not a results document");
+    ASSERT_TRUE(strchr(err, '\x1b') == NULL && strchr(err, '\r') == NULL);
+    free(err);
+  }
+#endif
   return 0;
 }
 

@@ -4,7 +4,9 @@
 #include "rp_archive.h"
 
 #include "cm_error.h"
+#include "cm_str.h"
 #include "cm_utf8.h"
+#include "platform.h"
 #include "rp_check.h"
 #include "rp_fs.h"
 #include "rp_verify.h"
@@ -44,13 +46,108 @@ static int file_entry(const char *run_dir, const char *rel, json_t *files) {
   return CM_OK;
 }
 
+/* 1 when rel is UTF-8 throughout. */
+static int is_utf8(const char *rel) {
+  const unsigned char *s = (const unsigned char *)rel;
+  size_t n = strlen(rel), i = 0, k;
+  while (i < n) {
+    if ((k = cm_utf8_seq(s + i, n - i)) == 0)
+      return 0;
+    i += k;
+  }
+  return 1;
+}
+
+/* rel with each byte that is not part of a UTF-8 character, and each '%',
+ * written %XX: a name that says which bytes it had. */
+static int escape_name(const char *rel, char *out, size_t size) {
+  const unsigned char *s = (const unsigned char *)rel;
+  size_t n = strlen(rel), i = 0, o = 0, k;
+  while (i < n) {
+    k = cm_utf8_seq(s + i, n - i);
+    if (k == 0 || s[i] == '%') {
+      if (o + 3 >= size)
+        return CM_ERANGE;
+      cm_snprintf(out + o, 4, "%%%02X", (unsigned)s[i]);
+      o += 3;
+      i++;
+    } else {
+      if (o + k >= size)
+        return CM_ERANGE;
+      memcpy(out + o, s + i, k);
+      o += k;
+      i += k;
+    }
+  }
+  out[o] = '\0';
+  return CM_OK;
+}
+
+/* A file whose name is not UTF-8 (a tool's Latin-1 name) cannot be named in
+ * JSON as it is: listed as cm_json_text makes it ("caf?.txt", a file that
+ * does not exist), the run could never verify. It is renamed in the run
+ * folder to escape_name's form (with "~N" added if that name is taken), and
+ * manifest "renamed" keeps the original bytes: {"path": the new name,
+ * "original_hex": the old relative path's bytes in hex}. *rel becomes the
+ * new name (malloc'd; the old one is freed). */
+static int rename_stray(const char *run_dir, char **rel, json_t *renamed) {
+  char esc[RP__PATH_MAX], to_rel[RP__PATH_MAX], from[RP__PATH_MAX];
+  char to[RP__PATH_MAX], *hex, *dup;
+  size_t i, n = strlen(*rel);
+  int rc = escape_name(*rel, esc, sizeof esc), k;
+  json_t *e;
+  if (rc == CM_OK)
+    rc = cm_strlcpy(to_rel, esc, sizeof to_rel);
+  if (rc == CM_OK)
+    rc = rp__path_join(to, sizeof to, run_dir, to_rel);
+  for (k = 2; rc == CM_OK && plat_path_exists(to); k++) {
+    if (k > 1000)
+      return CM_EEXIST;
+    rc = cm_snprintf(to_rel, sizeof to_rel, "%s~%d", esc, k);
+    if (rc == CM_OK)
+      rc = rp__path_join(to, sizeof to, run_dir, to_rel);
+  }
+  if (rc == CM_OK)
+    rc = rp__path_join(from, sizeof from, run_dir, *rel);
+  if (rc == CM_OK)
+    rc = rp__fs_mkdir_parent(to);
+  if (rc == CM_OK)
+    rc = plat_rename(from, to);
+  if (rc != CM_OK)
+    return rc;
+  hex = malloc(2 * n + 1);
+  dup = malloc(strlen(to_rel) + 1);
+  e = json_object();
+  if (hex == NULL || dup == NULL || e == NULL) {
+    free(hex);
+    free(dup);
+    json_decref(e);
+    return CM_ENOMEM;
+  }
+  for (i = 0; i < n; i++)
+    cm_snprintf(hex + 2 * i, 3, "%02x", (unsigned)(unsigned char)(*rel)[i]);
+  hex[2 * n] = '\0';
+  memcpy(dup, to_rel, strlen(to_rel) + 1);
+  rc = json_object_set_new(e, "path", json_string(to_rel)) != 0 ||
+               json_object_set_new(e, "original_hex", json_string(hex)) != 0 ||
+               json_array_append_new(renamed, e) != 0
+           ? CM_ENOMEM
+           : CM_OK;
+  if (rc != CM_OK)
+    json_decref(e);
+  free(hex);
+  free(*rel);
+  *rel = dup;
+  return rc;
+}
+
 int rp_manifest_finish(const char *run_dir, json_t *manifest) {
   rp__strlist list = {0};
-  json_t *files, *sv;
+  json_t *files, *sv, *renamed;
   char path[RP__PATH_MAX];
   char *text;
   size_t i;
-  int rc;
+  int rc, resort = 0;
   if (run_dir == NULL || !json_is_object(manifest) ||
       !json_is_string(json_object_get(manifest, "run_id")) ||
       !rp__manifest_final_status(
@@ -70,8 +167,24 @@ int rp_manifest_finish(const char *run_dir, json_t *manifest) {
   rc = rp__fs_walk(run_dir, &list);
   if (rc != CM_OK)
     return rc;
-  files = json_array();
-  if (files == NULL)
+  for (i = 0; rc == CM_OK && i < list.count; i++) {
+    if (is_utf8(list.items[i]))
+      continue;
+    renamed = json_object_get(manifest, "renamed");
+    if (!json_is_array(renamed)) {
+      renamed = json_array();
+      if (renamed == NULL ||
+          json_object_set_new(manifest, "renamed", renamed) != 0)
+        rc = CM_ENOMEM;
+    }
+    if (rc == CM_OK)
+      rc = rename_stray(run_dir, &list.items[i], renamed);
+    resort = 1;
+  }
+  if (resort)
+    rp__strlist_sort(&list);
+  files = rc == CM_OK ? json_array() : NULL;
+  if (rc == CM_OK && files == NULL)
     rc = CM_ENOMEM;
   for (i = 0; rc == CM_OK && i < list.count; i++)
     if (strcmp(list.items[i], "manifest.json") != 0)

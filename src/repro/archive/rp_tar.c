@@ -158,8 +158,15 @@ static int take_header(rp__tar_reader *r) {
   }
   if (get_octal(b + OFF_CHKSUM, 8, &sum) != CM_OK || sum != header_sum(b))
     return fail(r, CM_EPARSE, "header checksum mismatch");
-  if (memcmp(b + OFF_MAGIC, "ustar", 5) != 0)
-    return fail(r, CM_EPARSE, "not a ustar header");
+  /* POSIX ustar exactly ("ustar" and its NUL, version "00"), as the writer
+   * makes it. GNU tar's own format ("ustar  ") keeps other data where
+   * ustar has the name's prefix, so GNU tar would extract such an entry
+   * under another name than the one checked here. */
+  if (memcmp(b + OFF_MAGIC, "ustar", 6) != 0 ||
+      memcmp(b + OFF_VERSION, "00", 2) != 0)
+    return fail(r, CM_EPARSE,
+                "not a POSIX ustar header (magic \"ustar\" with its NUL, "
+                "version \"00\"; repro writes only that format)");
   if (get_octal(b + OFF_SIZE, 12, &size) != CM_OK)
     return fail(r, CM_EPARSE, "bad size field");
   while (plen < LEN_PREFIX && b[OFF_PREFIX + plen] != '\0')

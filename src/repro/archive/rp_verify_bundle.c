@@ -64,6 +64,15 @@ static int on_entry(void *ud, const char *name, char type, uint64_t size) {
   x->kind = 0;
   if (tlen == 0 || tlen >= sizeof x->top)
     return stop(x, "entry outside a run folder", name);
+  /* "." and ".." name no folder of their own: extracted, such a bundle's
+   * files land in or above the folder it is extracted into */
+  if ((tlen == 1 && name[0] == '.') ||
+      (tlen == 2 && name[0] == '.' && name[1] == '.') ||
+      memchr(name, '\\', tlen) != NULL)
+    return stop(x,
+                "the run folder's name is \".\", \"..\" or has a "
+                "backslash (not a bundle repro writes)",
+                name);
   if (x->top[0] == '\0') {
     memcpy(x->top, name, tlen);
     x->top[tlen] = '\0';

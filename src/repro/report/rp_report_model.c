@@ -210,18 +210,56 @@ void rp_results_free(rp_results *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* The most a results file may hold, as a bundle's kept file: a real
+ * run's results are kilobytes. */
+#define RP__RESULTS_MAX ((uint64_t)64 << 20)
+
+/* s made one line of text for a message (cm_text_oneline, into buf): a
+ * path or a name from a folder or bundle repro does not control must not
+ * carry an ESC or a carriage return to the terminal. */
+static const char *shown(const char *s, char *buf, size_t size) {
+  cm_strlcpy(buf, s, size);
+  cm_text_oneline(buf);
+  return buf;
+}
+
 static json_t *load_json(const char *path, int *err) {
   json_error_t je;
-  char *buf;
+  char *buf, p[2048];
   size_t len;
   json_t *doc;
+  uv_fs_t req;
+  int st = uv_fs_stat(NULL, &req, path, NULL);
+  int reg = st == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFREG;
+  uint64_t size = st == 0 ? (uint64_t)req.statbuf.st_size : 0;
+  uv_fs_req_cleanup(&req);
+  /* Followed links included: a FIFO in a run's results folder would be
+   * waited on for ever, /dev/zero read until memory ran out. */
+  if (st == 0 && !reg) {
+    fprintf(stderr,
+            "repro: %s: not a regular file (a pipe, a device or a socket); "
+            "a run's results are files\n",
+            shown(path, p, sizeof p));
+    *err = CM_EINVAL;
+    return NULL;
+  }
+  if (size > RP__RESULTS_MAX) {
+    fprintf(stderr,
+            "repro: %s: %llu bytes, more than a results file holds (at most "
+            "%llu; a run's results are kilobytes)\n",
+            shown(path, p, sizeof p), (unsigned long long)size,
+            (unsigned long long)RP__RESULTS_MAX);
+    *err = CM_ERANGE;
+    return NULL;
+  }
   *err = cm_read_file(path, &buf, &len);
   if (*err != CM_OK)
     return NULL;
   doc = json_loadb(buf, len, 0, &je);
   free(buf);
   if (doc == NULL) {
-    fprintf(stderr, "repro: %s:%d:%d: %s\n", path, je.line, je.column, je.text);
+    fprintf(stderr, "repro: %s:%d:%d: %s\n", shown(path, p, sizeof p), je.line,
+            je.column, je.text);
     *err = CM_EPARSE;
   }
   return doc;
@@ -235,8 +273,11 @@ int rp_results_load(const char *path, rp_results *out) {
     return r;
   r = rp_results_from_json(doc, out);
   json_decref(doc);
-  if (r == CM_EPARSE)
-    fprintf(stderr, "repro: %s: not a results document (no cases[])\n", path);
+  if (r == CM_EPARSE) {
+    char p[2048];
+    fprintf(stderr, "repro: %s: not a results document (no cases[])\n",
+            shown(path, p, sizeof p));
+  }
   if (r != CM_OK)
     return r;
   cm_strlcpy(out->path, path, sizeof out->path);
@@ -376,6 +417,7 @@ static int on_bundle_results(void *ud, const char *rel, const char *data,
   size_t nl;
   rp_results *r;
   json_t *doc;
+  char sb[2048], sr[2048];
   int rc;
   if (!instr && !cm_starts_with(rel, "results/clean/"))
     return CM_OK;
@@ -389,14 +431,15 @@ static int on_bundle_results(void *ud, const char *rel, const char *data,
   memset(r, 0, sizeof *r);
   doc = json_loadb(data, len, 0, NULL);
   if (doc == NULL) {
-    fprintf(stderr, "repro: %s: %s: not JSON\n", b->bundle, rel);
+    fprintf(stderr, "repro: %s: %s: not JSON\n",
+            shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr));
     return CM_EPARSE;
   }
   rc = rp_results_from_json(doc, r);
   json_decref(doc);
   if (rc == CM_EPARSE)
     fprintf(stderr, "repro: %s: %s: not a results document (no cases[])\n",
-            b->bundle, rel);
+            shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr));
   if (rc == CM_OK)
     rc = cm_snprintf(r->path, sizeof r->path, "%s:%s", b->bundle, rel);
   if (rc == CM_OK)
@@ -422,13 +465,18 @@ static int load_results_bundle(const char *path, rp_results **all, size_t *n) {
   int r;
   memset(&b, 0, sizeof b);
   b.bundle = path;
-  r = rp_verify_bundle_files(path, "results/", (size_t)64 << 20,
+  r = rp_verify_bundle_files(path, "results/", (size_t)RP__RESULTS_MAX,
                              on_bundle_results, &b, &v);
-  if (r == CM_OK && !v.ok) {
+  /* verify's problem whether it judged the bundle (a mismatch) or could
+   * not read it as one (no manifest, not a tar): "no such file" for a
+   * bundle that exists would send the user looking for the wrong thing */
+  if ((r == CM_OK && !v.ok) ||
+      (r != CM_OK && r != CM_ENOMEM && v.problem[0] != '\0')) {
+    char sp[2048];
     fprintf(stderr,
             "repro: %s: the bundle does not verify (%s); `repro verify %s` "
             "says the same, and nothing of it is read\n",
-            path, v.problem, path);
+            shown(path, sp, sizeof sp), v.problem, sp);
     r = CM_EMISMATCH;
   }
   if (r == CM_OK && b.nclean > 0) {
