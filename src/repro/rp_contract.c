@@ -74,6 +74,27 @@ static int rp__valid_version(const char *v) {
   return digits > 0;
 }
 
+/* Variable names compare as the OS compares them: exactly on POSIX; on
+ * Windows, whose names ignore case, with ASCII case folded (the CUDA
+ * driver's getenv("CUDA_INJECTION64_PATH") finds Cuda_Injection64_Path
+ * there, so a forbid rule must too). The first n bytes of a and b;
+ * n == (size_t)-1: whole strings. */
+static int rp__name_eq(const char *a, const char *b, size_t n) {
+#ifdef _WIN32
+  size_t i;
+  for (i = 0; i < n; i++) {
+    int x = tolower((unsigned char)a[i]), y = tolower((unsigned char)b[i]);
+    if (x != y)
+      return 0;
+    if (x == 0)
+      return 1;
+  }
+  return 1;
+#else
+  return n == (size_t)-1 ? strcmp(a, b) == 0 : strncmp(a, b, n) == 0;
+#endif
+}
+
 static int rp__add(char list[][RP_CONTRACT_STR], int *n, const char *v) {
   if (*n >= RP_CONTRACT_MAX)
     return CM_ERANGE;
@@ -93,11 +114,17 @@ static int rp__add(char list[][RP_CONTRACT_STR], int *n, const char *v) {
 static int rp__parse_line(char *line, const char *name, int lineno,
                           rp_contract *c, int seen[5], char *err,
                           size_t errsize) {
-  char *w[6];
+  char *w[5];
   int nw = cm_split(line, " \t", w, 5);
   const char *key;
   if (nw == 0)
     return CM_OK;
+  /* cm_split says max + 1 for more words than it keeps: no line has more
+   * than "tool NAME >= VERSION optional" */
+  if (nw > 5)
+    RP__FAIL("%s:%d: too many words (at most 5: tool NAME >= VERSION "
+             "optional)",
+             name, lineno);
   key = w[0];
   if (strcmp(key, "set") == 0) {
     char *eq;
@@ -186,6 +213,33 @@ static int rp__parse_line(char *line, const char *name, int lineno,
   return CM_OK;
 }
 
+/* A set line says what the children get: two for one name (the child's
+ * environment held both, and which one a program read depended on how it
+ * read it), or one for a name the contract also forbids (which must never
+ * reach a child), say two things at once. (An unset pattern over a set
+ * name is not: "unset CUDA_*" with "set CUDA_PORTFOLIO_ALLOC=exact" clears
+ * the parent's and gives the contract's.) */
+static int rp__check_sets(const rp_contract *c, const char *name, char *err,
+                          size_t errsize) {
+  char a[RP_CONTRACT_STR], b[RP_CONTRACT_STR];
+  int i, j;
+  for (i = 0; i < c->nset; i++) {
+    cm_strlcpy(a, c->set[i], sizeof a);
+    *strchr(a, '=') = '\0';
+    for (j = 0; j < i; j++) {
+      cm_strlcpy(b, c->set[j], sizeof b);
+      *strchr(b, '=') = '\0';
+      if (rp__name_eq(a, b, (size_t)-1))
+        RP__FAIL("%s: set %s twice: a child gets one value", name, a);
+    }
+    for (j = 0; j < c->nforbid; j++)
+      if (rp_pattern_match(c->forbid[j], a))
+        RP__FAIL("%s: set %s, which 'forbid %s' forbids", name, a,
+                 c->forbid[j]);
+  }
+  return CM_OK;
+}
+
 int rp_contract_parse(const char *text, const char *name, rp_contract *out,
                       char *err, size_t errsize) {
   char line[1024];
@@ -224,7 +278,7 @@ int rp_contract_parse(const char *text, const char *name, rp_contract *out,
     RP__FAIL("%s: missing 'timeout SECONDS'", name);
   if (!seen[4])
     RP__FAIL("%s: missing 'instrumented yes|no'", name);
-  return CM_OK;
+  return rp__check_sets(out, name, err, errsize);
 }
 
 int rp_contract_load(const char *path, rp_contract *out, char *err,
@@ -243,14 +297,33 @@ int rp_contract_load(const char *path, rp_contract *out, char *err,
     return CM_ERANGE;
   }
   text[n] = '\0';
+  /* parsed as text, a NUL would end the contract there, and every line
+   * after it (a forbid rule) would be dropped without a word */
+  if (n >= 2 &&
+      (((unsigned char)text[0] == 0xFF && (unsigned char)text[1] == 0xFE) ||
+       ((unsigned char)text[0] == 0xFE && (unsigned char)text[1] == 0xFF))) {
+    cm_snprintf(err, errsize,
+                "%s: the contract is UTF-16 (as some Windows editors save); "
+                "save it as UTF-8",
+                path);
+    return CM_EPARSE;
+  }
+  if (memchr(text, '\0', n) != NULL) {
+    cm_snprintf(err, errsize,
+                "%s: the contract holds a NUL byte at offset %lu; a contract "
+                "is text (UTF-8)",
+                path,
+                (unsigned long)((const char *)memchr(text, '\0', n) - text));
+    return CM_EPARSE;
+  }
   return rp_contract_parse(text, path, out, err, errsize);
 }
 
 int rp_pattern_match(const char *pattern, const char *name) {
   size_t n = strlen(pattern);
   if (n > 0 && pattern[n - 1] == '*')
-    return strncmp(pattern, name, n - 1) == 0;
-  return strcmp(pattern, name) == 0;
+    return strlen(name) >= n - 1 && rp__name_eq(pattern, name, n - 1);
+  return rp__name_eq(pattern, name, (size_t)-1);
 }
 
 /* Copies the NAME part of "NAME=value" into buf. */
@@ -301,7 +374,7 @@ static int rp__in_sets(const char *const *list, size_t n, const char *name) {
   size_t i;
   for (i = 0; i < n; i++) {
     rp__env_name(list[i], nm, sizeof nm);
-    if (strcmp(nm, name) == 0)
+    if (rp__name_eq(nm, name, (size_t)-1))
       return 1;
   }
   return 0;

@@ -30,12 +30,16 @@ void rp_checks_add(rp_checks *cs, const char *name, rp_check_state state,
   va_start(ap, fmt);
   (void)cm_vsnprintf(c->detail, sizeof c->detail, fmt, ap); /* cut: kept */
   va_end(ap);
+  /* A check dropped is a check not made: the stage must not run as if it
+   * had passed (a device or tool check past the end used to be lost). */
   if (cs->n == RP_MAX_CHECKS) {
     cm_strlcpy(c->name, "checks", sizeof c->name);
-    c->state = RP_CHECK_WARN;
-    c->effect = RP_EFFECT_NONE;
-    cm_strlcpy(c->detail, "too many checks; the rest were dropped",
-               sizeof c->detail);
+    c->state = RP_CHECK_FAIL;
+    c->effect = RP_EFFECT_REFUSE;
+    cm_snprintf(c->detail, sizeof c->detail,
+                "more than %d checks: the rest were not made, so the stage "
+                "is refused (a contract this long is a mistake: shorten it)",
+                RP_MAX_CHECKS - 1);
   }
 }
 

@@ -26,7 +26,10 @@ typedef enum {
   RP_EFFECT_REFUSE
 } rp_effect;
 
-#define RP_MAX_CHECKS 48
+/* Room for every check a contract can ask for: its four lists at their
+ * most, and the device, counter, idle, allocator, clock and tool-path
+ * checks beside them. */
+#define RP_MAX_CHECKS (4 * RP_CONTRACT_MAX + 32)
 
 typedef struct {
   char name[64]; /* "tool nvcc", "device", "forbid NSYS_*" */
@@ -57,8 +60,8 @@ typedef struct {
                               the search to their folders) */
 } rp_probe;
 
-/* Adds a check; silently ignored when the list is full (the last slot then
- * says so). detail is printf-like. */
+/* Adds a check; ignored when the list is full, whose last slot then holds a
+ * failed check that refuses the stage. detail is printf-like. */
 void rp_checks_add(rp_checks *cs, const char *name, rp_check_state state,
                    rp_effect effect, const char *fmt, ...) CM_PRINTF_LIKE(5, 6);
 

@@ -84,6 +84,8 @@ TEST_IMPL(contract_malformed) {
       {"tool nvcc >=\n", "'>=' needs a version"},
       {"tool nvcc >= 1.x\n", "'>=' needs a version"},
       {"tool nvcc sometimes\n", "unexpected 'sometimes'"},
+      /* six words: the sixth was read through an unset pointer (a crash) */
+      {"tool nvcc >= 12.0 optional extra\n", "too many words"},
       {"idle maybe\n", "idle must be none, optional or required"},
       {"counters\n", "counters takes exactly one value"},
       {"timeout -3\n", "timeout must be seconds > 0"},
@@ -161,6 +163,133 @@ TEST_IMPL(contract_shipped) {
       }
     }
   }
+  return 0;
+}
+
+/* What a contract says must be what the children get, or it is refused:
+ * two values for one name (the child's environment held both), a set name
+ * that the same contract forbids (the forbidden variable reached the
+ * child), a NUL byte (the lines after it, a forbid rule among them,
+ * were dropped without a word), a UTF-16 file (refused as "unknown key"
+ * with garbage), and a check list past its room (the checks past it, the
+ * device's among them, were dropped and the stage ran). */
+TEST_IMPL(contract_hazards) {
+  static const struct {
+    const char *lines, *want;
+  } bad[] = {
+      {"set A=1\nset A=2\n", "h.contract: set A twice"},
+      {"set LD_PRELOAD=x.so\nforbid LD_*\n",
+       "set LD_PRELOAD, which 'forbid LD_*' forbids"},
+  };
+  static const char head[] = "device none\ntimeout 5\ninstrumented no\n";
+  char text[512], err[256], dir[512], path[700], big[8192];
+  rp_contract c;
+  rp_checks cs;
+  rp_probe p;
+  size_t i;
+  FILE *f;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "%s%s", head, bad[i].lines);
+    ASSERT_EQ(rp_contract_parse(text, "h.contract", &c, err, sizeof err),
+              CM_EPARSE);
+    ASSERT_CONTAINS(err, bad[i].want);
+  }
+  ASSERT_EQ(rt_fresh_dir("hazards", dir, sizeof dir), 0);
+  snprintf(path, sizeof path, "%s/has-zero-byte.contract", dir);
+  f = fopen(path, "wb");
+  ASSERT_TRUE(f != NULL);
+  fwrite(head, 1, sizeof head - 1, f);
+  fwrite("\0\nforbid LD_PRELOAD\n", 1, 20, f);
+  fclose(f);
+  ASSERT_EQ(rp_contract_load(path, &c, err, sizeof err), CM_EPARSE);
+  ASSERT_CONTAINS(err, "NUL byte at offset 38");
+  snprintf(path, sizeof path, "%s/utf16.contract", dir);
+  f = fopen(path, "wb");
+  ASSERT_TRUE(f != NULL);
+  fwrite("\xff\xfe"
+         "d\0e\0v\0",
+         1, 8, f);
+  fclose(f);
+  ASSERT_EQ(rp_contract_load(path, &c, err, sizeof err), CM_EPARSE);
+  ASSERT_CONTAINS(err, "UTF-16");
+  /* the longest contract the parser takes: every check is made, the
+   * device's (last in line) included */
+  {
+    size_t o = 0;
+    int k;
+    for (k = 0; k < RP_CONTRACT_MAX; k++)
+      o += (size_t)snprintf(big + o, sizeof big - o,
+                            "unset U%d\nforbid F%d\nset S%d=1\n", k, k, k);
+    for (k = 0; k < RP_CONTRACT_MAX; k++)
+      o += (size_t)snprintf(big + o, sizeof big - o, "tool tool%d optional\n",
+                            k);
+    snprintf(big + o, sizeof big - o,
+             "device required\ntimeout 5\ninstrumented no\n");
+  }
+  ASSERT_OK(rp_contract_parse(big, "big", &c, err, sizeof err));
+  memset(&p, 0, sizeof p);
+  p.env = (char *[]){"HOME=/x", NULL};
+  snprintf(path, sizeof path, "%s/nogpus", dir);
+  ASSERT_OK(plat_mkdir_p(path));
+  p.gpus_dir = path;
+  p.no_nvidia_smi = 1;
+  p.tool_dirs = dir;
+  rp_preflight(&c, &p, &cs);
+  ASSERT_TRUE(cs.n < RP_MAX_CHECKS);
+  for (i = 0; i < (size_t)cs.n; i++)
+    if (strcmp(cs.items[i].name, "device") == 0)
+      break;
+  ASSERT_TRUE(i < (size_t)cs.n);
+  ASSERT_EQ(cs.items[i].state, RP_CHECK_FAIL);
+  /* past its room, the list refuses the stage */
+  memset(&cs, 0, sizeof cs);
+  for (i = 0; i < RP_MAX_CHECKS + 5; i++)
+    rp_checks_add(&cs, "x", RP_CHECK_PASS, RP_EFFECT_NONE, "ok");
+  ASSERT_EQ(cs.n, RP_MAX_CHECKS);
+  ASSERT_EQ(cs.items[RP_MAX_CHECKS - 1].state, RP_CHECK_FAIL);
+  ASSERT_EQ(rp_checks_verdict(&cs, err, sizeof err), RP_EFFECT_REFUSE);
+  ASSERT_CONTAINS(err, "the rest were not made");
+  return 0;
+}
+
+/* Variable names compare as the OS compares them: on Windows, where names
+ * ignore case and the driver's getenv("CUDA_INJECTION64_PATH") finds
+ * Cuda_Injection64_Path, a forbid rule, the child environment's scrub and
+ * cuda_portfolio's marker check all fold case; on POSIX they do not (there
+ * it is another variable, which CUDA does not read). */
+TEST_IMPL(env_names_case) {
+#ifdef _WIN32
+  const int folded = 1;
+#else
+  const int folded = 0;
+#endif
+  rp_contract c;
+  char err[256], **env = NULL;
+  char *parent[] = {"cuda_portfolio_alloc=pooled", "Nsys_X=1", NULL};
+  int i, n;
+  ASSERT_EQ(rp_pattern_match("CUDA_INJECTION*", "Cuda_Injection64_Path"),
+            folded);
+  ASSERT_EQ(rp_pattern_match("LD_PRELOAD", "ld_preload"), folded);
+  ASSERT_EQ(rp_pattern_match("NSYS_*", "NSY"), 0);
+  ASSERT_EQ(pf_instrument_is_marker("Cuda_Injection64_Path"), folded);
+  ASSERT_EQ(pf_instrument_is_marker("ld_preload"), folded);
+  ASSERT_EQ(pf_instrument_is_marker("LD_PRELOAD"), 1);
+  ASSERT_EQ(pf_instrument_is_marker("LD_PRELOADX"), 0);
+  ASSERT_OK(rp_contract_parse("set CUDA_PORTFOLIO_ALLOC=exact\n"
+                              "forbid NSYS_*\n"
+                              "device none\ntimeout 1\ninstrumented no\n",
+                              "e", &c, err, sizeof err));
+  ASSERT_EQ(rp_contract_forbidden(&c, parent, NULL, 0) != NULL, folded);
+  ASSERT_OK(rp_contract_child_env(&c, parent, NULL, &env));
+  for (n = 0; env[n] != NULL; n++)
+    ;
+  /* folded: the set replaces the parent's value and the forbidden one is
+   * gone; else the three are three variables */
+  ASSERT_EQ(n, folded ? 1 : 3);
+  for (i = 0; i < n; i++)
+    if (folded)
+      ASSERT_STR_EQ(env[i], "CUDA_PORTFOLIO_ALLOC=exact");
+  rp_env_free(env);
   return 0;
 }
 
