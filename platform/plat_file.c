@@ -9,14 +9,16 @@
 #include <errno.h>
 #include <stdio.h>
 
-/* Creates "path.tmp" (named in tmp[size]) for writing into *f; the fopen
+/* Creates path + suffix (named in tmp[size]) for writing into *f; the fopen
  * failure as its errno's cm_error (a folder gone is CM_ENOENT, not an I/O
- * error). */
-static int plat__create_tmp(const char *path, char *tmp, size_t size,
-                            FILE **f) {
-  int r = cm_snprintf(tmp, size, "%s.tmp", path);
+ * error). Whatever is at that name goes first: a symbolic link left there
+ * would have fopen write through it into the file it points at. */
+static int plat__create_tmp(const char *path, const char *suffix, char *tmp,
+                            size_t size, FILE **f) {
+  int r = cm_snprintf(tmp, size, "%s%s", path, suffix);
   if (r != CM_OK)
     return r;
+  (void)cm_remove(tmp);
   errno = 0;
   *f = cm_fopen(tmp, "wb");
   if (*f == NULL)
@@ -30,7 +32,7 @@ int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
   int r;
   if (path == NULL || (buf == NULL && len > 0))
     return CM_EINVAL;
-  r = plat__create_tmp(path, tmp, sizeof tmp, &f);
+  r = plat__create_tmp(path, ".tmp", tmp, sizeof tmp, &f);
   if (r != CM_OK)
     return r;
   if (fwrite(buf, 1, len, f) != len) {
@@ -60,7 +62,9 @@ int plat_probe_write_atomic(const char *path) {
    * end would replace it with a regular file (as root, /dev/null itself) */
   if (plat_path_is_special(path))
     return CM_EINVAL;
-  r = plat__create_tmp(path, tmp, sizeof tmp, &f);
+  /* a name of the probe's own: "path.tmp" may hold what a writer left, and
+   * the probe of a run that never starts must change nothing */
+  r = plat__create_tmp(path, ".tmp-probe", tmp, sizeof tmp, &f);
   if (r != CM_OK)
     return r;
   fclose(f);

@@ -100,10 +100,11 @@ int plat_path_is_special(const char *path);
 int plat_write_file_atomic(const char *path, const void *buf, size_t len);
 /* Checks, before the work that produces it, that plat_write_file_atomic
  * could write path: path is not a directory (CM_EEXIST), nor a device,
- * FIFO or socket (CM_EINVAL: the rename would replace it), and "path.tmp" can
- * be created (it is created empty and removed again; otherwise the fopen
- * failure as a cm_error: CM_ENOENT for a missing folder, CM_EACCES, ...).
- * An existing file at path is left as it is. */
+ * FIFO or socket (CM_EINVAL: the rename would replace it), and a file
+ * beside it can be created ("path.tmp-probe", created empty and removed
+ * again; otherwise the fopen failure as a cm_error: CM_ENOENT for a missing
+ * folder, CM_EACCES, ...). An existing file at path, and at "path.tmp", is
+ * left as it is. */
 int plat_probe_write_atomic(const char *path);
 
 /* The suffix executables carry on this OS: "" on POSIX, ".exe" on Windows.

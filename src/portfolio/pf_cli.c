@@ -28,11 +28,18 @@ void pf_opts_init(pf_opts *o) {
 
 /* Checks that every element count derived from a shape fits comfortably:
  * the runner keeps doubles for each element, so 8 x elements must fit. */
-static int shape_fits(const int64_t *d, int n, int64_t stride) {
+static int shape_fits(const int64_t *d, int n, int64_t stride, int64_t ld_pad) {
   int64_t total = 1;
   int i;
   for (i = 0; i < n; i++) {
     int64_t v = (i == 1 && stride > d[1]) ? stride : d[i];
+    /* matmul's operands: each size with its padding, a bound on every
+     * operand's leading dimension */
+    if (n == 3 && ld_pad > 0) {
+      if (v > INT64_MAX - ld_pad)
+        return 0;
+      v += ld_pad;
+    }
     if (v > INT64_MAX / 16 / total)
       return 0;
     total *= v;
@@ -165,6 +172,7 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   int i, r, mode;
   int64_t v;
   const char *format = NULL, *timing = NULL, *mode_word = NULL;
+  const char *list_word = NULL;
   static const char *const once[] = {"--op",   "--variant", "--dtype",
                                      "--json", "--dump",    "--seed",
                                      "--gpu",  "--format",  NULL};
@@ -181,9 +189,20 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       o->mode = PF_MODE_HELP;
       return CM_OK;
     } else if (strcmp(a, "--list") == 0) {
+      /* --list runs nothing: a mode word before or after it is refused
+       * (which won depended on the order) */
+      if (mode_word != NULL)
+        FAIL("--list and %s: --list lists the ops and variants and runs "
+             "nothing; give one",
+             mode_word);
       o->mode = PF_MODE_LIST;
+      list_word = a;
       takes = 0;
     } else if ((mode = mode_of(a)) >= 0) {
+      if (list_word != NULL)
+        FAIL("--list and %s: --list lists the ops and variants and runs "
+             "nothing; give one",
+             a);
       if ((r = set_mode(o, a, mode, &mode_word, err, errsize)))
         return r;
       takes = 0;
@@ -256,8 +275,11 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       o->trans_a = val[0] == 't';
       o->trans_b = val[1] == 't';
     } else if (strcmp(a, "--seed") == 0) {
-      if (cm_parse_u64(val, &o->seed))
-        FAIL("--seed %s: expected an unsigned 64-bit integer", val);
+      /* the results file records the seed as a JSON integer (signed 64
+       * bits): a larger one would be written as another number */
+      if (cm_parse_u64(val, &o->seed) || o->seed > (uint64_t)INT64_MAX)
+        FAIL("--seed %s: expected an integer from 0 to %lld", val,
+             (long long)INT64_MAX);
       o->have_seed = 1;
     } else if (strcmp(a, "--gpu") == 0) {
       if ((r = parse_int(a, val, 0, 1023, &v, err, errsize)))
@@ -273,8 +295,12 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
         return r;
       o->alloc = (int)m;
     } else if (strcmp(a, "--dump") == 0) {
+      if (val[0] == '\0')
+        FAIL("--dump needs a folder, not an empty word");
       o->dump_dir = val;
     } else if (strcmp(a, "--json") == 0) {
+      if (val[0] == '\0')
+        FAIL("--json needs a file path, not an empty word");
       o->json_path = val;
     } else if (strcmp(a, "--format") == 0) {
       format = val;
@@ -375,10 +401,44 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     FAIL("--stride %lld needs --shape RxW: the stride pads the rows of the "
          "shape it names",
          (long long)o->stride);
-  if (o->have_shape && !shape_fits(o->dims, o->ndims, o->stride))
-    FAIL("--shape: %lld x %lld%s elements overflow a 64-bit byte count",
-         (long long)o->dims[0], (long long)o->dims[1],
-         o->ndims == 3 ? " x K" : "");
+  if (list_word != NULL && (o->json_path || o->dump_dir))
+    FAIL("--list with %s: --list runs nothing, so nothing is written there; "
+         "drop one",
+         o->json_path ? "--json" : "--dump");
+  if (o->json_path && o->dump_dir && strcmp(o->json_path, o->dump_dir) == 0)
+    FAIL("--json %s and --dump %s: one path for the results file and the "
+         "dump folder (the folder is made first, and the results could not "
+         "be written at the end); name two",
+         o->json_path, o->dump_dir);
+  if (o->mode == PF_MODE_BENCH && o->mask == 1)
+    FAIL("--mask with --bench: the benchmark set times softmax unmasked and "
+         "has no masked case; drop --mask, or time one masked case with "
+         "--op softmax --shape RxW --mask --json PATH");
+  /* without --op the shape's rank says which ops: three sizes, matmul
+   * only; two, every other op. An option for the other kind would be
+   * dropped without a word */
+  if (o->op < 0 && o->have_shape && o->ndims == 3 &&
+      (o->stride || o->mask == 1))
+    FAIL("%s with an MxNxK shape: only matmul takes that shape, and %s",
+         o->stride ? "--stride" : "--mask",
+         o->stride ? "matmul pads its operands with --ld-pad P instead"
+                   : "matmul takes no mask: drop --mask");
+  if (o->op < 0 && o->have_shape && o->ndims == 2 &&
+      (o->ld_pad || o->trans_a || o->trans_b))
+    FAIL("%s with an RxW shape: those shape matmul's operands, which take "
+         "MxNxK; %s",
+         o->ld_pad ? "--ld-pad" : "--trans",
+         o->ld_pad ? "pad rows with --stride S" : "drop it");
+  if (o->have_shape && !shape_fits(o->dims, o->ndims, o->stride, o->ld_pad)) {
+    if (o->ndims == 3)
+      FAIL("--shape: %lld x %lld x %lld%s overflows a 64-bit byte count",
+           (long long)o->dims[0], (long long)o->dims[1], (long long)o->dims[2],
+           o->ld_pad ? " with --ld-pad" : "");
+    FAIL("--shape: %lld rows of %lld elements%s overflow a 64-bit byte count",
+         (long long)o->dims[0],
+         (long long)(o->stride > o->dims[1] ? o->stride : o->dims[1]),
+         o->stride > o->dims[1] ? " (the --stride)" : "");
+  }
   if (o->have_shape && o->ndims == 2 && o->stride && o->stride < o->dims[1])
     FAIL("--stride %lld is smaller than the row width %lld",
          (long long)o->stride, (long long)o->dims[1]);
@@ -532,7 +592,8 @@ void pf_cli_usage(void *stream) {
       "  --shape RxW | MxNxK   --stride S (row ops)   --mask | --no-mask\n"
       "  --trans nn|nt|tn|tt  --ld-pad P (matmul)   --extreme (extreme rows)\n"
       "options:\n"
-      "  --seed N        reproduce a run (the seed is printed otherwise)\n"
+      "  --seed N        reproduce a run (the seed is printed otherwise; 0 to\n"
+      "                  2^63 - 1)\n"
       "  --gpu N         device ordinal\n"
       "  --alloc exact|pooled   (default: $CUDA_PORTFOLIO_ALLOC, else pooled)\n"
       "  --dump DIR      write inputs, outputs, references as .npy\n"

@@ -122,7 +122,7 @@ int pf_results_clean(const pf_results *r) {
   /* a case that failed verification is not in cases[] (it was never
    * timed), but the run it belongs to is not one to call clean */
   if (r->markers.count > 0 || r->other_processes != 0 || r->launch_knobs ||
-      r->ceilings_throttled || r->unverified > 0)
+      r->ceilings_throttled || r->unverified > 0 || r->stopped)
     return 0;
   for (i = 0; i < r->ncases; i++) {
     const pf_case_result *c = &r->cases[i];
@@ -419,6 +419,9 @@ json_t *pf_json_document(const pf_results *r) {
     json_array_append_new(marks, cm_json_text(r->markers.names[m]));
   json_object_set_new(doc, "instrumentation_markers", marks);
   json_object_set_new(doc, "clean", json_boolean(pf_results_clean(r)));
+  /* every case of the selection timed (or failed before timing): a file
+   * from a run that stopped, or skipped cases on this device, says so */
+  json_object_set_new(doc, "complete", json_boolean(r->not_timed == 0));
   json_object_set_new(doc, "settings", settings_json(&r->opts));
   json_object_set_new(doc, "environment", env_json(r));
 

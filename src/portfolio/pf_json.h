@@ -105,6 +105,11 @@ typedef struct {
                           default kernels */
   int unverified;      /* cases of this run that failed verification before
                           timing: never timed, so not in cases[] */
+  int stopped;         /* the run ended before its last case (an error):
+                          the cases after it are in no list */
+  int not_timed;       /* cases of the selection that were never timed
+                          (stopped before them, or skipped on this device):
+                          "complete": false */
   int ceilings_throttled; /* a throttle reason was set before or after the
                              ceilings were measured */
   pf_ceiling copy;

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cm_error.h"
+#include "cm_str.h"
 #include "cm_utf8.h"
 #include "pf_cli.h"
 #include "pf_half.h"
@@ -254,19 +255,25 @@ static int run_verify_control(pf_runner *r) {
   return PF_EXIT_OK;
 }
 
-static int run_set(pf_runner *r, const pf_opts *o) {
+/* Runs the selection's cases; *total gets its size, *done how many ran to
+ * their verdict before a stop. */
+static int run_set(pf_runner *r, const pf_opts *o, int *total, int *done) {
   pf_set set;
   int i, err;
+  *total = *done = 0;
   if ((err = build_set(o, &set)) != PF_EXIT_OK)
     return err;
+  *total = set.n;
   for (i = 0; i < set.n; i++) {
     err = pf_run_case(r, &set.v[i]);
     if (err) {
       fprintf(stderr, "cuda_portfolio: stopped: %s\n", cm_strerror(err));
       pf_set_free(&set);
+      *done = i;
       return exit_for(err);
     }
   }
+  *done = set.n;
   pf_set_free(&set);
   return PF_EXIT_OK;
 }
@@ -276,7 +283,7 @@ int main(int argc, char **argv, char **envp) {
   pf_runner r;
   pf_alloc_mode alloc;
   char err[512];
-  int rc;
+  int rc, total = 0, done = 0;
   /* Windows hands main() argv in the ANSI code page; paths are UTF-8 here
    * (cm_fopen, plat_*), as repro passes them (a no-op on POSIX; a failed
    * conversion keeps the ANSI argv, right for ASCII paths) */
@@ -310,6 +317,14 @@ int main(int argc, char **argv, char **envp) {
       return PF_EXIT_OUTPUT;
     }
     return rc;
+  }
+  /* the allocator's environment variable is a word of the run too: a bad
+   * one is refused here, before --check-args says the words are fine and
+   * before --dump makes its folder */
+  if (pf_alloc_resolve(o.alloc, getenv("CUDA_PORTFOLIO_ALLOC"), &alloc, err,
+                       sizeof err) != CM_OK) {
+    fprintf(stderr, "cuda_portfolio: %s\n", err);
+    return PF_EXIT_USAGE;
   }
   /* the case list, before any device: an empty one is a usage error on
    * every machine (--check-args stops here, writing nothing) */
@@ -368,10 +383,19 @@ int main(int argc, char **argv, char **envp) {
             o.dump_dir, cm_strerror(rc));
     return PF_EXIT_USAGE;
   }
-  if (pf_alloc_resolve(o.alloc, getenv("CUDA_PORTFOLIO_ALLOC"), &alloc, err,
-                       sizeof err) != CM_OK) {
-    fprintf(stderr, "cuda_portfolio: %s\n", err);
-    return PF_EXIT_USAGE;
+  /* a folder that exists but cannot be written (/proc, another user's):
+   * every case's files would fail at the end of its run */
+  if (o.dump_dir) {
+    char probe[4096];
+    if (cm_snprintf(probe, sizeof probe, "%s/.cuda_portfolio-probe",
+                    o.dump_dir) != CM_OK ||
+        (rc = plat_probe_write_atomic(probe)) != CM_OK) {
+      fprintf(stderr,
+              "cuda_portfolio: --dump %s: cannot write in the folder (%s); "
+              "name a folder that is writable\n",
+              o.dump_dir, cm_strerror(rc));
+      return PF_EXIT_USAGE;
+    }
   }
   memset(&r, 0, sizeof r);
   r.alloc = alloc;
@@ -397,9 +421,9 @@ int main(int argc, char **argv, char **envp) {
     return run_verify_control(&r);
   if (o.json_path && (rc = pf_timing_start(&r, &o, argc, argv)) != PF_EXIT_OK)
     return rc;
-  rc = run_set(&r, &o);
+  rc = run_set(&r, &o, &total, &done);
   if (o.json_path) {
-    int trc = pf_timing_finish(&r, o.json_path);
+    int trc = pf_timing_finish(&r, o.json_path, total, done);
     /* a failed verification outranks the lost file (both are printed) */
     if (rc == PF_EXIT_OK && r.failed == 0)
       rc = trc;

@@ -251,6 +251,26 @@ void pf_bench_set_unverified(pf_bench *b, int n) {
   warn(b, msg);
 }
 
+void pf_bench_set_not_timed(pf_bench *b, int not_timed, int stopped, int done) {
+  char msg[320];
+  if (b == NULL || not_timed <= 0)
+    return;
+  b->res.not_timed = not_timed;
+  b->res.stopped = stopped;
+  if (stopped)
+    cm_snprintf(msg, sizeof msg,
+                "the run stopped after %d case(s) (see the error above): %d "
+                "case(s) of the selection were never timed; the file is "
+                "incomplete and the run is not clean",
+                done, not_timed);
+  else
+    cm_snprintf(msg, sizeof msg,
+                "%d case(s) of the selection were skipped on this device (see "
+                "the SKIP lines) and never timed: the file is incomplete",
+                not_timed);
+  warn(b, msg);
+}
+
 /* Times fn alone (one input set) into c's series. c is measured when a
  * positive median came out; otherwise c says why not ("WHAT not measured:
  * ...") and the run warns. Returns whether c was measured. */

@@ -91,6 +91,12 @@ int pf_bench_instrumented(const pf_bench *b);
  * clean. Call before pf_bench_close. */
 void pf_bench_set_unverified(pf_bench *b, int n);
 
+/* Records that of the selection's cases, not_timed were never timed: the
+ * run stopped (stopped: 1, at an error, after done cases) or skipped them
+ * on this device. A warning says which; "complete" is false, and a stopped
+ * run is not clean. Call before pf_bench_close. */
+void pf_bench_set_not_timed(pf_bench *b, int not_timed, int stopped, int done);
+
 /* Writes the results to path (atomically: temp name, then rename) in the
  * format chosen, frees b. path may be NULL to only free. */
 int pf_bench_close(pf_bench *b, const char *path);

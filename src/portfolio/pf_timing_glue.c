@@ -97,11 +97,14 @@ void pf_build_git(const char **commit, int *dirty) {
   pf_env_build_git(commit, dirty);
 }
 
-int pf_timing_finish(pf_runner *r, const char *path) {
+int pf_timing_finish(pf_runner *r, const char *path, int total, int done) {
   int err;
   /* failures before timing; a failed recheck after timing is recorded in
    * its case already (r->failed counts both) */
   pf_bench_set_unverified(r->bench, r->failed - r->recheck_failed);
+  /* the cases after a stop, and those skipped on this device */
+  pf_bench_set_not_timed(r->bench, total - done + r->skipped, done < total,
+                         done);
   err = pf_bench_close(r->bench, path);
   if (r->peer)
     pf_peer_close(r->peer);

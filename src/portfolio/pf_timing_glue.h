@@ -11,8 +11,10 @@
 /* Opens the timing run from o's flags, the peer libraries and sets
  * r->bench_case/bench/peer/nsets. Returns a pf_cli.h exit code. */
 int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv);
-/* Writes the results to path and releases everything; an exit code. */
-int pf_timing_finish(pf_runner *r, const char *path);
+/* Writes the results to path and releases everything; an exit code. Of the
+ * selection's total cases, done ran to their verdict (fewer: the run
+ * stopped at an error); with r->skipped, the file says what it lacks. */
+int pf_timing_finish(pf_runner *r, const char *path, int total, int done);
 /* The commit the binary was built from (40 hex digits, or "unknown") and
  * its tree's dirty flag (1, 0, -1 unknown), as the results JSON records
  * them; "unknown" and -1 in a build without the timing harness, which has

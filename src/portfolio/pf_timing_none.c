@@ -19,8 +19,10 @@ void pf_build_git(const char **commit, int *dirty) {
   *dirty = -1;
 }
 
-int pf_timing_finish(pf_runner *r, const char *path) {
+int pf_timing_finish(pf_runner *r, const char *path, int total, int done) {
   (void)r;
   (void)path;
+  (void)total;
+  (void)done;
   return PF_EXIT_OK;
 }

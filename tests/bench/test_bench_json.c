@@ -736,6 +736,34 @@ TEST_IMPL(unknown_not_clean) {
   r.ceilings_throttled = 0;
   r.unverified = 1; /* a case failed verification, so was never timed */
   ASSERT_EQ(pf_results_clean(&r), 0);
+  r.unverified = 0;
+  pf_results_free(&r);
+  return 0;
+}
+
+/* A file from a run that stopped at an error (a case too big for the
+ * device's memory, a CUDA error) held the cases before the stop and said
+ * clean: true, as if it were the selection. It now says complete: false,
+ * and the run is not clean; skipped cases (a variant this device lacks)
+ * make it incomplete but leave clean alone. */
+TEST_IMPL(incomplete_said) {
+  pf_results r;
+  json_t *doc;
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_is_true(json_object_get(doc, "complete")));
+  ASSERT_TRUE(json_is_true(json_object_get(doc, "clean")));
+  json_decref(doc);
+  r.not_timed = 3; /* skipped on this device */
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_is_false(json_object_get(doc, "complete")));
+  ASSERT_TRUE(json_is_true(json_object_get(doc, "clean")));
+  json_decref(doc);
+  r.stopped = 1; /* and the run stopped */
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_is_false(json_object_get(doc, "complete")));
+  ASSERT_TRUE(json_is_false(json_object_get(doc, "clean")));
+  json_decref(doc);
   pf_results_free(&r);
   return 0;
 }

@@ -228,9 +228,9 @@ TEST_IMPL(cli_parse) {
   ASSERT_EQ(o.dims[1], 1048577);
   ASSERT_EQ(o.mode, PF_MODE_SELECT);
   ASSERT_OK(
-      parse(&o, err, "--test-only", "--seed", "18446744073709551615", NULL));
+      parse(&o, err, "--test-only", "--seed", "9223372036854775807", NULL));
   ASSERT_EQ(o.mode, PF_MODE_TEST_ONLY);
-  ASSERT_TRUE(o.have_seed && o.seed == UINT64_MAX);
+  ASSERT_TRUE(o.have_seed && o.seed == (uint64_t)INT64_MAX);
   ASSERT_OK(parse(&o, err, "--list", "--format", "json", NULL));
   ASSERT_TRUE(o.mode == PF_MODE_LIST && o.list_json);
   ASSERT_OK(parse(&o, err, "--variant", "auto", "--dtype", "bf16"));
@@ -251,6 +251,74 @@ TEST_IMPL(cli_parse) {
   ASSERT_OK(
       parse(&o, err, "--peer-sampling", "interleaved", "--json", "r.json"));
   ASSERT_EQ(o.peer_sampling, 1);
+  return 0;
+}
+
+/* Words that were accepted and then dropped, or that let a run start that
+ * could not end well, are refused at parse time with what to do: a seed
+ * the results file cannot hold (it recorded -1 for 2^64 - 1), --mask with
+ * --bench (timed unmasked), an empty --json or --dump (misnamed, or read
+ * past the string), one path for both, --list beside a mode word (which
+ * won depended on the order) or an output, options for the other kind of
+ * op than the shape's rank allows, and a padding that overflows. */
+TEST_IMPL(cli_dropped_words) {
+  static const char *const bad[][8] = {
+      {"--seed", "18446744073709551615", NULL},
+      {"--bench", "--op", "softmax", "--mask", NULL},
+      {"--op", "add", "--json", "", NULL},
+      {"--op", "add", "--dump", "", NULL},
+      {"--op", "add", "--json", "same", "--dump", "same", NULL},
+      {"--list", "--test-only", NULL},
+      {"--test-only", "--list", NULL},
+      {"--list", "--json", "x.json", NULL},
+      {"--shape", "4x5x6", "--stride", "100", NULL},
+      {"--shape", "4x5x6", "--mask", NULL},
+      {"--shape", "4x5", "--trans", "tt", NULL},
+      {"--shape", "4x5", "--ld-pad", "3", NULL},
+      {"--op", "matmul", "--shape", "4398046511104x1x1", "--ld-pad", "1048576",
+       NULL},
+  };
+  static const char *const want[] = {
+      "from 0 to 9223372036854775807",
+      "--mask with --bench",
+      "--json needs a file path",
+      "--dump needs a folder",
+      "one path for the results file and the dump folder",
+      "--list and --test-only",
+      "--list and --test-only",
+      "--list with --json",
+      "--stride with an MxNxK shape",
+      "--mask with an MxNxK shape",
+      "--trans with an RxW shape",
+      "--ld-pad with an RxW shape",
+      "with --ld-pad overflows",
+  };
+  pf_opts o;
+  char err[256], *argv[9];
+  size_t i;
+  int n;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    argv[0] = "cuda_portfolio";
+    for (n = 0; bad[i][n] != NULL; n++)
+      argv[n + 1] = (char *)bad[i][n];
+    argv[n + 1] = NULL;
+    if (pf_cli_parse(n + 1, argv, &o, err, sizeof err) != CM_EINVAL ||
+        strstr(err, want[i]) == NULL)
+      fprintf(stderr, "case %lu: \"%s\"\n", (unsigned long)i, err);
+    ASSERT_EQ(pf_cli_parse(n + 1, argv, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, want[i]);
+  }
+  /* the largest seed it takes, and the message that names the stride */
+  {
+    char *ok[] = {"cuda_portfolio", "--seed", "9223372036854775807", NULL};
+    char *st[] = {
+        "cuda_portfolio",     "--op", "softmax", "--shape", "2x3", "--stride",
+        "576460752303423487", NULL};
+    ASSERT_OK(pf_cli_parse(3, ok, &o, err, sizeof err));
+    ASSERT_EQ(o.seed, (uint64_t)INT64_MAX);
+    ASSERT_EQ(pf_cli_parse(7, st, &o, err, sizeof err), CM_EINVAL);
+    ASSERT_CONTAINS(err, "(the --stride) overflow");
+  }
   return 0;
 }
 

@@ -124,9 +124,12 @@ file(MAKE_DIRECTORY "${on}/fakebin")
 file(WRITE "${on}/fakebin/cmake" "#!/bin/sh
 echo \"cmake in $(pwd): $*\" >> '${on}/cmake-calls.txt'
 ")
+# an nvcc beside the launcher's cmake: it must not come first for the
+# native repro (only cmake and ctest are put ahead of PATH, as links)
+file(WRITE "${on}/fakebin/nvcc" "#!/bin/sh\necho fake-nvcc\n")
 file(WRITE "${on}/build/linux/bin/repro"
-  "#!/bin/sh\necho \"native: $*\"\necho \"native cmake: $(command -v cmake)\"\n")
-foreach(f scripts/setup-deps.sh fakebin/cmake build/linux/bin/repro)
+  "#!/bin/sh\necho \"native: $*\"\necho \"native cmake: $(readlink \"$(command -v cmake)\")\"\necho \"native nvcc: $(command -v nvcc)\"\n")
+foreach(f scripts/setup-deps.sh fakebin/cmake fakebin/nvcc build/linux/bin/repro)
   file(CHMOD "${on}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 endforeach()
 execute_process(COMMAND "${on}/repro" doctor
@@ -134,9 +137,11 @@ execute_process(COMMAND "${on}/repro" doctor
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(READ "${on}/cmake-calls.txt" calls)
 # (the fake cmake is not PATH's: the native repro, whose stages run cmake
-# from PATH, is handed the launcher's one first on PATH)
+# from PATH, is handed the launcher's one first on PATH, as a link in a
+# folder of its own, so that nothing else of its folder comes first)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root .* doctor"
    OR NOT out MATCHES "native cmake: ${on}/fakebin/cmake"
+   OR out MATCHES "native nvcc: ${on}/fakebin"
    OR NOT calls MATCHES "cmake in ${on}: --preset linux"
    OR NOT calls MATCHES "cmake in ${on}: --build --preset linux"
    OR calls MATCHES "elsewhere"

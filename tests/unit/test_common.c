@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 TEST_IMPL(sha256_vectors) {
   char hex[CM_SHA256_HEX_LEN];
@@ -378,6 +381,29 @@ TEST_IMPL(probe_write_atomic) {
   /* a file where a folder should be: the path's problem, named */
   ASSERT_OK(cm_snprintf(missing, sizeof missing, "%s/sub.json", path));
 #ifndef _WIN32
+  {
+    /* "path.tmp" a link to a file of the user's: the probe left both as
+     * they were (it emptied the file and removed the link), and the write
+     * replaced the link, never writing through it */
+    char mine[1100];
+    ASSERT_OK(cm_snprintf(mine, sizeof mine, "%s/mine.txt", cm_test_tmpdir()));
+    ASSERT_OK(plat_write_file_atomic(mine, "precious\n", 9));
+    remove(tmp);
+    ASSERT_EQ(symlink(mine, tmp), 0);
+    ASSERT_OK(plat_probe_write_atomic(path));
+    ASSERT_OK(cm_read_file(tmp, &text, &len)); /* the link is still there */
+    ASSERT_EQ(len, 9);
+    free(text);
+    ASSERT_OK(plat_write_file_atomic(path, "results", 7));
+    ASSERT_OK(cm_read_file(mine, &text, &len));
+    ASSERT_EQ(len, 9);
+    ASSERT_TRUE(memcmp(text, "precious\n", 9) == 0);
+    free(text);
+    ASSERT_OK(cm_read_file(path, &text, &len));
+    ASSERT_EQ(len, 7);
+    free(text);
+    ASSERT_EQ(plat_path_exists(tmp), 0);
+  }
   ASSERT_EQ(plat_probe_write_atomic(missing), CM_ENOTDIR);
 #else
   /* Windows' C runtime says ENOENT for it */
