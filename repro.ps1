@@ -17,6 +17,7 @@ Set-StrictMode -Version 3.0
 
 $Root = $PSScriptRoot
 $Preset = 'windows-msvc'
+$PresetGiven = $false
 $Prebuilt = $false
 $Command = ''
 # The other options that take a value (src/repro/rp_cli.c): their value is
@@ -27,11 +28,13 @@ for ($i = 0; $i -lt $args.Count; $i++) {
   $a = [string]$args[$i]
   if ($a -eq '--preset' -and $i + 1 -lt $args.Count) {
     $Preset = [string]$args[$i + 1]
+    $PresetGiven = $true
     $i++
   } elseif ($ValueOptions -contains $a) {
     $i++
   } elseif ($a.StartsWith('--preset=')) {
     $Preset = $a.Substring(9)
+    $PresetGiven = $true
   } elseif ($a -eq '--prebuilt') {
     $Prebuilt = $true
   } elseif (-not $a.StartsWith('-') -and $Command -eq '') {
@@ -50,8 +53,15 @@ function Find-VisualStudio {
   if (-not $pf86) { return $null }
   $vswhere = Join-Path $pf86 'Microsoft Visual Studio\Installer\vswhere.exe'
   if (-not (Test-Path -LiteralPath $vswhere)) { return $null }
-  $path = & $vswhere -latest -products * -property installationPath `
-    -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 2>$null
+  # a line vswhere writes on stderr is an error record to PowerShell 5.1,
+  # which 'Stop' would turn into the script's end, 2>$null or not
+  $ErrorActionPreference = 'Continue'
+  try {
+    $path = & $vswhere -latest -products * -property installationPath `
+      -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 2>$null
+  } catch {
+    return $null
+  }
   if ($LASTEXITCODE -ne 0 -or -not $path) { return $null }
   return ($path | Select-Object -First 1)
 }
@@ -178,7 +188,8 @@ if (-not $Prebuilt) {
   }
   $logs = Join-Path $Root 'logs'
   New-Item -ItemType Directory -Force -Path $logs | Out-Null
-  Push-Location $Root
+  # -LiteralPath: a checkout under C:\src\repro[2] is a path, not a pattern
+  Push-Location -LiteralPath $Root
   # cmake's lines on stderr, redirected, are error records to PowerShell
   # 5.1, which 'Stop' would make a script-ending error before its exit code
   # is read: the exit code decides here.
@@ -187,7 +198,10 @@ if (-not $Prebuilt) {
     if ($reconfigure -or
         -not (Test-Path -LiteralPath (Join-Path $BuildDir 'build.ninja'))) {
       Say "configuring preset $Preset"
-      $log = Join-Path $logs ".configure-$Preset.log"
+      # relative to the root (the current folder here): a redirection
+      # target is a wildcard pattern to PowerShell 5.1, and the root's path
+      # may hold [ or ]
+      $log = "logs\.configure-$Preset.log"
       & cmake --preset $Preset @cudaFlag *> $log
       if ($LASTEXITCODE -ne 0) {
         Get-Content -LiteralPath $log | ForEach-Object { [Console]::Error.WriteLine($_) }
@@ -196,7 +210,7 @@ if (-not $Prebuilt) {
       }
     }
     # Ninja rebuilds only what changed; a no-op build is quick.
-    $log = Join-Path $logs ".build-$Preset.log"
+    $log = "logs\.build-$Preset.log"
     & cmake --build --preset $Preset *> $log
     if ($LASTEXITCODE -ne 0) {
       Get-Content -LiteralPath $log -Tail 60 |
@@ -215,7 +229,46 @@ if (-not (Test-Path -LiteralPath $Native)) {
   Say "build it with: cmake --preset $Preset; cmake --build --preset $Preset"
   exit 3
 }
-# Same arguments, same exit code. The call operator passes each argument as
-# one word, spaces included.
-& $Native --root $Root @args
-exit $LASTEXITCODE
+# One Windows command-line word for w, as CommandLineToArgvW and the C
+# runtime read it back: quoted when empty or holding white space or a
+# quote; a quote escaped with a backslash, and the backslashes before a
+# quote (or the closing one) doubled. Windows PowerShell 5.1 does none of
+# this for a native command (an empty word is dropped, a trailing
+# backslash escapes its closing quote: PowerShell issue 1995), so the line
+# is built here.
+function ConvertTo-NativeWord([string]$w) {
+  if ($w -ne '' -and $w -notmatch '[\s"]') { return $w }
+  $sb = New-Object System.Text.StringBuilder
+  [void]$sb.Append([char]'"')
+  $slashes = 0
+  foreach ($c in $w.ToCharArray()) {
+    if ($c -eq [char]'\') {
+      $slashes++
+      continue
+    }
+    if ($c -eq [char]'"') {
+      [void]$sb.Append([char]'\', 2 * $slashes + 1)
+    } elseif ($slashes -gt 0) {
+      [void]$sb.Append([char]'\', $slashes)
+    }
+    [void]$sb.Append($c)
+    $slashes = 0
+  }
+  if ($slashes -gt 0) { [void]$sb.Append([char]'\', 2 * $slashes) }
+  [void]$sb.Append([char]'"')
+  return $sb.ToString()
+}
+
+# The native repro reads build\<preset> (its own default is linux, the
+# bash launcher's): the preset built here, unless the words name one.
+$words = @('--root', $Root)
+if (-not $PresetGiven) { $words += @('--preset', $Preset) }
+foreach ($a in $args) { $words += [string]$a }
+$psi = New-Object System.Diagnostics.ProcessStartInfo
+$psi.FileName = $Native
+$psi.Arguments = ($words | ForEach-Object { ConvertTo-NativeWord $_ }) -join ' '
+$psi.UseShellExecute = $false
+# Same console, same arguments word for word, same exit code.
+$proc = [System.Diagnostics.Process]::Start($psi)
+$proc.WaitForExit()
+exit $proc.ExitCode

@@ -35,12 +35,19 @@ int plat__win_error(unsigned long e) {
   case ERROR_INVALID_DRIVE:
   case ERROR_MOD_NOT_FOUND:
   case ERROR_BAD_NETPATH:
+  case ERROR_BAD_NET_NAME: /* a share that is not there */
     return CM_ENOENT;
   case ERROR_ACCESS_DENIED:
   case ERROR_SHARING_VIOLATION:
   case ERROR_LOCK_VIOLATION:
   case ERROR_PRIVILEGE_NOT_HELD:
+  case ERROR_NETWORK_ACCESS_DENIED:
+  case ERROR_WRITE_PROTECT: /* POSIX's EROFS, mapped there to CM_EACCES */
     return CM_EACCES;
+  case ERROR_FILENAME_EXCED_RANGE: /* a path past MAX_PATH (260) */
+    return CM_ENAMETOOLONG;
+  case ERROR_DIRECTORY: /* a file where a folder is needed */
+    return CM_ENOTDIR;
   case ERROR_ALREADY_EXISTS:
   case ERROR_FILE_EXISTS:
     return CM_EEXIST;
@@ -51,13 +58,11 @@ int plat__win_error(unsigned long e) {
   case ERROR_HANDLE_DISK_FULL:
     return CM_ENOSPC;
   case ERROR_INSUFFICIENT_BUFFER:
-  case ERROR_FILENAME_EXCED_RANGE:
   case ERROR_BUFFER_OVERFLOW:
     return CM_ERANGE;
   case ERROR_INVALID_PARAMETER:
   case ERROR_INVALID_NAME:
   case ERROR_NO_UNICODE_TRANSLATION:
-  case ERROR_DIRECTORY:
     return CM_EINVAL;
   case ERROR_TIMEOUT:
   case WAIT_TIMEOUT:
@@ -472,9 +477,12 @@ static int plat__dos_device_name(const wchar_t *w) {
   for (i = 0; i < sizeof names / sizeof names[0]; i++)
     if (wcslen(names[i]) == n && _wcsnicmp(base, names[i], n) == 0)
       return 1;
+  /* COM0-9 and LPT0-9, and with a superscript 1, 2 or 3 (U+00B9, U+00B2,
+   * U+00B3), which Windows reserves in every folder too */
   return n == 4 &&
          (_wcsnicmp(base, L"COM", 3) == 0 || _wcsnicmp(base, L"LPT", 3) == 0) &&
-         base[3] >= L'0' && base[3] <= L'9';
+         ((base[3] >= L'0' && base[3] <= L'9') || base[3] == 0x00B9 ||
+          base[3] == 0x00B2 || base[3] == 0x00B3);
 }
 
 /* 1 if the path is in Win32's device namespace ("\\.\NUL", "\\.\pipe\x",

@@ -149,8 +149,18 @@ static rp__tool_cache rp__tools[32];
 static int rp__ntools;
 
 /* 1 and *out filled when name was probed before in this process. */
-static int rp__tool_recall(const char *name, rp_tool_info *out) {
+/* The cache holds what the machine's own folders answered: a probe
+ * confined to a test's folders (tool_dirs, nsight_root) neither reads nor
+ * fills it, so two probes of one name over two trees each see their own. */
+static int rp__cacheable(const rp_probe *p) {
+  return p == NULL || (p->tool_dirs == NULL && p->nsight_root == NULL);
+}
+
+static int rp__tool_recall(const rp_probe *p, const char *name,
+                           rp_tool_info *out) {
   int i;
+  if (!rp__cacheable(p))
+    return 0;
   for (i = 0; i < rp__ntools; i++)
     if (strcmp(rp__tools[i].name, name) == 0) {
       *out = rp__tools[i].info;
@@ -159,8 +169,10 @@ static int rp__tool_recall(const char *name, rp_tool_info *out) {
   return 0;
 }
 
-static void rp__tool_remember(const char *name, const rp_tool_info *info) {
-  if (rp__ntools < (int)(sizeof rp__tools / sizeof rp__tools[0])) {
+static void rp__tool_remember(const rp_probe *p, const char *name,
+                              const rp_tool_info *info) {
+  if (rp__cacheable(p) &&
+      rp__ntools < (int)(sizeof rp__tools / sizeof rp__tools[0])) {
     cm_strlcpy(rp__tools[rp__ntools].name, name,
                sizeof rp__tools[rp__ntools].name);
     rp__tools[rp__ntools++].info = *info;
@@ -181,14 +193,79 @@ static void rp__probe_version(rp_tool_info *info) {
   rp_step_result_free(&res);
 }
 
+/* Newest <base>/<prefix><version>/<tail> that exists (the folder names that
+ * start with prefix, their versions compared as dotted numbers). Returns 1
+ * and fills buf when found. */
+static int rp__newest_under(const char *base, const char *prefix,
+                            const char *tail, char *buf, size_t size) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  char best[256] = "", cand[1024];
+  size_t pl = strlen(prefix);
+  int found = 0;
+  if (uv_fs_scandir(NULL, &req, base, 0, NULL) < 0) {
+    uv_fs_req_cleanup(&req);
+    return 0;
+  }
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    if (strncmp(ent.name, prefix, pl) != 0 ||
+        cm_snprintf(cand, sizeof cand, "%s/%s/%s", base, ent.name, tail) ||
+        !plat_path_exists(cand))
+      continue;
+    if (!found || rp_version_cmp(ent.name + pl, best + pl) > 0) {
+      cm_strlcpy(best, ent.name, sizeof best);
+      found = 1;
+    }
+  }
+  uv_fs_req_cleanup(&req);
+  if (found && cm_snprintf(buf, size, "%s/%s/%s", base, best, tail) != CM_OK)
+    found = 0;
+  return found;
+}
+
+/* Where NVIDIA's Nsight installs are: the probe's nsight_root (tests), else
+ * /opt/nvidia on POSIX and %ProgramFiles%/NVIDIA Corporation on Windows;
+ * NULL when the probe is confined to its tool_dirs (tests). */
+static const char *rp__nsight_root(const rp_probe *p, char *buf, size_t size) {
+  const char *pf;
+  if (p != NULL && p->nsight_root != NULL)
+    return p->nsight_root;
+  if (p != NULL && p->tool_dirs != NULL)
+    return NULL;
+  if (plat_os_detect() != PLAT_OS_WINDOWS)
+    return "/opt/nvidia";
+  pf = plat_getenv("ProgramFiles");
+  if (pf == NULL || *pf == '\0' ||
+      cm_snprintf(buf, size, "%s/NVIDIA Corporation", pf) != CM_OK)
+    return NULL;
+  return buf;
+}
+
+/* ncu where Nsight Compute installs it, outside the CUDA folders: Linux
+ * <root>/nsight-compute/<version>/ncu; Windows <root>/Nsight Compute
+ * <version>/target/windows-desktop-win7-x64/ncu.exe (the install's top holds
+ * only ncu.bat, which runs that one, and a .bat is not what the stages
+ * start). The newest version that has one. */
+static int rp__ncu_install(const char *root, char *buf, size_t size) {
+  char base[700], tail[128];
+  if (cm_snprintf(tail, sizeof tail, "target/windows-desktop-win7-x64/ncu%s",
+                  plat_exe_suffix()) == CM_OK &&
+      rp__newest_under(root, "Nsight Compute ", tail, buf, size))
+    return 1;
+  return cm_snprintf(base, sizeof base, "%s/nsight-compute", root) == CM_OK &&
+         cm_snprintf(tail, sizeof tail, "ncu%s", plat_exe_suffix()) == CM_OK &&
+         rp__newest_under(base, "", tail, buf, size);
+}
+
 void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
-  char dirs_buf[2048];
-  const char *dirs[16];
+  char dirs_buf[2048], root_buf[600];
+  const char *dirs[16], *root;
   const char *cuda_home = plat_getenv("CUDA_HOME");
-  char cuda_bin[600];
+  const char *cuda_path = plat_getenv("CUDA_PATH");
+  char cuda_bin[600], cuda_path_bin[600], cuda_san[600];
   int nd = 0;
 
-  if (rp__tool_recall(name, out))
+  if (rp__tool_recall(p, name, out))
     return;
   memset(out, 0, sizeof *out);
   if (p != NULL && p->tool_dirs != NULL) {
@@ -205,48 +282,36 @@ void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
     if (cuda_home != NULL && *cuda_home != '\0' &&
         cm_snprintf(cuda_bin, sizeof cuda_bin, "%s/bin", cuda_home) == CM_OK)
       dirs[nd++] = cuda_bin;
+    /* CUDA_PATH: what the toolkit's Windows installer sets; there
+     * compute-sanitizer.exe is in its own folder (bin holds a .bat) */
+    if (cuda_path != NULL && *cuda_path != '\0' &&
+        cm_snprintf(cuda_path_bin, sizeof cuda_path_bin, "%s/bin", cuda_path) ==
+            CM_OK &&
+        cm_snprintf(cuda_san, sizeof cuda_san, "%s/compute-sanitizer",
+                    cuda_path) == CM_OK) {
+      dirs[nd++] = cuda_path_bin;
+      dirs[nd++] = cuda_san;
+    }
     dirs[nd++] = "/usr/local/cuda/bin";
   }
   dirs[nd] = NULL;
   if (plat_find_executable(name, dirs, out->path, sizeof out->path) == CM_OK) {
     out->found = 1;
+  } else if (strcmp(name, "ncu") == 0 &&
+             (root = rp__nsight_root(p, root_buf, sizeof root_buf)) != NULL &&
+             rp__ncu_install(root, out->path, sizeof out->path)) {
+    out->found = 1;
+  }
+  if (out->found)
     rp__probe_version(out);
-  }
-  rp__tool_remember(name, out);
-}
-
-/* Newest <base>/<version>/<tail> that exists (version folders compared as
- * dotted numbers). Returns 1 and fills buf when found. */
-static int rp__newest_under(const char *base, const char *tail, char *buf,
-                            size_t size) {
-  uv_fs_t req;
-  uv_dirent_t ent;
-  char best[256] = "", cand[1024];
-  int found = 0;
-  if (uv_fs_scandir(NULL, &req, base, 0, NULL) < 0) {
-    uv_fs_req_cleanup(&req);
-    return 0;
-  }
-  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-    if (cm_snprintf(cand, sizeof cand, "%s/%s/%s", base, ent.name, tail) ||
-        !plat_path_exists(cand))
-      continue;
-    if (!found || rp_version_cmp(ent.name, best) > 0) {
-      cm_strlcpy(best, ent.name, sizeof best);
-      found = 1;
-    }
-  }
-  uv_fs_req_cleanup(&req);
-  if (found && cm_snprintf(buf, size, "%s/%s/%s", base, best, tail) != CM_OK)
-    found = 0;
-  return found;
+  rp__tool_remember(p, name, out);
 }
 
 void rp_nsys_probe(const rp_probe *p, rp_tool_info *out) {
   static const char key[] = "nsys (the profile stage's)";
   const char *root = p != NULL ? p->nsight_root : NULL;
   char base[600];
-  if (rp__tool_recall(key, out))
+  if (rp__tool_recall(p, key, out))
     return;
   rp_tool_probe(p, "nsys", out);
   if (!out->found && (root != NULL || p == NULL || p->tool_dirs == NULL)) {
@@ -254,15 +319,15 @@ void rp_nsys_probe(const rp_probe *p, rp_tool_info *out) {
       root = "/opt/nvidia";
     memset(out, 0, sizeof *out);
     if ((cm_snprintf(base, sizeof base, "%s/nsight-systems", root) == CM_OK &&
-         rp__newest_under(base, "bin/nsys", out->path, sizeof out->path)) ||
+         rp__newest_under(base, "", "bin/nsys", out->path, sizeof out->path)) ||
         (cm_snprintf(base, sizeof base, "%s/nsight-compute", root) == CM_OK &&
-         rp__newest_under(base, "host/target-linux-x64/nsys", out->path,
+         rp__newest_under(base, "", "host/target-linux-x64/nsys", out->path,
                           sizeof out->path))) {
       out->found = 1;
       rp__probe_version(out);
     }
   }
-  rp__tool_remember(key, out);
+  rp__tool_remember(p, key, out);
 }
 
 int rp_device_count(const rp_probe *p, char *detail, size_t size) {
@@ -421,7 +486,13 @@ static void rp__check_tools(const rp_contract *c, const rp_probe *p,
     if (!info.found)
       rp_checks_add(out, label, t->optional ? RP_CHECK_WARN : RP_CHECK_FAIL,
                     t->optional ? RP_EFFECT_LIMIT : RP_EFFECT_SKIP,
-                    "%s not found in PATH or the CUDA folders", t->name);
+                    "%s not found in PATH or the CUDA folders ($CUDA_HOME/bin, "
+                    "$CUDA_PATH/bin and /compute-sanitizer, "
+                    "/usr/local/cuda/bin%s)",
+                    t->name,
+                    strcmp(t->name, "ncu") == 0
+                        ? "; nor in Nsight Compute's installs"
+                        : "");
     else if (t->min_version[0] == '\0')
       rp_checks_add(out, label, RP_CHECK_PASS, RP_EFFECT_NONE, "%s, version %s",
                     info.path, info.version[0] ? info.version : "unknown");

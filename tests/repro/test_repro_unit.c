@@ -556,6 +556,79 @@ TEST_IMPL(nsys_probe_own_install) {
                          "2024.5.1.113");
 }
 
+/* ncu and compute-sanitizer where NVIDIA installs them outside the CUDA
+ * bin folder: Nsight Compute's own install (Windows: "Nsight Compute
+ * <version>/target/windows-desktop-win7-x64/ncu.exe", the newest version,
+ * whose top holds only ncu.bat; Linux: nsight-compute/<version>/ncu) and
+ * $CUDA_PATH/compute-sanitizer (Windows: bin holds compute-sanitizer.bat).
+ * Before, both were "not found" on Windows and the sanitize and profile
+ * stages were always skipped there. */
+TEST_IMPL(tool_probe_nvidia_installs) {
+  char dir[512], tools[640], root[640], p1[900], cuda[640];
+  rp_probe p;
+  rp_tool_info t;
+  const char *sfx = plat_exe_suffix();
+  ASSERT_EQ(rt_fresh_dir("ncu-installs", dir, sizeof dir), 0);
+  snprintf(tools, sizeof tools, "%s/tools", dir);
+  snprintf(root, sizeof root, "%s/nvidia", dir);
+  ASSERT_OK(plat_mkdir_p(tools));
+  memset(&p, 0, sizeof p);
+  p.tool_dirs = tools;
+  p.no_nvidia_smi = 1;
+  rp_tool_probe(&p, "ncu", &t);
+  if (t.found) {
+    fprintf(stderr, "skipped: an ncu on PATH is found first\n");
+    return TEST_SKIP;
+  }
+  /* Windows layout: 2024.1.1 and 2025.3.1 (newest), a newer one without
+   * the executable, and Linux's beside them */
+  snprintf(p1, sizeof p1,
+           "%s/Nsight Compute 2024.1.1/target/windows-desktop-win7-x64/ncu%s",
+           root, sfx);
+  nsys_tree(dir, p1 + strlen(dir) + 1, NULL);
+  ASSERT_EQ(rt_write(p1, "", 1), 0);
+  snprintf(p1, sizeof p1,
+           "%s/Nsight Compute 2025.3.1/target/windows-desktop-win7-x64/ncu%s",
+           root, sfx);
+  nsys_tree(dir, p1 + strlen(dir) + 1, NULL);
+  ASSERT_EQ(rt_write(p1, "", 1), 0);
+  snprintf(p1, sizeof p1, "%s/Nsight Compute 2025.10.0/ncu.bat", root);
+  nsys_tree(dir, p1 + strlen(dir) + 1, NULL);
+  ASSERT_EQ(rt_write(p1, "", 1), 0);
+  p.nsight_root = root;
+  rp_tool_probe(&p, "ncu", &t);
+  ASSERT_EQ(t.found, 1);
+  ASSERT_CONTAINS(t.path, "/Nsight Compute 2025.3.1/target/"
+                          "windows-desktop-win7-x64/ncu");
+  /* Linux layout alone */
+  snprintf(root, sizeof root, "%s/opt-nvidia", dir);
+  snprintf(p1, sizeof p1, "%s/nsight-compute/2025.3.1/ncu%s", root, sfx);
+  nsys_tree(dir, p1 + strlen(dir) + 1, NULL);
+  ASSERT_EQ(rt_write(p1, "", 1), 0);
+  p.nsight_root = root;
+  rp_tool_probe(&p, "ncu", &t);
+  ASSERT_EQ(t.found, 1);
+  ASSERT_CONTAINS(t.path, "/nsight-compute/2025.3.1/ncu");
+  /* $CUDA_PATH/compute-sanitizer, with the default folders */
+  snprintf(cuda, sizeof cuda, "%s/cuda", dir);
+  snprintf(p1, sizeof p1, "%s/compute-sanitizer/compute-sanitizer%s", cuda,
+           sfx);
+  nsys_tree(dir, p1 + strlen(dir) + 1, NULL);
+  ASSERT_EQ(rt_write(p1, "", 1), 0);
+  ASSERT_EQ(uv_os_setenv("CUDA_PATH", cuda), 0);
+  memset(&p, 0, sizeof p);
+  p.no_nvidia_smi = 1;
+  rp_tool_probe(&p, "compute-sanitizer", &t);
+  if (t.found && strstr(t.path, cuda) == NULL) {
+    fprintf(stderr, "skipped: a compute-sanitizer on PATH is found first\n");
+    return TEST_SKIP;
+  }
+  ASSERT_EQ(t.found, 1);
+  ASSERT_TRUE(strstr(t.path, cuda) != NULL); /* Windows joins with '\\' */
+  ASSERT_CONTAINS(t.path + strlen(cuda), "compute-sanitizer");
+  return 0;
+}
+
 /* --lock-clocks: the spec cuda_portfolio takes, and the time stage's check
  * (root needed; refused without, with the command that works). */
 TEST_IMPL(lock_clocks_check) {

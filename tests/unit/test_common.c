@@ -437,6 +437,10 @@ TEST_IMPL(probe_write_atomic) {
   /* a name that only starts like a device's is a file */
   ASSERT_EQ(plat_path_is_special("console.json"), 0);
   ASSERT_EQ(plat_path_is_special("COM10"), 0);
+  /* superscript 1-3 after COM and LPT: reserved too (UTF-8 here) */
+  ASSERT_EQ(plat_path_is_special("COM\xc2\xb9"), 1);
+  ASSERT_EQ(plat_path_is_special("LPT\xc2\xb2.txt"), 1);
+  ASSERT_EQ(plat_path_is_special("COM\xc2\xb3.json"), 1);
 #endif
   return 0;
 }

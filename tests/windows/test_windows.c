@@ -71,6 +71,13 @@ TEST_IMPL(error_mapping) {
   ASSERT_EQ(plat__win_error(ERROR_ACCESS_DENIED), CM_EACCES);
   ASSERT_EQ(plat__win_error(ERROR_ALREADY_EXISTS), CM_EEXIST);
   ASSERT_EQ(plat__win_error(ERROR_DISK_FULL), CM_ENOSPC);
+  /* as POSIX names them: a path too long, a file where a folder is
+   * needed, a share that is not there or refused, a read-only medium */
+  ASSERT_EQ(plat__win_error(ERROR_FILENAME_EXCED_RANGE), CM_ENAMETOOLONG);
+  ASSERT_EQ(plat__win_error(ERROR_DIRECTORY), CM_ENOTDIR);
+  ASSERT_EQ(plat__win_error(ERROR_BAD_NET_NAME), CM_ENOENT);
+  ASSERT_EQ(plat__win_error(ERROR_NETWORK_ACCESS_DENIED), CM_EACCES);
+  ASSERT_EQ(plat__win_error(ERROR_WRITE_PROTECT), CM_EACCES);
   ASSERT_EQ(plat__win_error(0xDEADu), CM_EIO);
   return 0;
 }
