@@ -32,6 +32,7 @@
 #include "rp_pfrun.h"
 #include "rp_stage.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,7 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
   int n = 0;
   rp_tool_info ncu;
   rp_step_result res;
-  size_t len;
+  size_t len, i;
   char *text;
 
   memset(table, 0, sizeof *table);
@@ -266,6 +267,9 @@ static void rp__run_ncu(rp_ctx *ctx, rp_stage_run *st, const char *bin,
     }
   }
   in->ncu_rows = table->count;
+  in->ncu_timed_rows = 0;
+  for (i = 0; i < table->count; i++)
+    in->ncu_timed_rows += isfinite(table->rows[i].duration_ns) ? 1 : 0;
 }
 
 /* nsys: the run, the file check, and stats when a report exists. */

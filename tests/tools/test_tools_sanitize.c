@@ -259,6 +259,43 @@ TEST_IMPL(san_summary_counts_read) {
   return 0;
 }
 
+/* Headings the parser did not know ("Warp Misaligned Address") left the
+ * findings empty beside an ERROR SUMMARY of 1, and the report said "no
+ * sanitizer finding is recorded" under a failed step; racecheck's warning
+ * count was read from inside "1,923 errors". */
+TEST_IMPL(san_unknown_headings_said) {
+  static const char warp[] = "========= COMPUTE-SANITIZER\n"
+                             "========= Warp Misaligned Address\n"
+                             "=========     at k()+0x10 in a.cu:3\n"
+                             "=========\n"
+                             "========= ERROR SUMMARY: 1 error\n";
+  static const char odd[] = "========= COMPUTE-SANITIZER\n"
+                            "========= Frobnicated kernel state\n"
+                            "========= ERROR SUMMARY: 2 errors\n";
+  static const char race[] = "========= RACECHECK SUMMARY: 5 hazards "
+                             "displayed (1,923 errors, 3 warnings)\n";
+  rp_san_report r;
+  char why[512];
+  ASSERT_OK(rp_san_parse(warp, sizeof warp - 1, &r));
+  ASSERT_EQ(r.count, 1);
+  ASSERT_EQ(r.items[0].cls, RP_SAN_ACCESS);
+  ASSERT_STR_EQ(r.items[0].kind, "Warp Misaligned Address");
+  ASSERT_EQ(rp_san_verdict_clean(&r, 86, 86, why, sizeof why), 0);
+  rp_san_report_free(&r);
+  ASSERT_OK(rp_san_parse(odd, sizeof odd - 1, &r));
+  ASSERT_EQ(r.error_summary, 2);
+  ASSERT_EQ(r.count, 1);
+  ASSERT_EQ(r.items[0].cls, RP_SAN_OTHER);
+  ASSERT_CONTAINS(r.items[0].kind, "heading this parser does not know");
+  rp_san_report_free(&r);
+  ASSERT_OK(rp_san_parse(race, sizeof race - 1, &r));
+  ASSERT_EQ(r.hazards, 5);
+  ASSERT_EQ(r.hazard_errors, 1923);
+  ASSERT_EQ(r.hazard_warnings, 3);
+  rp_san_report_free(&r);
+  return 0;
+}
+
 /* A finding's text that is not UTF-8 (a Latin-1 source path, as a
  * console code page writes it) is kept in the JSON with '?' for the stray
  * byte. Before, jansson refused the string and the finding's "location"

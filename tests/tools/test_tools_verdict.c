@@ -22,6 +22,7 @@ static void all_good(rp_prof_inputs *in) {
   in->ncu_issue = RP_NCU_OK;
   in->ncu_report = 1;
   in->ncu_rows = 12;
+  in->ncu_timed_rows = 12;
   in->nsys_found = in->nsys_ran = 1;
   in->nsys_outcome = RP_NSYS_REPORT;
   in->nsys_reason = "nsys wrote its report (1000 bytes)";
@@ -61,6 +62,7 @@ TEST_IMPL(prof_h200_qdstrm_limited) {
   in.ncu_issue = rp_ncu_scan_output(ncu, nl, nline, sizeof nline);
   in.ncu_line = nline;
   in.ncu_rows = rp_ncu_count_profiled(ncu, nl);
+  in.ncu_timed_rows = in.ncu_rows; /* the stage reads them from the CSV */
   ASSERT_OK(rp_nsys_classify("profile", "timeline", files, 1, &nr));
   in.nsys_outcome = nr.outcome;
   in.nsys_reason = nr.reason;
@@ -106,6 +108,24 @@ TEST_IMPL(prof_no_permission_limited) {
   ASSERT_EQ(v.status, RP_PROF_LIMITED);
   ASSERT_EQ(v.counters_claimed, 0);
   ASSERT_CONTAINS(v.reason, "RmProfilingAdminOnly is 1");
+  return 0;
+}
+
+/* A report whose launches all say "n/a" for their duration measured
+ * nothing: failed, no counter result claimed (it passed with counters
+ * claimed when only the row count was looked at). */
+TEST_IMPL(prof_rows_unmeasured) {
+  rp_prof_inputs in;
+  rp_prof_verdict v;
+  all_good(&in);
+  in.ncu_timed_rows = 0;
+  rp_prof_decide(&in, &v);
+  ASSERT_EQ(v.ncu_status, RP_PROF_FAILED);
+  ASSERT_EQ(v.counters_claimed, 0);
+  ASSERT_CONTAINS(v.reason, "no measured duration");
+  in.ncu_timed_rows = 1;
+  rp_prof_decide(&in, &v);
+  ASSERT_EQ(v.ncu_status, RP_PROF_PASSED);
   return 0;
 }
 

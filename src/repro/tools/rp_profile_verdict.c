@@ -73,6 +73,15 @@ static rp_prof_status decide_ncu(const rp_prof_inputs *in, char *why,
     cm_snprintf(why, size, "the ncu report's CSV pages held no launch");
     return RP_PROF_FAILED;
   }
+  /* launches listed, none with a measured duration: no counter was
+   * collected, whatever the exit code says */
+  if (in->ncu_timed_rows == 0) {
+    cm_snprintf(why, size,
+                "the ncu report lists %zu launch(es) but no measured "
+                "duration (n/a): no counter was collected",
+                in->ncu_rows);
+    return RP_PROF_FAILED;
+  }
   *claimed = 1;
   why[0] = '\0';
   return RP_PROF_PASSED;

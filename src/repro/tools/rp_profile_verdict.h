@@ -46,6 +46,8 @@ typedef struct {
   const char *ncu_line;   /* the line that showed the issue */
   int ncu_report;         /* 1: the .ncu-rep exists and is not empty */
   size_t ncu_rows;        /* launches parsed from the CSV pages */
+  size_t ncu_timed_rows;  /* ... of which a duration was measured (a
+                             number, not "n/a") */
 
   int nsys_found; /* nsys located */
   int nsys_ran;   /* nsys ran to an exit */

@@ -50,17 +50,16 @@ static int starts_ci(const char *s, const char *prefix) {
 
 /* Headings of reports that count as findings in every tool. */
 static int access_heading(const char *b) {
-  static const char *const heads[] = {"Invalid ",
-                                      "Uninitialized ",
-                                      "Misaligned ",
-                                      "Out-of-range",
-                                      "Malloc/Free",
-                                      "Unused memory",
-                                      "Host API memory access error",
-                                      "Memory access error",
-                                      "Cuda Memory",
-                                      "Invalid address",
-                                      NULL};
+  static const char *const heads[] = {
+      "Invalid ", "Uninitialized ", "Misaligned ", "Out-of-range",
+      "Malloc/Free", "Unused memory", "Host API memory access error",
+      "Memory access error", "Cuda Memory", "Invalid address",
+      /* per-warp reports ("Warp Misaligned
+       * Address", "Warp Out-of-range
+       * Address", "Warp Illegal Address") and
+       * the host API's ("Host API
+       * uninitialized memory access") */
+      "Warp ", "Host API ", "Hardware Stack Overflow", "Stack overflow", NULL};
   int i;
   for (i = 0; heads[i] != NULL; i++)
     if (cm_starts_with(b, heads[i]))
@@ -334,7 +333,10 @@ static rp_san_finding *heading(rp_san_report *r, const char *b, int *err) {
     if (paren != NULL) {
       r->hazard_errors = scan_i64_after(paren + 1, NULL);
       {
-        const char *comma = strchr(paren, ',');
+        /* the comma after "errors": "1,923 errors, 3 warnings" has one
+         * inside its first count */
+        const char *e = strstr(paren, "error");
+        const char *comma = e != NULL ? strchr(e, ',') : NULL;
         if (comma != NULL)
           r->hazard_warnings = scan_i64_after(comma + 1, NULL);
       }
@@ -434,6 +436,15 @@ int rp_san_parse(const char *text, size_t len, rp_san_report *out) {
     /* A finding pointer stays valid until the next add_finding, which only
      * happens at the next heading, after cur was replaced. */
   }
+  /* errors counted under headings this parser does not know: said as a
+   * finding, so that no report reads "no finding" beside a failed step */
+  if (out->error_summary > 0 && out->findings_total == 0 &&
+      add_finding(out, RP_SAN_OTHER,
+                  "errors counted by the sanitizer's ERROR SUMMARY under a "
+                  "heading this parser does not know (see its log)",
+                  &err) == NULL &&
+      err)
+    return err;
   return CM_OK;
 }
 
