@@ -131,7 +131,8 @@ int pf_results_clean(const pf_results *r) {
      * timing failed, or whose outputs failed the recheck, has no timing to
      * call clean. */
     if (c->throttled || !c->before.reasons_ok || !c->after.reasons_ok ||
-        !c->passed || (c->rechecked && !c->recheck_passed))
+        c->peer_reasons_unread || !c->passed ||
+        (c->rechecked && !c->recheck_passed))
       return 0;
   }
   return 1;

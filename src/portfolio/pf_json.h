@@ -70,6 +70,8 @@ typedef struct {
   /* timing */
   pf_series series;
   pf_nvml_snapshot before, after;
+  int peer_reasons_unread; /* sequential peer: NVML could not read the
+                              throttle reasons after its samples */
   int throttled; /* a non-benign throttle reason before or after:
                     every sample of the case is flagged */
   int profiled;  /* one launch wrapped for --profile-range */

@@ -386,6 +386,27 @@ static void check_processes(pf_bench *b) {
   warn(b, msg);
 }
 
+/* The GPU's other compute processes again, after a case: a co-tenant that
+ * started after the run opened would otherwise never be seen. Said once,
+ * with the case it was first seen after. */
+static void recheck_processes(pf_bench *b, const char *range) {
+  unsigned pids[8];
+  char msg[256];
+  int n;
+  if (b->res.other_processes != 0)
+    return; /* already said (some, or cannot list) */
+  n = pf_nvml_other_processes(b->nvml, pf_env_self_pid(), pids, 8);
+  if (n <= 0)
+    return;
+  b->res.other_processes = n;
+  cm_snprintf(msg, sizeof msg,
+              "%d other compute process(es) on the GPU appeared during the "
+              "run (first seen after %s; pid %u): timings may be disturbed; "
+              "the run is not clean",
+              n, range, pids[0]);
+  warn(b, msg);
+}
+
 static void bench_free(pf_bench *b) {
   if (b == NULL)
     return;
@@ -540,8 +561,15 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
   }
   measure_launch_floor(b);
   pf_nvml_read(b->nvml, &after);
-  if ((before.reasons_ok && pf_nvml_reasons_throttle(before.reasons)) ||
-      (after.reasons_ok && pf_nvml_reasons_throttle(after.reasons))) {
+  if (b->res.env.have_nvml && (!before.reasons_ok || !after.reasons_ok)) {
+    /* what could not be checked counts against the run, as for a case */
+    b->res.ceilings_throttled = 1;
+    warn(b, "NVML could not read the throttle reasons before or after the "
+            "ceilings were measured: throttling cannot be ruled out, and "
+            "every fraction and roofline rests on them; the run is not "
+            "clean");
+  } else if ((before.reasons_ok && pf_nvml_reasons_throttle(before.reasons)) ||
+             (after.reasons_ok && pf_nvml_reasons_throttle(after.reasons))) {
     char names[256];
     b->res.ceilings_throttled = 1;
     pf_nvml_reason_names(before.reasons | after.reasons, names, sizeof names);
@@ -658,6 +686,7 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
   pf_nvml_read(b->nvml, &c->after);
   /* sample() may have grown nothing in res, but keep c fresh anyway. */
   c = &b->res.cases[idx];
+  recheck_processes(b, range);
   c->profiled = b->o.profile_range && r == CM_OK;
   if (r != CM_OK) {
     c->passed = 0;
@@ -666,6 +695,17 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
     warn(b, msg);
     b->done++;
     return r;
+  }
+  /* a series whose median is not a positive time measured nothing the
+   * file could stand on (an event pair that read 0.0 ms): the case is not
+   * passed, so the run is not clean */
+  if (!(c->series.stats.median > 0)) {
+    c->passed = 0;
+    cm_snprintf(msg, sizeof msg,
+                "%s: the samples' median is %g s, not a positive time: the "
+                "case's timing is not usable",
+                range, c->series.stats.median);
+    warn(b, msg);
   }
   c->throttled =
       (c->before.reasons_ok && pf_nvml_reasons_throttle(c->before.reasons)) ||
@@ -713,8 +753,24 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
   if (tc->peer_launch != NULL && b->o.peer_interleaved) {
     /* sampled with ours above */
   } else if (tc->peer_launch != NULL) {
+    pf_nvml_snapshot pafter;
     r = sample(b, tc->peer_launch, tc->ctx, c->nsets, c->cold, NULL,
                &c->peer.series);
+    /* sequential: the peer's samples came after the case's "after"
+     * reading, and the peer ratio rests on them too */
+    pf_nvml_read(b->nvml, &pafter);
+    c = &b->res.cases[idx];
+    if (pafter.reasons_ok && pf_nvml_reasons_throttle(pafter.reasons)) {
+      char names[256];
+      c->throttled = 1;
+      pf_nvml_reason_names(pafter.reasons, names, sizeof names);
+      cm_snprintf(msg, sizeof msg,
+                  "%s: GPU throttled while the peer was sampled (%s)", range,
+                  names);
+      warn(b, msg);
+    } else if (b->res.env.have_nvml && !pafter.reasons_ok) {
+      c->peer_reasons_unread = 1; /* not ruled out: not clean */
+    }
     if (r == CM_OK) {
       c->peer.present = 1;
     } else {

@@ -737,6 +737,12 @@ TEST_IMPL(unknown_not_clean) {
   r.unverified = 1; /* a case failed verification, so was never timed */
   ASSERT_EQ(pf_results_clean(&r), 0);
   r.unverified = 0;
+  /* a sequential peer whose after-reading NVML could not read: its
+   * samples (and the peer ratio) may have been throttled */
+  r.cases[1].peer_reasons_unread = 1;
+  ASSERT_EQ(pf_results_clean(&r), 0);
+  r.cases[1].peer_reasons_unread = 0;
+  ASSERT_EQ(pf_results_clean(&r), 1);
   pf_results_free(&r);
   return 0;
 }
