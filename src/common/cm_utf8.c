@@ -73,9 +73,24 @@ size_t cm_utf8_skip(const char *s, size_t n) {
   return k;
 }
 
+/* 1 for a bidirectional control at u (its UTF-8 sequence len long): the
+ * embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069, the
+ * marks U+200E, U+200F and U+061C. Shown, they reorder what follows them
+ * on the line. */
+static int bidi_control(const unsigned char *u, size_t len) {
+  if (len == 2)
+    return u[0] == 0xD8 && u[1] == 0x9C;
+  if (len != 3 || u[0] != 0xE2)
+    return 0;
+  if (u[1] == 0x80)
+    return (u[2] >= 0xAA && u[2] <= 0xAE) || u[2] == 0x8E || u[2] == 0x8F;
+  return u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9;
+}
+
 /* Walks s's characters, writing '?' over each byte that starts no
  * well-formed sequence; with oneline, also a space over a line break or
- * tab and '?'s over every other control character (C0, DEL, C1). */
+ * tab and '?'s over every other control character (C0, DEL, C1, and the
+ * bidirectional controls). */
 static size_t scrub(char *s, int oneline) {
   unsigned char *u = (unsigned char *)s;
   size_t n = strlen(s), i = 0, bad = 0, k;
@@ -90,7 +105,8 @@ static size_t scrub(char *s, int oneline) {
       u[i] = ' ';
       bad++;
     } else if (oneline && ((len == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
-                           (len == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0))) {
+                           (len == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0) ||
+                           bidi_control(u + i, len))) {
       for (k = 0; k < len; k++)
         u[i + k] = '?';
       bad++;

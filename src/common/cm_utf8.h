@@ -36,10 +36,11 @@ size_t cm_utf8_skip(const char *s, size_t n);
 size_t cm_utf8_scrub(char *s);
 
 /* Makes s, in place, one line of text fit for a terminal: a line break
- * or tab becomes a space; any other control character (C0, DEL, and the
- * C1 range U+0080-U+009F, which some terminals obey), and every byte that
- * is not UTF-8, becomes '?'. For text from a file repro does not control
- * (a bundle's names, a manifest's strings) before it is printed: an ESC
+ * or tab becomes a space; any other control character (C0, DEL, the C1
+ * range U+0080-U+009F, which some terminals obey, and the bidirectional
+ * controls, which reorder what follows them), and every byte that is not
+ * UTF-8, becomes '?' (each byte of it). For text from a file repro does not
+ * control (a bundle's names, a manifest's strings) before it is printed: an ESC
  * or a carriage return in a file name must not rewrite what the terminal
  * shows. Returns how many bytes were replaced. */
 size_t cm_text_oneline(char *s);

@@ -17,6 +17,7 @@
 #include "rp_tar.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,6 +720,147 @@ TEST_IMPL(sarif_export) {
   ASSERT_CONTAINS(s, "\"uri\": \"negative_control.cu\"");
   json_decref(doc);
   free(s);
+  rp_run_free(&run);
+  return 0;
+}
+
+/* A compute-sanitizer installed under a path with "control" in it
+ * (/opt/nvidia/controlled/...): the sanitizer record's tool path made every
+ * finding under it "negative control", and SARIF suppressed a real
+ * synccheck error. Only the negative-control step's own findings are. */
+TEST_IMPL(negative_control_by_step) {
+  char d[512], p[1024];
+  rp_run run;
+  json_t *m, *stages, *san = NULL, *rec, *fs, *f;
+  size_t i;
+  int real = 0, neg = 0;
+  ASSERT_EQ(make("negpath", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
+  m = cm_json_load_file(p, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  stages = json_object_get(m, "stages");
+  for (i = 0; i < json_array_size(stages); i++)
+    if (strcmp(json_string_value(
+                   json_object_get(json_array_get(stages, i), "name")),
+               "sanitize") == 0)
+      san = json_array_get(stages, i);
+  ASSERT_TRUE(san != NULL);
+  /* the record as the stage writes it, keyed by step */
+  rec = json_object();
+  json_object_set_new(rec, "tool",
+                      json_string("/opt/nvidia/controlled/cuda/bin/"
+                                  "compute-sanitizer"));
+  fs = json_array();
+  f = json_object();
+  json_object_set_new(f, "class", json_string("sync"));
+  json_object_set_new(f, "kind", json_string("Barrier error"));
+  json_object_set_new(f, "kernel", json_string("k2"));
+  json_object_set_new(f, "location", json_string("b.cu:9"));
+  json_array_append_new(fs, f);
+  json_object_set_new(rec, "synccheck", json_pack("{s:o}", "findings", fs));
+  fs = json_array();
+  f = json_object();
+  json_object_set_new(f, "class", json_string("access"));
+  json_object_set_new(f, "kind", json_string("Invalid __global__ write"));
+  json_array_append_new(fs, f);
+  json_object_set_new(rec, "negative-control",
+                      json_pack("{s:o}", "findings", fs));
+  json_object_set_new(san, "sanitizer", rec);
+  ASSERT_EQ(cm_json_dump_file(m, p, JSON_INDENT(2)), 0);
+  json_decref(m);
+  ASSERT_OK(rp_run_load(d, &run));
+  for (i = 0; i < run.nfindings; i++) {
+    if (strcmp(run.findings[i].kind, "Barrier error") == 0) {
+      real++;
+      ASSERT_EQ(run.findings[i].negative_control, 0);
+    } else if (strcmp(run.findings[i].kind, "Invalid __global__ write") == 0 &&
+               run.findings[i].negative_control) {
+      neg++;
+    }
+  }
+  ASSERT_EQ(real, 1);
+  ASSERT_GT(neg, 0);
+  rp_run_free(&run);
+  return 0;
+}
+
+/* Steps with no exit code (the engine writes null for a step killed at its
+ * timeout, by a signal, or never started) read "exit -1", a code no step
+ * had. */
+TEST_IMPL(steps_without_exit_code) {
+  char d[512], p[1024];
+  rp_run run;
+  json_t *m, *steps;
+  size_t i, j;
+  int seen = 0;
+  ASSERT_EQ(make("noexit", d, sizeof d), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
+  m = cm_json_load_file(p, 0, NULL);
+  ASSERT_TRUE(m != NULL);
+  steps =
+      json_object_get(json_array_get(json_object_get(m, "stages"), 0), "steps");
+  ASSERT_TRUE(json_is_array(steps));
+  json_array_append_new(steps,
+                        json_pack("{s:s,s:b,s:n,s:i,s:b,s:f}", "name", "slow",
+                                  "started", 1, "exit_code", "signal", 9,
+                                  "timed_out", 1, "duration_s", 900.0));
+  json_array_append_new(steps, json_pack("{s:s,s:b,s:n,s:i,s:b}", "name",
+                                         "killed", "started", 1, "exit_code",
+                                         "signal", 9, "timed_out", 0));
+  json_array_append_new(steps, json_pack("{s:s,s:b,s:n}", "name", "never",
+                                         "started", 0, "exit_code"));
+  ASSERT_EQ(cm_json_dump_file(m, p, JSON_INDENT(2)), 0);
+  json_decref(m);
+  ASSERT_OK(rp_run_load(d, &run));
+  for (i = 0; i < run.nstages; i++)
+    for (j = 0; j < run.stages[i].nsteps; j++) {
+      const rp_item *it = &run.stages[i].steps[j];
+      ASSERT_TRUE(strstr(it->status, "-1") == NULL);
+      if (strcmp(it->name, "slow") == 0)
+        seen += strcmp(it->status, "timed out") == 0;
+      if (strcmp(it->name, "killed") == 0)
+        seen += strcmp(it->status, "killed by signal 9") == 0;
+      if (strcmp(it->name, "never") == 0)
+        seen += strcmp(it->status, "not started") == 0;
+    }
+  ASSERT_EQ(seen, 3);
+  rp_run_free(&run);
+  return 0;
+}
+
+/* Values a results file leaves null, and numbers too large for fixed
+ * notation: "SM nan MHz", "-1 SMs" and "runtime -1" became "unknown"/"n/a",
+ * and 1e300 s, cut to 31 digits, read as about 1e30. */
+TEST_IMPL(env_rows_unknowns) {
+  char d[512], buf[64];
+  rp_run run;
+  rp__kv rows[RP__ENV_ROWS];
+  size_t n, i;
+  int checked = 0;
+  ASSERT_STR_EQ(rp__fmt(buf, sizeof buf, 2, 1e300), "1e+300");
+  ASSERT_STR_EQ(rp__fmt(buf, sizeof buf, 2, 2048.5), "2048.50");
+  ASSERT_STR_EQ(rp__fmt(buf, sizeof buf, 2, NAN), "n/a");
+  ASSERT_EQ(make("envunknown", d, sizeof d), 0);
+  ASSERT_OK(rp_run_load(d, &run));
+  ASSERT_TRUE(run.nclean > 0);
+  run.clean[0].sm_clock_mhz = NAN;
+  run.clean[0].mem_clock_mhz = NAN;
+  run.clean[0].sm_count = -1;
+  run.clean[0].cuda_runtime = -1;
+  run.clean[0].cuda_driver = -1;
+  run.clean[0].compute_capability[0] = '\0';
+  n = rp__env_rows(&run, rows);
+  for (i = 0; i < n; i++) {
+    ASSERT_TRUE(strstr(rows[i].value, "nan") == NULL);
+    ASSERT_TRUE(strstr(rows[i].value, "-1") == NULL);
+    if (strcmp(rows[i].key, "clocks") == 0)
+      checked +=
+          strcmp(rows[i].value, "SM n/a MHz, memory n/a MHz (peak)") == 0;
+    if (strcmp(rows[i].key, "CUDA") == 0)
+      checked +=
+          strcmp(rows[i].value, "runtime unknown, driver API unknown") == 0;
+  }
+  ASSERT_EQ(checked, 2);
   rp_run_free(&run);
   return 0;
 }

@@ -247,7 +247,7 @@ TEST_IMPL(utf8_cut_scrub) {
 }
 
 /* One line for a terminal: breaks and tabs as spaces, controls (C0, DEL,
- * C1) and stray bytes as '?', everything else kept. */
+ * C1, bidirectional) and stray bytes as '?', everything else kept. */
 TEST_IMPL(text_oneline) {
   char s[64];
   cm_strlcpy(s, "a\tb\nc\rd", sizeof s);
@@ -262,6 +262,13 @@ TEST_IMPL(text_oneline) {
              sizeof s);
   ASSERT_EQ(cm_text_oneline(s), 2);
   ASSERT_STR_EQ(s, "??2K \xc2\xa0 \xc3\xa9 ?");
+  /* a right-to-left override and an isolate, which reorder a shown line */
+  cm_strlcpy(s,
+             "ok \xe2\x80\xae"
+             "fdp.exe \xe2\x81\xa6x\xe2\x81\xa9",
+             sizeof s);
+  ASSERT_EQ(cm_text_oneline(s), 3);
+  ASSERT_STR_EQ(s, "ok ???fdp.exe ???x???");
   cm_strlcpy(s, "plain: 1,024 bytes", sizeof s);
   ASSERT_EQ(cm_text_oneline(s), 0);
   ASSERT_STR_EQ(s, "plain: 1,024 bytes");

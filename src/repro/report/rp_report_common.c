@@ -79,17 +79,34 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   if (r == NULL)
     return n;
   set(rows, &n, "OS release", r->os_release);
-  cm_snprintf(t, sizeof t, "%s (compute capability %s, %lld SMs)", r->gpu_name,
-              r->compute_capability, (long long)r->sm_count);
-  set(rows, &n, "GPU", t);
-  set(rows, &n, "GPU UUID", r->gpu_uuid);
-  cm_snprintf(t, sizeof t, "SM %.0f MHz, memory %.0f MHz (peak)",
-              r->sm_clock_mhz, r->mem_clock_mhz);
-  set(rows, &n, "clocks", t);
-  set(rows, &n, "driver", r->driver);
-  cm_snprintf(t, sizeof t, "runtime %lld, driver API %lld",
-              (long long)r->cuda_runtime, (long long)r->cuda_driver);
-  set(rows, &n, "CUDA", t);
+  {
+    /* a value the results file left null reads "unknown", not nan or -1 */
+    char sms[32], smc[32], mc[32], rt[32], dr[32];
+    if (r->sm_count > 0)
+      cm_snprintf(sms, sizeof sms, "%lld SMs", (long long)r->sm_count);
+    else
+      cm_strlcpy(sms, "SMs unknown", sizeof sms);
+    cm_snprintf(t, sizeof t, "%s (compute capability %s, %s)", r->gpu_name,
+                r->compute_capability[0] ? r->compute_capability : "unknown",
+                sms);
+    set(rows, &n, "GPU", t);
+    set(rows, &n, "GPU UUID", r->gpu_uuid);
+    cm_snprintf(t, sizeof t, "SM %s MHz, memory %s MHz (peak)",
+                rp__fmt(smc, sizeof smc, 0, r->sm_clock_mhz),
+                rp__fmt(mc, sizeof mc, 0, r->mem_clock_mhz));
+    set(rows, &n, "clocks", t);
+    set(rows, &n, "driver", r->driver);
+    if (r->cuda_runtime > 0)
+      cm_snprintf(rt, sizeof rt, "%lld", (long long)r->cuda_runtime);
+    else
+      cm_strlcpy(rt, "unknown", sizeof rt);
+    if (r->cuda_driver > 0)
+      cm_snprintf(dr, sizeof dr, "%lld", (long long)r->cuda_driver);
+    else
+      cm_strlcpy(dr, "unknown", sizeof dr);
+    cm_snprintf(t, sizeof t, "runtime %s, driver API %s", rt, dr);
+    set(rows, &n, "CUDA", t);
+  }
   set(rows, &n, "nvcc", r->nvcc);
   set(rows, &n, "binary SHA-256", r->binary_sha256);
   set(rows, &n, "results timestamp", r->timestamp);
@@ -253,6 +270,10 @@ size_t rp__each_limit(const rp_run *run,
 const char *rp__fmt(char *buf, size_t size, int digits, double v) {
   if (!isfinite(v))
     cm_strlcpy(buf, "n/a", size);
+  else if (fabs(v) >= 1e15)
+    /* fixed notation past this would not fit a table cell (and a cut one
+     * reads as another number): 1e300 s was shown as 1000...0 (31 digits) */
+    cm_snprintf(buf, size, "%.3g", v);
   else
     cm_snprintf(buf, size, "%.*f", digits, v);
   return buf;

@@ -615,8 +615,20 @@ static int parse_items(const json_t *arr, rp_item **out, size_t *count) {
       get_str(o, "status", it->status, sizeof it->status);
     if (!it->status[0] && ok >= 0)
       cm_strlcpy(it->status, ok ? "pass" : "fail", sizeof it->status);
-    if (!it->status[0] && get(o, "exit_code") != NULL)
+    /* no exit code (null): say what the step record says instead of an
+     * invented "exit -1" */
+    if (!it->status[0] && get_bool(o, "timed_out") == 1)
+      cm_strlcpy(it->status, "timed out", sizeof it->status);
+    if (!it->status[0] && get_bool(o, "started") == 0)
+      cm_strlcpy(it->status, "not started", sizeof it->status);
+    if (!it->status[0] && json_is_integer(get(o, "signal")) &&
+        get_int(o, "signal") > 0)
+      cm_snprintf(it->status, sizeof it->status, "killed by signal %lld",
+                  (long long)get_int(o, "signal"));
+    if (!it->status[0] && json_is_integer(get(o, "exit_code")))
       cm_snprintf(it->status, sizeof it->status, "exit %lld", (long long)ec);
+    if (!it->status[0] && get(o, "exit_code") != NULL)
+      cm_strlcpy(it->status, "no exit code", sizeof it->status);
     get_str(o, "detail", it->detail, sizeof it->detail);
     if (!it->detail[0])
       get_str(o, "reason", it->detail, sizeof it->detail);
@@ -757,17 +769,22 @@ static int walk(rp_run *run, const json_t *v, const char *tool, int negative,
   if (json_is_object(v)) {
     const char *key, *name = NULL;
     const json_t *x, *nc;
-    char own[24];
-    get_str(v, "tool", own, sizeof own);
-    if (!own[0])
-      get_str(v, "name", own, sizeof own);
+    char own[24], label[24];
     /* A record keyed by its step ("sanitizer": {"memcheck": {...},
      * "negative-control": {...}}) is named by that key. */
-    if (!own[0] && key_name != NULL)
-      cm_strlcpy(own, key_name, sizeof own);
+    get_str(v, "name", label, sizeof label);
+    if (!label[0] && key_name != NULL)
+      cm_strlcpy(label, key_name, sizeof label);
+    get_str(v, "tool", own, sizeof own);
+    if (!own[0])
+      cm_strlcpy(own, label, sizeof own);
     if (own[0])
       name = own;
-    if (name != NULL && is_negative_name(name))
+    /* The negative control by its step's name or key, never by a word in
+     * a tool's path: an install under .../controlled/... made every real
+     * finding of the sanitizer record "negative control", suppressed in
+     * SARIF. */
+    if (label[0] && is_negative_name(label))
       negative = 1;
     if (get_bool(v, "negative_control") == 1)
       negative = 1;
