@@ -2,6 +2,7 @@
 #include "cm_error.h"
 #include "cm_utf8.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -159,6 +160,22 @@ void cm_hex(const unsigned char *in, size_t len, char *out) {
 
 int cm_starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int cm_env_name_eq(const char *a, const char *b, size_t n) {
+#ifdef _WIN32
+  size_t i;
+  for (i = 0; i < n; i++) {
+    int x = tolower((unsigned char)a[i]), y = tolower((unsigned char)b[i]);
+    if (x != y)
+      return 0;
+    if (x == 0)
+      return 1;
+  }
+  return 1;
+#else
+  return n == (size_t)-1 ? strcmp(a, b) == 0 : strncmp(a, b, n) == 0;
+#endif
 }
 
 int cm_split(char *s, const char *seps, char **words, int max) {

@@ -64,6 +64,13 @@ void cm_hex(const unsigned char *in, size_t len, char *out);
 /* Returns 1 if s starts with prefix, else 0. */
 int cm_starts_with(const char *s, const char *prefix);
 
+/* 1 when environment variable names a and b agree in their first n bytes
+ * (n == (size_t)-1: whole), compared as the OS compares variable names:
+ * exactly on POSIX; on Windows, whose names ignore case, with ASCII case
+ * folded (the CUDA driver's getenv("CUDA_INJECTION64_PATH") finds
+ * Cuda_Injection64_Path there). */
+int cm_env_name_eq(const char *a, const char *b, size_t n);
+
 /* Returns 1 if s equals one of the strings of the NULL-terminated list
  * (a command line's option names, say), else 0. */
 int cm_str_among(const char *s, const char *const *list);

@@ -11,7 +11,6 @@
 
 #include "cm_str.h"
 
-#include <ctype.h>
 #include <string.h>
 
 /* Whole names. */
@@ -49,34 +48,15 @@ const char *const *pf_instrument_markers(int prefixes_wanted) {
   return prefixes_wanted ? prefixes : exact_names;
 }
 
-/* 1 when name starts with the n bytes of marker, compared as the OS
- * compares variable names: exactly on POSIX; on Windows, whose names ignore
- * case (the driver's getenv finds Cuda_Injection64_Path), ASCII case folded.
- * whole: name must also end there. */
-static int name_is(const char *name, const char *marker, int whole) {
-  size_t i, n = strlen(marker);
-  for (i = 0; i < n; i++) {
-#ifdef _WIN32
-    int a = tolower((unsigned char)name[i]),
-        b = tolower((unsigned char)marker[i]);
-#else
-    int a = (unsigned char)name[i], b = (unsigned char)marker[i];
-#endif
-    if (a != b)
-      return 0;
-  }
-  return !whole || name[n] == '\0';
-}
-
 int pf_instrument_is_marker(const char *name) {
   int i;
   if (name == NULL || name[0] == '\0')
     return 0;
   for (i = 0; exact_names[i] != NULL; i++)
-    if (name_is(name, exact_names[i], 1))
+    if (cm_env_name_eq(name, exact_names[i], (size_t)-1))
       return 1;
   for (i = 0; prefixes[i] != NULL; i++)
-    if (name_is(name, prefixes[i], 0))
+    if (cm_env_name_eq(name, prefixes[i], strlen(prefixes[i])))
       return 1;
   return 0;
 }

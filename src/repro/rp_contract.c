@@ -74,27 +74,6 @@ static int rp__valid_version(const char *v) {
   return digits > 0;
 }
 
-/* Variable names compare as the OS compares them: exactly on POSIX; on
- * Windows, whose names ignore case, with ASCII case folded (the CUDA
- * driver's getenv("CUDA_INJECTION64_PATH") finds Cuda_Injection64_Path
- * there, so a forbid rule must too). The first n bytes of a and b;
- * n == (size_t)-1: whole strings. */
-static int rp__name_eq(const char *a, const char *b, size_t n) {
-#ifdef _WIN32
-  size_t i;
-  for (i = 0; i < n; i++) {
-    int x = tolower((unsigned char)a[i]), y = tolower((unsigned char)b[i]);
-    if (x != y)
-      return 0;
-    if (x == 0)
-      return 1;
-  }
-  return 1;
-#else
-  return n == (size_t)-1 ? strcmp(a, b) == 0 : strncmp(a, b, n) == 0;
-#endif
-}
-
 static int rp__add(char list[][RP_CONTRACT_STR], int *n, const char *v) {
   if (*n >= RP_CONTRACT_MAX)
     return CM_ERANGE;
@@ -213,6 +192,16 @@ static int rp__parse_line(char *line, const char *name, int lineno,
   return CM_OK;
 }
 
+/* Copies the NAME part of "NAME=value" into buf. */
+static void rp__env_name(const char *entry, char *buf, size_t size) {
+  const char *eq = strchr(entry, '=');
+  size_t n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
+  if (n >= size)
+    n = size - 1;
+  memcpy(buf, entry, n);
+  buf[n] = '\0';
+}
+
 /* A set line says what the children get: two for one name (the child's
  * environment held both, and which one a program read depended on how it
  * read it), or one for a name the contract also forbids (which must never
@@ -224,12 +213,10 @@ static int rp__check_sets(const rp_contract *c, const char *name, char *err,
   char a[RP_CONTRACT_STR], b[RP_CONTRACT_STR];
   int i, j;
   for (i = 0; i < c->nset; i++) {
-    cm_strlcpy(a, c->set[i], sizeof a);
-    *strchr(a, '=') = '\0';
+    rp__env_name(c->set[i], a, sizeof a);
     for (j = 0; j < i; j++) {
-      cm_strlcpy(b, c->set[j], sizeof b);
-      *strchr(b, '=') = '\0';
-      if (rp__name_eq(a, b, (size_t)-1))
+      rp__env_name(c->set[j], b, sizeof b);
+      if (cm_env_name_eq(a, b, (size_t)-1))
         RP__FAIL("%s: set %s twice: a child gets one value", name, a);
     }
     for (j = 0; j < c->nforbid; j++)
@@ -284,6 +271,7 @@ int rp_contract_parse(const char *text, const char *name, rp_contract *out,
 int rp_contract_load(const char *path, rp_contract *out, char *err,
                      size_t errsize) {
   static char text[65536];
+  const char *nul;
   size_t n;
   FILE *f = cm_fopen(path, "rb");
   if (f == NULL) {
@@ -308,12 +296,12 @@ int rp_contract_load(const char *path, rp_contract *out, char *err,
                 path);
     return CM_EPARSE;
   }
-  if (memchr(text, '\0', n) != NULL) {
+  nul = memchr(text, '\0', n);
+  if (nul != NULL) {
     cm_snprintf(err, errsize,
                 "%s: the contract holds a NUL byte at offset %lu; a contract "
                 "is text (UTF-8)",
-                path,
-                (unsigned long)((const char *)memchr(text, '\0', n) - text));
+                path, (unsigned long)(nul - text));
     return CM_EPARSE;
   }
   return rp_contract_parse(text, path, out, err, errsize);
@@ -322,18 +310,8 @@ int rp_contract_load(const char *path, rp_contract *out, char *err,
 int rp_pattern_match(const char *pattern, const char *name) {
   size_t n = strlen(pattern);
   if (n > 0 && pattern[n - 1] == '*')
-    return strlen(name) >= n - 1 && rp__name_eq(pattern, name, n - 1);
-  return rp__name_eq(pattern, name, (size_t)-1);
-}
-
-/* Copies the NAME part of "NAME=value" into buf. */
-static void rp__env_name(const char *entry, char *buf, size_t size) {
-  const char *eq = strchr(entry, '=');
-  size_t n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
-  if (n >= size)
-    n = size - 1;
-  memcpy(buf, entry, n);
-  buf[n] = '\0';
+    return cm_env_name_eq(pattern, name, n - 1);
+  return cm_env_name_eq(pattern, name, (size_t)-1);
 }
 
 static int rp__matches_any(const char list[][RP_CONTRACT_STR], int n,
@@ -374,7 +352,7 @@ static int rp__in_sets(const char *const *list, size_t n, const char *name) {
   size_t i;
   for (i = 0; i < n; i++) {
     rp__env_name(list[i], nm, sizeof nm);
-    if (rp__name_eq(nm, name, (size_t)-1))
+    if (cm_env_name_eq(nm, name, (size_t)-1))
       return 1;
   }
   return 0;

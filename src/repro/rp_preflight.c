@@ -148,7 +148,6 @@ typedef struct {
 static rp__tool_cache rp__tools[32];
 static int rp__ntools;
 
-/* 1 and *out filled when name was probed before in this process. */
 /* The cache holds what the machine's own folders answered: a probe
  * confined to a test's folders (tool_dirs, nsight_root) neither reads nor
  * fills it, so two probes of one name over two trees each see their own. */
@@ -156,6 +155,7 @@ static int rp__cacheable(const rp_probe *p) {
   return p == NULL || (p->tool_dirs == NULL && p->nsight_root == NULL);
 }
 
+/* 1 and *out filled when name was probed before in this process. */
 static int rp__tool_recall(const rp_probe *p, const char *name,
                            rp_tool_info *out) {
   int i;
@@ -309,14 +309,13 @@ void rp_tool_probe(const rp_probe *p, const char *name, rp_tool_info *out) {
 
 void rp_nsys_probe(const rp_probe *p, rp_tool_info *out) {
   static const char key[] = "nsys (the profile stage's)";
-  const char *root = p != NULL ? p->nsight_root : NULL;
-  char base[600];
+  const char *root;
+  char base[600], root_buf[600];
   if (rp__tool_recall(p, key, out))
     return;
   rp_tool_probe(p, "nsys", out);
-  if (!out->found && (root != NULL || p == NULL || p->tool_dirs == NULL)) {
-    if (root == NULL)
-      root = "/opt/nvidia";
+  if (!out->found &&
+      (root = rp__nsight_root(p, root_buf, sizeof root_buf)) != NULL) {
     memset(out, 0, sizeof *out);
     if ((cm_snprintf(base, sizeof base, "%s/nsight-systems", root) == CM_OK &&
          rp__newest_under(base, "", "bin/nsys", out->path, sizeof out->path)) ||

@@ -44,6 +44,17 @@ static int make(const char *name, char *dir, size_t size) {
   return r == CM_OK ? 0 : 1;
 }
 
+/* The fixture run NAME (made as make() does) and its manifest, parsed for
+ * a test to edit and write back to p (the manifest's path); NULL on
+ * failure. */
+static json_t *make_manifest(const char *name, char *dir, size_t size, char *p,
+                             size_t psize) {
+  if (make(name, dir, size) != 0 ||
+      cm_snprintf(p, psize, "%s/manifest.json", dir) != CM_OK)
+    return NULL;
+  return cm_json_load_file(p, 0, NULL);
+}
+
 static char *slurp(const char *dir, const char *name) {
   char p[1024], *buf = NULL;
   size_t len;
@@ -172,9 +183,7 @@ TEST_IMPL(report_verify_control_no_exit) {
   char d[512], p[1024], buf[256];
   json_t *m, *st, *vc;
   rp_run run;
-  ASSERT_EQ(make("vcnoexit", d, sizeof d), 0);
-  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
-  m = cm_json_load_file(p, 0, NULL);
+  m = make_manifest("vcnoexit", d, sizeof d, p, sizeof p);
   ASSERT_TRUE(m != NULL);
   st = json_array_get(json_object_get(m, "stages"), 1);
   ASSERT_STR_EQ(json_string_value(json_object_get(st, "name")), "test");
@@ -201,9 +210,7 @@ TEST_IMPL(report_exit_note_scope) {
   json_t *m, *st, *steps, *step;
   rp_run run;
   size_t i;
-  ASSERT_EQ(make("exitnote", d, sizeof d), 0);
-  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
-  m = cm_json_load_file(p, 0, NULL);
+  m = make_manifest("exitnote", d, sizeof d, p, sizeof p);
   ASSERT_TRUE(m != NULL);
   st = json_array_get(json_object_get(m, "stages"), 4); /* profile */
   ASSERT_STR_EQ(json_string_value(json_object_get(st, "name")), "profile");
@@ -477,9 +484,7 @@ TEST_IMPL(report_git_of_binary) {
   char *md;
   json_t *m;
   char p[1024];
-  ASSERT_EQ(make("gitbin", d, sizeof d), 0);
-  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
-  m = cm_json_load_file(p, 0, NULL);
+  m = make_manifest("gitbin", d, sizeof d, p, sizeof p);
   ASSERT_TRUE(m != NULL);
   json_object_set_new(json_object_get(m, "git"), "commit",
                       json_string("fedcba9876543210"));
@@ -734,9 +739,7 @@ TEST_IMPL(negative_control_by_step) {
   json_t *m, *stages, *san = NULL, *rec, *fs, *f;
   size_t i;
   int real = 0, neg = 0;
-  ASSERT_EQ(make("negpath", d, sizeof d), 0);
-  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
-  m = cm_json_load_file(p, 0, NULL);
+  m = make_manifest("negpath", d, sizeof d, p, sizeof p);
   ASSERT_TRUE(m != NULL);
   stages = json_object_get(m, "stages");
   for (i = 0; i < json_array_size(stages); i++)
@@ -793,9 +796,7 @@ TEST_IMPL(steps_without_exit_code) {
   json_t *m, *steps;
   size_t i, j;
   int seen = 0;
-  ASSERT_EQ(make("noexit", d, sizeof d), 0);
-  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/manifest.json", d));
-  m = cm_json_load_file(p, 0, NULL);
+  m = make_manifest("noexit", d, sizeof d, p, sizeof p);
   ASSERT_TRUE(m != NULL);
   steps =
       json_object_get(json_array_get(json_object_get(m, "stages"), 0), "steps");

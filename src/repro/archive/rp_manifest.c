@@ -93,7 +93,7 @@ static int escape_name(const char *rel, char *out, size_t size) {
 static int rename_stray(const char *run_dir, char **rel, json_t *renamed) {
   char esc[RP__PATH_MAX], to_rel[RP__PATH_MAX], from[RP__PATH_MAX];
   char to[RP__PATH_MAX], *hex, *dup;
-  size_t i, n = strlen(*rel);
+  size_t n = strlen(*rel);
   int rc = escape_name(*rel, esc, sizeof esc), k;
   json_t *e;
   if (rc == CM_OK)
@@ -124,9 +124,7 @@ static int rename_stray(const char *run_dir, char **rel, json_t *renamed) {
     json_decref(e);
     return CM_ENOMEM;
   }
-  for (i = 0; i < n; i++)
-    cm_snprintf(hex + 2 * i, 3, "%02x", (unsigned)(unsigned char)(*rel)[i]);
-  hex[2 * n] = '\0';
+  cm_hex((const unsigned char *)*rel, n, hex);
   memcpy(dup, to_rel, strlen(to_rel) + 1);
   rc = json_object_set_new(e, "path", json_string(to_rel)) != 0 ||
                json_object_set_new(e, "original_hex", json_string(hex)) != 0 ||
