@@ -147,6 +147,17 @@ cudaError_t cpk_read_stream(const void *buf, size_t bytes, unsigned *sink,
  * fixed cost that every timed launch carries. */
 cudaError_t cpk_empty_launch(cudaStream_t stream);
 
+/* One thread that holds the stream until *go is non-zero, or until
+ * timeout_ns have passed on the GPU's clock, in which case it sets *late
+ * to 1. go and late are device pointers of mapped host memory
+ * (cudaHostAllocMapped): the host queues a launch behind the hold, then
+ * writes *go, so the GPU runs the launch with no gap for the host's
+ * submission (the timing harness's hot samples; nvbench's blocking kernel
+ * does the same). */
+cudaError_t cpk_hold_stream(const volatile int *go,
+                            unsigned long long timeout_ns, int *late,
+                            cudaStream_t stream);
+
 /* ---- elementwise (contiguous, n >= 1 elements; variant CPK_V_VECTOR) ---- */
 
 /* y[i] = x[i]. */

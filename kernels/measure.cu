@@ -1,6 +1,6 @@
 /* measure.cu: the timing harness's device helpers (cpk.h, "measurement
  * helpers"): a flush of the L2 by reading, a read stream for the read
- * ceiling, and an empty launch. */
+ * ceiling, an empty launch, and a hold of the stream. */
 #include "common.cuh"
 
 namespace {
@@ -51,6 +51,25 @@ __global__ void __launch_bounds__(kFlushThreads)
 __global__ void empty_k() {
 }
 
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* Spins on *go (mapped host memory: each read crosses the bus) until the
+ * host sets it, or gives up after timeout_ns and says so in *late. */
+__global__ void hold_k(const volatile int *go, unsigned long long timeout_ns,
+                       int *late) {
+  const unsigned long long t0 = global_ns();
+  while (*go == 0) {
+    if (global_ns() - t0 > timeout_ns) {
+      *late = 1;
+      return;
+    }
+  }
+}
+
 template <bool CS>
 cudaError_t launch_read(const void *buf, size_t bytes, unsigned *sink,
                         cudaStream_t stream) {
@@ -82,5 +101,14 @@ extern "C" cudaError_t cpk_read_stream(const void *buf, size_t bytes,
 
 extern "C" cudaError_t cpk_empty_launch(cudaStream_t stream) {
   empty_k<<<1, 32, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t cpk_hold_stream(const volatile int *go,
+                                       unsigned long long timeout_ns, int *late,
+                                       cudaStream_t stream) {
+  if (go == nullptr || late == nullptr)
+    return cudaErrorInvalidValue;
+  hold_k<<<1, 1, 0, stream>>>(go, timeout_ns, late);
   return cudaGetLastError();
 }

@@ -156,6 +156,17 @@ static json_t *opt_bool(int ok, int v) {
   return ok ? json_boolean(v) : json_null();
 }
 
+/* {"power": us, "thermal": us} or null when the counters were not read */
+static json_t *violation_json(int ok, double power_us, double thermal_us) {
+  json_t *o;
+  if (!ok)
+    return json_null();
+  o = json_object();
+  json_object_set_new(o, "power", json_real(power_us));
+  json_object_set_new(o, "thermal", json_real(thermal_us));
+  return o;
+}
+
 static json_t *snapshot_json(const pf_nvml_snapshot *s) {
   char names[256];
   json_t *o = json_object();
@@ -172,6 +183,15 @@ static json_t *snapshot_json(const pf_nvml_snapshot *s) {
                                     : json_null());
   json_object_set_new(o, "throttle_reason_names",
                       s->reasons_ok ? cm_json_text(names) : json_null());
+  if (s->viol_ok) {
+    json_t *v = json_object();
+    json_object_set_new(v, "power", json_integer((json_int_t)s->viol_power_ns));
+    json_object_set_new(v, "thermal",
+                        json_integer((json_int_t)s->viol_thermal_ns));
+    json_object_set_new(o, "violation_ns", v);
+  } else {
+    json_object_set_new(o, "violation_ns", json_null());
+  }
   return o;
 }
 
@@ -354,9 +374,13 @@ static json_t *case_json(const pf_case_result *c) {
 
   series_json(tim, &c->series);
   json_object_set_new(tim, "throttled", json_boolean(c->throttled));
+  json_object_set_new(
+      tim, "throttle_time_us",
+      violation_json(c->viol_ok, c->viol_power_us, c->viol_thermal_us));
   json_object_set_new(tim, "nvml_before", snapshot_json(&c->before));
   json_object_set_new(tim, "nvml_after", snapshot_json(&c->after));
   json_object_set_new(tim, "profiled_launch", json_boolean(c->profiled));
+  json_object_set_new(tim, "hold_late", json_integer(c->hold_late));
   json_object_set_new(o, "timing", tim);
 
   json_object_set_new(thr, "gbps", pf__json_num(c->gbps));
@@ -424,6 +448,10 @@ json_t *pf_json_document(const pf_results *r) {
    * from a run that stopped, or skipped cases on this device, says so */
   json_object_set_new(doc, "complete", json_boolean(r->not_timed == 0));
   json_object_set_new(doc, "settings", settings_json(&r->opts));
+  /* hot: whether the samples were queued behind the hold (cpk_hold_stream),
+   * which keeps the host's submission out of them; null when cold */
+  json_object_set_new(json_object_get(doc, "settings"), "hot_hold",
+                      r->opts.cold ? json_null() : json_boolean(r->hot_held));
   json_object_set_new(doc, "environment", env_json(r));
 
   ceiling_json(ceil, "copy_bandwidth_gbps", &r->copy, r->copy.gbps, "timing");
@@ -443,6 +471,9 @@ json_t *pf_json_document(const pf_results *r) {
                                    "median"));
   ceiling_json(ceil, "launch_floor_s", &r->launch_floor,
                r->launch_floor.series.stats.median, "launch_floor_timing");
+  json_object_set_new(ceil, "throttle_time_us",
+                      violation_json(r->ceil_viol_ok, r->ceil_viol_power_us,
+                                     r->ceil_viol_thermal_us));
   json_object_set_new(doc, "ceilings", ceil);
 
   for (i = 0; i < r->nwarnings; i++)

@@ -72,9 +72,15 @@ typedef struct {
   pf_nvml_snapshot before, after;
   int peer_reasons_unread; /* sequential peer: NVML could not read the
                               throttle reasons after its samples */
-  int throttled; /* a non-benign throttle reason before or after:
-                    every sample of the case is flagged */
+  int throttled;           /* a non-benign throttle reason before or after, or
+                              violation time between the readings: every sample of
+                              the case is flagged */
+  int viol_ok; /* the violation counters were read around the samples
+                  (and the sequential peer's) */
+  double viol_power_us, viol_thermal_us; /* their growth meanwhile */
   int profiled;  /* one launch wrapped for --profile-range */
+  int hold_late; /* hot samples whose hold gave up before the host released
+                    it (they include host time; a warning says so) */
 
   /* throughput, derived from the median (pf_results_derive) */
   double gbps, tflops;
@@ -113,7 +119,11 @@ typedef struct {
                           (stopped before them, or skipped on this device):
                           "complete": false */
   int ceilings_throttled; /* a throttle reason was set before or after the
-                             ceilings were measured */
+                             ceilings were measured, or violation time
+                             grew meanwhile */
+  int hot_held;           /* hot samples were queued behind cpk_hold_stream */
+  int ceil_viol_ok;       /* the violation counters read around them */
+  double ceil_viol_power_us, ceil_viol_thermal_us;
   pf_ceiling copy;
   pf_ceiling read; /* reading alone (gbps = bytes / median): the roofline
                       of kernels that mostly read */

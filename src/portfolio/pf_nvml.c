@@ -26,6 +26,12 @@ typedef int nvml_ret;   /* nvmlReturn_t: 0 is NVML_SUCCESS */
 typedef void *nvml_dev; /* nvmlDevice_t */
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 enum { NVML_TEMPERATURE_GPU = 0 };
+/* nvmlPerfPolicyType_t and nvmlViolationTime_t */
+enum { NVML_PERF_POLICY_POWER = 0, NVML_PERF_POLICY_THERMAL = 1 };
+typedef struct {
+  unsigned long long reference_us; /* CPU timestamp, us */
+  unsigned long long violation_ns; /* cumulative violation time, ns */
+} nvml_violation;
 enum {
   NVML_ERROR_INVALID_ARGUMENT = 2,
   NVML_ERROR_NOT_SUPPORTED = 3,
@@ -53,6 +59,7 @@ struct pf_nvml {
   nvml_ret (*temp)(nvml_dev, int, unsigned *);
   nvml_ret (*power)(nvml_dev, unsigned *);
   nvml_ret (*reasons)(nvml_dev, unsigned long long *);
+  nvml_ret (*violation)(nvml_dev, int, nvml_violation *);
   nvml_ret (*persistence)(nvml_dev, int *);
   nvml_ret (*ecc)(nvml_dev, int *, int *);
   nvml_ret (*procs)(nvml_dev, unsigned *, nvml_process *);
@@ -131,6 +138,7 @@ pf_nvml *pf_nvml_open(const char *pci_bus_id) {
   sym(n, "nvmlDeviceGetCurrentClocksEventReasons", &n->reasons);
   if (n->reasons == NULL)
     sym(n, "nvmlDeviceGetCurrentClocksThrottleReasons", &n->reasons);
+  sym(n, "nvmlDeviceGetViolationStatus", &n->violation);
   sym(n, "nvmlDeviceGetPersistenceMode", &n->persistence);
   sym(n, "nvmlDeviceGetEccMode", &n->ecc);
   sym(n, "nvmlDeviceGetComputeRunningProcesses_v3", &n->procs);
@@ -181,7 +189,31 @@ void pf_nvml_read(pf_nvml *n, pf_nvml_snapshot *s) {
   }
   if (n->reasons)
     s->reasons_ok = n->reasons(n->dev, &s->reasons) == 0;
+  if (n->violation) {
+    nvml_violation p, t;
+    memset(&p, 0, sizeof p);
+    memset(&t, 0, sizeof t);
+    if (n->violation(n->dev, NVML_PERF_POLICY_POWER, &p) == 0 &&
+        n->violation(n->dev, NVML_PERF_POLICY_THERMAL, &t) == 0) {
+      s->viol_ok = 1;
+      s->viol_power_ns = p.violation_ns;
+      s->viol_thermal_ns = t.violation_ns;
+    }
+  }
   nvml_leave();
+}
+
+int pf_nvml_violation_us(const pf_nvml_snapshot *a, const pf_nvml_snapshot *b,
+                         double *power_us, double *thermal_us) {
+  *power_us = 0.0;
+  *thermal_us = 0.0;
+  if (a == NULL || b == NULL || !a->viol_ok || !b->viol_ok ||
+      b->viol_power_ns < a->viol_power_ns ||
+      b->viol_thermal_ns < a->viol_thermal_ns)
+    return 0;
+  *power_us = (double)(b->viol_power_ns - a->viol_power_ns) / 1e3;
+  *thermal_us = (double)(b->viol_thermal_ns - a->viol_thermal_ns) / 1e3;
+  return 1;
 }
 
 void pf_nvml_facts_read(pf_nvml *n, pf_nvml_facts *f) {

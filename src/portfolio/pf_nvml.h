@@ -41,6 +41,13 @@ typedef struct {
   double power_w;
   int reasons_ok;
   unsigned long long reasons; /* PF_NVML_REASON_* bits */
+  /* NVML's cumulative violation counters (nvmlDeviceGetViolationStatus):
+   * the time, in ns since the driver loaded, that the clocks were held
+   * below what was asked for by the power policy and by the thermal one.
+   * The instant reasons above see a throttle only if it is on at the
+   * moment of reading; two readings of these see any between them. */
+  int viol_ok; /* both counters read */
+  unsigned long long viol_power_ns, viol_thermal_ns;
 } pf_nvml_snapshot;
 
 /* Static facts about the device. */
@@ -82,6 +89,13 @@ int pf_nvml_other_processes(pf_nvml *n, unsigned self_pid, unsigned *pids,
 /* Writes the names of the set reason bits ("sw_power_cap,hw_thermal"),
  * "none" for 0, into buf. Pure. */
 void pf_nvml_reason_names(unsigned long long reasons, char *buf, size_t size);
+
+/* The violation time between two readings a (earlier) and b (later), in
+ * microseconds: 1 with *power_us and *thermal_us set when both readings
+ * have their counters and neither counter went back (a driver reload
+ * restarts them); 0, the outputs 0, when that cannot be known. Pure. */
+int pf_nvml_violation_us(const pf_nvml_snapshot *a, const pf_nvml_snapshot *b,
+                         double *power_us, double *thermal_us);
 
 /* 1 if reasons holds a bit outside PF_NVML_BENIGN_REASONS. Pure. */
 int pf_nvml_reasons_throttle(unsigned long long reasons);

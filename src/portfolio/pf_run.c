@@ -141,12 +141,23 @@ static int upload_inputs(pf_case *c) {
   return CM_OK;
 }
 
-static int poison_outputs(pf_case *c, int set) {
+/* The outputs' poison: all ones, a NaN in every dtype (cpk.h). The
+ * determinism rerun poisons with PF__POISON2 instead, finite in every dtype
+ * (fp32 and bf16 1.5e13, fp16 85.3), so that an element no launch wrote
+ * differs between the two (pf_two_runs). */
+#define PF__POISON 0xFF
+#define PF__POISON2 0x55
+
+static int poison_outputs_with(pf_case *c, int set, int byte) {
   int i;
   for (i = 0; i < c->ntensors; i++)
     if (c->t[i].is_output)
-      PF_CU(cudaMemset(c->t[i].dev[set], 0xFF, c->t[i].bytes));
+      PF_CU(cudaMemset(c->t[i].dev[set], byte, c->t[i].bytes));
   return CM_OK;
+}
+
+static int poison_outputs(pf_case *c, int set) {
+  return poison_outputs_with(c, set, PF__POISON);
 }
 
 static int launch_sync(pf_case *c, int set) {
@@ -265,7 +276,7 @@ static void verify_outputs(pf_case *c, verdict *v) {
           t->image + (size_t)(r * t->ld + t->cols) * t->elsize;
       size_t gb = (size_t)(t->ld - t->cols) * t->elsize, k;
       for (k = 0; k < gb; k++)
-        if (g[k] != 0xFF) {
+        if (g[k] != PF__POISON) {
           v->reason = "wrote-row-gap";
           v->tensor = t->name;
           cm_snprintf(v->detail, sizeof v->detail, "row=%" PRId64, r);
@@ -303,20 +314,38 @@ static int check_inputs(pf_case *c, verdict *v) {
   return CM_OK;
 }
 
-/* Second launch into freshly poisoned outputs must give the same bits as
- * the first, which stay in `image` (and its values in val). */
+/* A second launch, into outputs poisoned with the other byte, must give
+ * the same bits as the first (which stay in `image`, its values in val) in
+ * every element, and leave the gaps between rows as that poison: an
+ * element neither launch wrote reads back as each launch's poison, which
+ * the first comparison cannot see where the reference is NaN. */
 static int check_determinism(pf_case *c, verdict *v) {
   int i, err, same;
-  if ((err = poison_outputs(c, 0)) || (err = launch_sync(c, 0)) ||
-      (err = read_again(c, 0, &same)))
+  if ((err = poison_outputs_with(c, 0, PF__POISON2)) ||
+      (err = launch_sync(c, 0)) || (err = read_again(c, 0, &same)))
     return err;
-  for (i = 0; i < c->ntensors && !same; i++) {
+  for (i = 0; i < c->ntensors && !v->reason; i++) {
     pf_tensor *t = &c->t[i];
-    if (t->is_output && !bytes_equal(t->first, t->image, t->bytes) &&
-        !v->reason) {
-      v->reason = "nondeterministic";
-      v->tensor = t->name;
-    }
+    int64_t where;
+    pf_two k;
+    if (!t->is_output)
+      continue;
+    k = pf_two_runs(t->image, t->first, t->rows, t->cols, t->ld, t->elsize,
+                    PF__POISON, PF__POISON2, &where);
+    if (k == PF_TWO_SAME)
+      continue;
+    v->tensor = t->name;
+    v->reason = k == PF_TWO_UNWRITTEN ? "unwritten"
+                : k == PF_TWO_GAP     ? "wrote-row-gap"
+                                      : "nondeterministic";
+    if (k == PF_TWO_GAP)
+      cm_snprintf(v->detail, sizeof v->detail, "row=%" PRId64 " rerun=1",
+                  where);
+    else
+      cm_snprintf(v->detail, sizeof v->detail,
+                  "index=%" PRId64 " row=%" PRId64 " col=%" PRId64, where,
+                  t->cols > 0 ? where / t->cols : 0,
+                  t->cols > 0 ? where % t->cols : 0);
   }
   return CM_OK;
 }

@@ -48,8 +48,20 @@ struct pf_bench {
   unsigned *sink; /* scratch word of the read flush */
   int total, done;
   int warned_reasons; /* the unread throttle reasons were warned about */
+  /* The hot samples' hold (cpk_hold_stream): mapped host words, NULL when
+   * cold or when they could not be had (the samples then carry the host's
+   * submission, as before 2026-12-06, and a warning says so). */
+  volatile int *hold_go, *hold_late;
+  int *hold_go_dev, *hold_late_dev;
+  int hold_late_count; /* samples of the current series the hold outlived */
   double t0;
 };
+
+/* How long a hot sample's hold waits for the host to queue the launch
+ * behind it: far over any launch's submission (microseconds; cuBLAS's
+ * first-call heuristics happen in the warm-up), short enough that a launch
+ * that synchronises inside costs little before the hold gives up. */
+#define PF__HOLD_NS 50000000ULL
 
 void pf_bench_opts_init(pf_bench_opts *o) {
   memset(o, 0, sizeof *o);
@@ -103,7 +115,19 @@ typedef struct {
  * changes every time. */
 static int time_one(pf_bench *b, pf__arm *a, int set, int cold, size_t k) {
   float ms = 0.0f;
+  cudaError_t e;
   int r;
+  /* Hot: nothing queued ahead of the first event, so the event would be
+   * recorded at once and the sample would carry the host's submission of
+   * the launch. The hold keeps the stream busy until the launch and the
+   * second event are queued behind it. (Cold: the flush does that.) */
+  const int held = !cold && b->hold_go != NULL;
+  if (held) {
+    *b->hold_go = 0;
+    *b->hold_late = 0;
+    PF_CU(cpk_hold_stream(b->hold_go_dev, PF__HOLD_NS, b->hold_late_dev,
+                          b->stream));
+  }
   if (cold && b->flush != NULL) {
     if (b->o.flush == PF_FLUSH_READ)
       /* Reading a buffer of twice the L2 evicts whatever the previous
@@ -116,13 +140,20 @@ static int time_one(pf_bench *b, pf__arm *a, int set, int cold, size_t k) {
       PF_CU(cudaMemsetAsync(b->flush, (int)(k & 0xff), b->flush_bytes,
                             b->stream));
   }
-  PF_CU(cudaEventRecord(b->ev0, b->stream));
-  r = a->fn(a->ctx, set, b->stream);
+  e = cudaEventRecord(b->ev0, b->stream);
+  r = e == cudaSuccess
+          ? a->fn(a->ctx, set, b->stream)
+          : pf__cuda_fail(e, "cudaEventRecord(ev0)", __FILE__, __LINE__);
+  if (r == CM_OK && (e = cudaEventRecord(b->ev1, b->stream)) != cudaSuccess)
+    r = pf__cuda_fail(e, "cudaEventRecord(ev1)", __FILE__, __LINE__);
+  if (held)
+    *b->hold_go = 1; /* released on every path: never a held stream */
   if (r != CM_OK)
     return r;
-  PF_CU(cudaEventRecord(b->ev1, b->stream));
   PF_CU(cudaEventSynchronize(b->ev1));
   PF_CU(cudaEventElapsedTime(&ms, b->ev0, b->ev1));
+  if (held && *b->hold_late != 0)
+    b->hold_late_count++;
   r = push_sample(a->s, &a->cap, ms * 1e-3);
   if (r == CM_OK)
     pf_running_add(&a->run, ms * 1e-3);
@@ -414,6 +445,8 @@ static void bench_free(pf_bench *b) {
     cudaFree(b->flush);
   if (b->sink)
     cudaFree(b->sink);
+  if (b->hold_go)
+    cudaFreeHost((void *)b->hold_go);
   if (b->ev0)
     cudaEventDestroy(b->ev0);
   if (b->ev1)
@@ -547,6 +580,25 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
   PF_CU_GOTO(cudaMemset(b->flush, 0, b->flush_bytes), r, fail);
   PF_CU_GOTO(cudaMalloc((void **)&b->sink, sizeof *b->sink), r, fail);
   PF_CU_GOTO(cudaMemset(b->sink, 0, sizeof *b->sink), r, fail);
+  if (!o->cold) {
+    /* the hot samples' hold: two words of mapped host memory */
+    void *h = NULL, *d = NULL;
+    if (cudaHostAlloc(&h, 2 * sizeof(int), cudaHostAllocMapped) ==
+            cudaSuccess &&
+        cudaHostGetDevicePointer(&d, h, 0) == cudaSuccess) {
+      b->hold_go = (volatile int *)h;
+      b->hold_late = b->hold_go + 1;
+      b->hold_go_dev = (int *)d;
+      b->hold_late_dev = b->hold_go_dev + 1;
+      b->res.hot_held = 1;
+    } else {
+      if (h != NULL)
+        cudaFreeHost(h);
+      (void)cudaGetLastError();
+      warn(b, "no mapped host memory for the hot samples' hold: each hot "
+              "sample includes the host's time to submit its launch");
+    }
+  }
   r = pf_peer_open(&b->peer);
   if (r != CM_OK)
     goto fail;
@@ -578,6 +630,20 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
                 "fractions of the copy ceiling and the roofline rest on "
                 "them; the run is not clean",
                 names);
+    warn(b, msg);
+  }
+  b->res.ceil_viol_ok =
+      pf_nvml_violation_us(&before, &after, &b->res.ceil_viol_power_us,
+                           &b->res.ceil_viol_thermal_us);
+  if (b->res.ceil_viol_ok &&
+      (b->res.ceil_viol_power_us > 0 || b->res.ceil_viol_thermal_us > 0)) {
+    b->res.ceilings_throttled = 1;
+    cm_snprintf(msg, sizeof msg,
+                "GPU throttled while the ceilings were measured: NVML's "
+                "violation counters grew by %.0f us (power) and %.0f us "
+                "(thermal) meanwhile; the fractions of the copy ceiling and "
+                "the roofline rest on them; the run is not clean",
+                b->res.ceil_viol_power_us, b->res.ceil_viol_thermal_us);
     warn(b, msg);
   }
   *out = b;
@@ -652,6 +718,7 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
                tc->peer_name ? tc->peer_name : pf_peer_name(c->op),
                sizeof c->peer.name);
   pf_nvml_read(b->nvml, &c->before);
+  b->hold_late_count = 0;
   if (tc->peer_launch != NULL && b->o.peer_interleaved) {
     /* Ours and the peer sample by sample (the recheck, after, launches
      * ours afresh, so the peer may share our output buffers). A failing
@@ -686,6 +753,15 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
   pf_nvml_read(b->nvml, &c->after);
   /* sample() may have grown nothing in res, but keep c fresh anyway. */
   c = &b->res.cases[idx];
+  if (b->hold_late_count > 0) {
+    c->hold_late = b->hold_late_count;
+    cm_snprintf(msg, sizeof msg,
+                "%s: %d hot sample(s) outlived their hold (%.0f ms): the "
+                "launch took longer to submit, or waited inside, so those "
+                "samples include host time",
+                range, b->hold_late_count, (double)PF__HOLD_NS / 1e6);
+    warn(b, msg);
+  }
   recheck_processes(b, range);
   c->profiled = b->o.profile_range && r == CM_OK;
   if (r != CM_OK) {
@@ -716,6 +792,19 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
                          sizeof names);
     cm_snprintf(msg, sizeof msg, "%s: GPU throttled while sampled (%s)", range,
                 names);
+    warn(b, msg);
+  }
+  /* The reasons are instant readings; the violation counters see a
+   * throttle that came and went between them. */
+  c->viol_ok = pf_nvml_violation_us(&c->before, &c->after, &c->viol_power_us,
+                                    &c->viol_thermal_us);
+  if (c->viol_ok && (c->viol_power_us > 0 || c->viol_thermal_us > 0)) {
+    c->throttled = 1;
+    cm_snprintf(msg, sizeof msg,
+                "%s: GPU throttled while sampled: NVML's violation counters "
+                "grew by %.0f us (power) and %.0f us (thermal) between the "
+                "readings before the warm-up and after the samples",
+                range, c->viol_power_us, c->viol_thermal_us);
     warn(b, msg);
   }
   /* Without NVML the run has said so already. With it, a reading that
@@ -770,6 +859,24 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
       warn(b, msg);
     } else if (b->res.env.have_nvml && !pafter.reasons_ok) {
       c->peer_reasons_unread = 1; /* not ruled out: not clean */
+    }
+    {
+      double pw = 0, th = 0;
+      if (c->viol_ok && pf_nvml_violation_us(&c->after, &pafter, &pw, &th)) {
+        c->viol_power_us += pw;
+        c->viol_thermal_us += th;
+        if (pw > 0 || th > 0) {
+          c->throttled = 1;
+          cm_snprintf(msg, sizeof msg,
+                      "%s: GPU throttled while the peer was sampled: NVML's "
+                      "violation counters grew by %.0f us (power) and %.0f "
+                      "us (thermal)",
+                      range, pw, th);
+          warn(b, msg);
+        }
+      } else {
+        c->viol_ok = 0; /* the peer's part could not be counted */
+      }
     }
     if (r == CM_OK) {
       c->peer.present = 1;

@@ -288,3 +288,39 @@ int pf_rounding_check(cpk_dtype dt, const double *actual,
   return !(out->off >= PF_ROUND_OFF && fabs(out->one_way) >= PF_ROUND_ONE_WAY &&
            fabs(out->z) >= PF_ROUND_Z);
 }
+
+/* 1 if the n bytes at p are all v. */
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (p[i] != v)
+      return 0;
+  return 1;
+}
+
+pf_two pf_two_runs(const unsigned char *a, const unsigned char *b, int64_t rows,
+                   int64_t cols, int64_t ld, size_t elsize, unsigned char pa,
+                   unsigned char pb, int64_t *where) {
+  int64_t r, j;
+  *where = -1;
+  for (r = 0; r < rows; r++) {
+    const size_t row = (size_t)(r * ld) * elsize, len = (size_t)cols * elsize;
+    if (memcmp(a + row, b + row, len) != 0)
+      for (j = 0; j < cols; j++) {
+        const unsigned char *ea = a + row + (size_t)j * elsize;
+        const unsigned char *eb = b + row + (size_t)j * elsize;
+        if (memcmp(ea, eb, elsize) == 0)
+          continue;
+        *where = r * cols + j;
+        return all_bytes(ea, elsize, pa) && all_bytes(eb, elsize, pb)
+                   ? PF_TWO_UNWRITTEN
+                   : PF_TWO_DIFFER;
+      }
+    if (ld > cols &&
+        !all_bytes(b + row + len, (size_t)(ld - cols) * elsize, pb)) {
+      *where = r;
+      return PF_TWO_GAP;
+    }
+  }
+  return PF_TWO_SAME;
+}

@@ -100,4 +100,26 @@ int pf_control_agree(const double *stored, const double *pred, int64_t n,
                      const int64_t *idx, int64_t nidx, const char *reason,
                      int64_t failed, int64_t predicted, int64_t *mismatched);
 
+/* The determinism rerun's verdict on one output (pf_two_runs). */
+typedef enum {
+  PF_TWO_SAME = 0,  /* every element's bytes equal, every gap byte pb */
+  PF_TWO_UNWRITTEN, /* an element still held its poison in both launches
+                       (pa's bytes in a, pb's in b): never written */
+  PF_TWO_DIFFER,    /* an element's bytes differ otherwise */
+  PF_TWO_GAP        /* a byte between rows of b is not pb: written */
+} pf_two;
+
+/* The outputs of two launches of one case on the same inputs: a, into an
+ * output poisoned with byte pa, and b, into one poisoned with pb != pa.
+ * rows rows of cols elements of elsize bytes, ld elements apart. A kernel
+ * must write every element the same in both; an element it never wrote
+ * holds pa's bytes in a and pb's in b, which no comparison of values can
+ * tell from a NaN it wrote where the reference has one (the first poison,
+ * all ones, is a NaN in every dtype). *where: the element's index (row *
+ * cols + col) for UNWRITTEN and DIFFER, the row for GAP, -1 for SAME. The
+ * first finding in memory order wins. Pure. */
+pf_two pf_two_runs(const unsigned char *a, const unsigned char *b, int64_t rows,
+                   int64_t cols, int64_t ld, size_t elsize, unsigned char pa,
+                   unsigned char pb, int64_t *where);
+
 #endif

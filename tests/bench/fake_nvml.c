@@ -7,7 +7,12 @@
  * Every call that would change clocks appends a line to $FAKE_NVML_LOG.
  * $FAKE_NVML_SET_GPU_RC / $FAKE_NVML_SET_MEM_RC make the locks fail with
  * that NVML status; $FAKE_NVML_RAISE_IN_CLOCK=N raises signal N from inside
- * nvmlDeviceGetClockInfo (a signal during an NVML call). */
+ * nvmlDeviceGetClockInfo (a signal during an NVML call).
+ * nvmlDeviceGetViolationStatus counts its calls per policy and answers
+ * $FAKE_NVML_VIOL_<POLICY>_NS (POWER, THERMAL) times that count, as a
+ * cumulative counter would grow; $FAKE_NVML_VIOL_RC makes it fail with
+ * that status, and $FAKE_NVML_VIOL_BACK=1 makes the counters go back by
+ * one step per call (a driver reload). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +84,27 @@ int nvmlDeviceSetMemoryLockedClocks(void *dev, unsigned lo, unsigned hi) {
 int nvmlDeviceResetMemoryLockedClocks(void *dev) {
   (void)dev;
   note("reset_mem", 0, 0);
+  return 0;
+}
+
+typedef struct {
+  unsigned long long reference_us, violation_ns;
+} fake_violation;
+
+int nvmlDeviceGetViolationStatus(void *dev, int policy, fake_violation *v) {
+  static unsigned long long calls[2];
+  const char *step = getenv(policy == 0 ? "FAKE_NVML_VIOL_POWER_NS"
+                                        : "FAKE_NVML_VIOL_THERMAL_NS");
+  int rc = rc_of("FAKE_NVML_VIOL_RC");
+  unsigned long long k;
+  (void)dev;
+  if (rc != 0 || policy < 0 || policy > 1)
+    return rc != 0 ? rc : 2;
+  k = ++calls[policy];
+  if (rc_of("FAKE_NVML_VIOL_BACK"))
+    k = 1000u - k;
+  v->reference_us = k;
+  v->violation_ns = (step != NULL ? strtoull(step, NULL, 10) : 0u) * k;
   return 0;
 }
 

@@ -93,6 +93,11 @@ static int make_results(pf_results *r) {
   c->before.reasons_ok = 1;
   c->before.reasons = PF_NVML_REASON_GPU_IDLE;
   c->after.reasons_ok = 1; /* read, none set */
+  /* the violation counters read around the samples, and not grown */
+  c->before.viol_ok = c->after.viol_ok = 1;
+  c->before.viol_power_ns = c->after.viol_power_ns = 123456789012ULL;
+  c->before.viol_thermal_ns = c->after.viol_thermal_ns = 42;
+  c->viol_ok = 1;
   rc = set_series(&c->series, ours, 5);
   if (rc)
     return rc;
@@ -770,6 +775,50 @@ TEST_IMPL(incomplete_said) {
   ASSERT_TRUE(json_is_false(json_object_get(doc, "complete")));
   ASSERT_TRUE(json_is_false(json_object_get(doc, "clean")));
   json_decref(doc);
+  pf_results_free(&r);
+  return 0;
+}
+
+/* NVML's violation counters in the file: each reading's cumulative ns, the
+ * growth over the case and over the ceilings in us, null where they were
+ * not read; and the schema holds both forms. */
+TEST_IMPL(violation_json) {
+  pf_results r;
+  json_t *doc, *schema, *c0, *c1, *t, *v;
+  char err[512];
+  ASSERT_OK(make_results(&r));
+  r.ceil_viol_ok = 1;
+  r.ceil_viol_power_us = 0;
+  r.ceil_viol_thermal_us = 0;
+  doc = pf_json_document(&r);
+  schema = load_schema();
+  ASSERT_TRUE(doc != NULL && schema != NULL);
+  if (schema_check(schema, doc, err, sizeof err))
+    CM_TEST_FAIL_("schema: %s", err);
+  c0 = json_array_get(json_object_get(doc, "cases"), 0);
+  c1 = json_array_get(json_object_get(doc, "cases"), 1);
+  t = json_object_get(c0, "timing");
+  v = json_object_get(t, "throttle_time_us");
+  ASSERT_TRUE(json_is_object(v));
+  ASSERT_TRUE(json_real_value(json_object_get(v, "power")) == 0.0);
+  v = json_object_get(json_object_get(t, "nvml_before"), "violation_ns");
+  ASSERT_EQ((long long)json_integer_value(json_object_get(v, "power")),
+            123456789012LL);
+  ASSERT_EQ((long long)json_integer_value(json_object_get(v, "thermal")), 42);
+  ASSERT_TRUE(json_is_null(json_object_get(
+      json_object_get(json_object_get(c1, "timing"), "nvml_before"),
+      "violation_ns")));
+  ASSERT_TRUE(json_is_null(
+      json_object_get(json_object_get(c1, "timing"), "throttle_time_us")));
+  v = json_object_get(json_object_get(doc, "ceilings"), "throttle_time_us");
+  ASSERT_TRUE(json_is_object(v));
+  json_decref(doc);
+  /* a negative growth is not a count the schema accepts */
+  r.ceil_viol_power_us = -1;
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(schema_check(schema, doc, err, sizeof err) != 0);
+  json_decref(doc);
+  json_decref(schema);
   pf_results_free(&r);
   return 0;
 }

@@ -42,6 +42,10 @@ static int setup(void) {
   unsetenv("FAKE_NVML_SET_GPU_RC");
   unsetenv("FAKE_NVML_SET_MEM_RC");
   unsetenv("FAKE_NVML_RAISE_IN_CLOCK");
+  unsetenv("FAKE_NVML_VIOL_POWER_NS");
+  unsetenv("FAKE_NVML_VIOL_THERMAL_NS");
+  unsetenv("FAKE_NVML_VIOL_RC");
+  unsetenv("FAKE_NVML_VIOL_BACK");
   return 0;
 }
 
@@ -180,5 +184,48 @@ TEST_IMPL(nvml_lock_signal_in_call) {
   ASSERT_TRUE(reset != NULL);
   ASSERT_TRUE(ret < reset);
   ASSERT_STR_EQ(reset, "reset_mem\nreset_gpu\n"); /* the last lines */
+  return 0;
+}
+
+/* The violation counters: read into the snapshot, and their growth between
+ * two readings is what the harness counts as throttling (pf_timing.c); a
+ * counter that cannot be read, or went back, says "unknown", never 0. */
+TEST_IMPL(nvml_violation_counters) {
+  pf_nvml *n;
+  pf_nvml_snapshot a, b;
+  double pw = -1, th = -1;
+  SETUP();
+  n = pf_nvml_open(PCI);
+  ASSERT_TRUE(pf_nvml_absent_reason(n) == NULL);
+  /* no growth: counted, and zero */
+  pf_nvml_read(n, &a);
+  pf_nvml_read(n, &b);
+  ASSERT_TRUE(a.viol_ok && b.viol_ok);
+  ASSERT_EQ(pf_nvml_violation_us(&a, &b, &pw, &th), 1);
+  ASSERT_TRUE(pw == 0 && th == 0);
+  /* 2.5 ms of power capping and 1 us of thermal between two readings */
+  setenv("FAKE_NVML_VIOL_POWER_NS", "2500000", 1);
+  setenv("FAKE_NVML_VIOL_THERMAL_NS", "1000", 1);
+  pf_nvml_read(n, &a);
+  pf_nvml_read(n, &b);
+  ASSERT_EQ(b.viol_power_ns - a.viol_power_ns, 2500000ULL);
+  ASSERT_EQ(pf_nvml_violation_us(&a, &b, &pw, &th), 1);
+  ASSERT_TRUE(pw == 2500.0 && th == 1.0);
+  /* a counter that went back (driver reloaded): unknown */
+  ASSERT_EQ(pf_nvml_violation_us(&b, &a, &pw, &th), 0);
+  ASSERT_TRUE(pw == 0 && th == 0);
+  setenv("FAKE_NVML_VIOL_BACK", "1", 1);
+  pf_nvml_read(n, &a);
+  pf_nvml_read(n, &b);
+  ASSERT_EQ(pf_nvml_violation_us(&a, &b, &pw, &th), 0);
+  unsetenv("FAKE_NVML_VIOL_BACK");
+  /* unreadable (NOT_SUPPORTED): the snapshot says so, and so does the
+   * difference; the other readings are unaffected */
+  setenv("FAKE_NVML_VIOL_RC", "3", 1);
+  pf_nvml_read(n, &b);
+  ASSERT_EQ(b.viol_ok, 0);
+  ASSERT_TRUE(b.sm_clock_ok);
+  ASSERT_EQ(pf_nvml_violation_us(&a, &b, &pw, &th), 0);
+  pf_nvml_close(n);
   return 0;
 }

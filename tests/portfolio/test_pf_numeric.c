@@ -4,7 +4,9 @@
 #include "cm_test.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cm_error.h"
 #include "pf_case.h"
@@ -1100,5 +1102,60 @@ TEST_IMPL(row_and_matmul_mutations_caught) {
       pf_case_free(&c);
     }
   }
+  return 0;
+}
+
+/* The determinism rerun's comparison (pf_two_runs): an element a kernel
+ * never wrote passes the value comparison where the reference is NaN (the
+ * first poison is a NaN), but holds each launch's poison in turn, which
+ * the rerun, poisoned with another byte, tells apart from a NaN written
+ * twice; a changed element, and a gap written in the rerun, are named. */
+static void fill_run(unsigned char *buf, unsigned char poison, int skip_r,
+                     int skip_c, unsigned short salt) {
+  int r, c;
+  memset(buf, poison, 3 * 7 * 2);
+  for (r = 0; r < 3; r++)
+    for (c = 0; c < 5; c++) {
+      unsigned short v = (unsigned short)(0x3f80 + r * 16 + c);
+      if (r == skip_r && c == skip_c)
+        continue;
+      if (r == 2 && c == 4)
+        v = (unsigned short)(v ^ salt);
+      memcpy(buf + (size_t)(r * 7 + c) * 2, &v, 2);
+    }
+}
+
+TEST_IMPL(two_runs_unwritten) {
+  unsigned char a[3 * 7 * 2], b[3 * 7 * 2];
+  int64_t where;
+  unsigned short nan16 = 0xffff;
+  /* the hole: a poison NaN against a NaN reference passes the values */
+  ASSERT_TRUE(pf_close(NAN, NAN, 0.0, pf_tol_get(CPK_OP_SOFTMAX, CPK_BF16)));
+  fill_run(a, 0xFF, -1, -1, 0);
+  fill_run(b, 0x55, -1, -1, 0);
+  ASSERT_EQ(pf_two_runs(a, b, 3, 5, 7, 2, 0xFF, 0x55, &where), PF_TWO_SAME);
+  ASSERT_EQ(where, -1);
+  /* element (1, 2) never written */
+  fill_run(a, 0xFF, 1, 2, 0);
+  fill_run(b, 0x55, 1, 2, 0);
+  ASSERT_EQ(pf_two_runs(a, b, 3, 5, 7, 2, 0xFF, 0x55, &where),
+            PF_TWO_UNWRITTEN);
+  ASSERT_EQ(where, 1 * 5 + 2);
+  /* written as NaN with the poison's bits, twice: the same, not unwritten */
+  memcpy(a + (size_t)(1 * 7 + 2) * 2, &nan16, 2);
+  memcpy(b + (size_t)(1 * 7 + 2) * 2, &nan16, 2);
+  ASSERT_EQ(pf_two_runs(a, b, 3, 5, 7, 2, 0xFF, 0x55, &where), PF_TWO_SAME);
+  /* the last element different between the launches */
+  fill_run(a, 0xFF, -1, -1, 0);
+  fill_run(b, 0x55, -1, -1, 1);
+  ASSERT_EQ(pf_two_runs(a, b, 3, 5, 7, 2, 0xFF, 0x55, &where), PF_TWO_DIFFER);
+  ASSERT_EQ(where, 2 * 5 + 4);
+  /* a gap byte of row 1 written in the rerun */
+  fill_run(b, 0x55, -1, -1, 0);
+  b[(size_t)(1 * 7 + 6) * 2] = 0;
+  ASSERT_EQ(pf_two_runs(a, b, 3, 5, 7, 2, 0xFF, 0x55, &where), PF_TWO_GAP);
+  ASSERT_EQ(where, 1);
+  /* contiguous (ld == cols): no gaps to check */
+  ASSERT_EQ(pf_two_runs(a, a, 3, 7, 7, 2, 0xFF, 0x55, &where), PF_TWO_SAME);
   return 0;
 }
