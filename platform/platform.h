@@ -187,6 +187,13 @@ int plat_counter_permission(const char *params_path, int privileged,
  * N" in the params file's text. Returns N (0 or 1) or -1 when absent. */
 int plat_parse_admin_only(const char *params_text);
 
+#ifndef _WIN32
+/* Pure parser behind plat_is_privileged on Linux: CAP_SYS_ADMIN (bit 21)
+ * of the "CapEff:" line of /proc/self/status's text. 1 or 0, -1 when the
+ * line is absent or unreadable. */
+int plat_parse_cap_sys_admin(const char *status_text);
+#endif
+
 /* 1 if the effective user may read counters regardless of the driver
  * setting: POSIX effective uid 0 or CAP_SYS_ADMIN (bit 21) in the CapEff
  * line of /proc/self/status; Windows: an elevated token. */

@@ -288,28 +288,40 @@ int plat_parse_admin_only(const char *text) {
   return -1;
 }
 
-int plat_is_privileged(void) {
-  char line[256];
-  FILE *f;
-  int priv = 0;
-  if (geteuid() == 0)
-    return 1;
-  f = fopen("/proc/self/status", "r");
-  if (f == NULL)
-    return 0;
-  while (fgets(line, sizeof line, f) != NULL) {
-    unsigned long long caps;
-    char *end;
-    if (!cm_starts_with(line, "CapEff:"))
-      continue;
-    errno = 0;
-    caps = strtoull(line + 7, &end, 16);
-    if (errno == 0 && end != line + 7)
-      priv = (caps >> 21) & 1ull ? 1 : 0; /* CAP_SYS_ADMIN is bit 21 */
-    break;
+int plat_parse_cap_sys_admin(const char *text) {
+  const char *key = "CapEff:";
+  const char *p = text;
+  while (p != NULL && (p = strstr(p, key)) != NULL) {
+    if (p == text || p[-1] == '\n') {
+      unsigned long long caps;
+      char *end;
+      p += strlen(key);
+      errno = 0;
+      caps = strtoull(p, &end, 16);
+      if (errno != 0 || end == p)
+        return -1;
+      return (caps >> 21) & 1ull ? 1 : 0; /* CAP_SYS_ADMIN is bit 21 */
+    }
+    p += strlen(key);
   }
+  return -1;
+}
+
+/* What the driver checks is the capability, not the uid: root in a
+ * container without CAP_SYS_ADMIN (Docker's default) may not read the
+ * counters. The uid decides only where the capabilities cannot be read. */
+int plat_is_privileged(void) {
+  char text[8192];
+  size_t n;
+  int cap;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (f == NULL)
+    return geteuid() == 0;
+  n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
   fclose(f);
-  return priv;
+  cap = plat_parse_cap_sys_admin(text);
+  return cap >= 0 ? cap : geteuid() == 0;
 }
 
 int plat_counter_permission(const char *params_path, int privileged,

@@ -109,6 +109,11 @@
 #                      test-only, bits) exited 0, else "TAG-checks: FAIL (N)"
 #   pack               gzips $out's text (COMMANDS.txt stays plain) and tars
 #                      $out into $out.tar.gz
+#   bundles_only DIR   for each repro bundle DIR/*Z-*.tar.gz whose run
+#                      folder is beside it: `repro verify` it (output to
+#                      $out/verify-bundles.txt) and, when it verifies,
+#                      remove the folder (the same files, unpacked; too big
+#                      to bring back with Nsight Compute's report)
 #   run NAME LIM CMD   runs CMD with a time limit of LIM seconds, stdout and
 #                      stderr to $out/NAME, and records NAME, the exit code and
 #                      the duration in $out/COMMANDS.txt; a step with 5 s or
@@ -326,4 +331,14 @@ finish_checks() {
   bad=$(awk -F'\t' '$1 ~ /^(memcheck|racecheck|synccheck|test-only|bits)/ && $2 != "rc=0"' "$log" | wc -l)
   finish
   if [ "$bad" -eq 0 ]; then echo "$1-checks: OK"; else echo "$1-checks: FAIL ($bad)"; fi
+}
+bundles_only() {
+  local b d
+  for b in "$1"/*Z-*.tar.gz; do
+    [ -f "$b" ] || continue
+    d=${b%.tar.gz}
+    if [ -d "$d" ] && build/linux/bin/repro verify "$b" >>"$out/verify-bundles.txt" 2>&1; then
+      rm -rf "$d"
+    fi
+  done
 }

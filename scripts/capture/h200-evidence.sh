@@ -62,13 +62,7 @@ if want repro; then
   # once the bundle verifies, only the bundle stays (KEEP_RUN_DIRS=1 keeps
   # both).
   if [ "${KEEP_RUN_DIRS:-0}" != 1 ]; then
-    for b in "$out"/runs/*Z-*.tar.gz; do
-      [ -f "$b" ] || continue
-      d=${b%.tar.gz}
-      if [ -d "$d" ] && build/linux/bin/repro verify "$b" >>"$out/verify-bundles.txt" 2>&1; then
-        rm -rf "$d"
-      fi
-    done
+    bundles_only "$out/runs"
   fi
 fi
 if want bench; then

@@ -30,8 +30,9 @@ static const char *const exact_names[] = {
 /* Prefixes: the tools set families of variables whose members change between
  * releases, so the family is the marker. */
 static const char *const prefixes[] = {
-    "NV_NSIGHT_INJECTION_", /* Nsight Systems/Compute injection */
-    "NV_SANITIZER_",        /* compute-sanitizer's injected library */
+    "NV_NSIGHT_",    /* Nsight Systems/Compute (NV_NSIGHT_INJECTION_*...) */
+    "NV_SANITIZER_", /* compute-sanitizer's injected library */
+    "NV_COMPUTE_SANITIZER_",
     "COMPUTE_SANITIZER_",
     "NSYS_", /* nsys launcher and its children */
     "NSIGHT_",

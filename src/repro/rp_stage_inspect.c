@@ -294,7 +294,8 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
     json_object_set_new(st->record, "warning",
                         cm_json_text("some kernels spill registers to local "
                                      "memory (SPILLS in resources.txt)"));
-  if (t.count == 0 && st->status == RP_ST_PASSED)
+  /* whatever else limited the stage: no kernel inspected is a failure */
+  if (t.count == 0 && st->status < RP_ST_FAILED)
     rp_stage_set(st, RP_ST_FAILED, "no kernel found in the ptxas reports");
   if (!cuob.found)
     rp_stage_set(st, RP_ST_LIMITED,

@@ -20,7 +20,8 @@
  * (plat_write_file_atomic): left behind when it is ended mid-write. */
 #define RP__TIME_JSON_TMP RP__TIME_JSON ".tmp"
 
-static void rp__time_file(rp_ctx *ctx, rp_stage_run *st);
+static void rp__time_file(rp_ctx *ctx, rp_stage_run *st,
+                          const char *banner_markers);
 
 static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
   char dir[1300], path[1400];
@@ -60,7 +61,7 @@ static void rp__time_steps(rp_ctx *ctx, rp_stage_run *st) {
   /* Here, not in a post hook: the engine runs no post hook once the run is
    * interrupted, and an interrupted cuda_portfolio is the one that leaves
    * a partial file behind. */
-  rp__time_file(ctx, st);
+  rp__time_file(ctx, st, have && b.instrumented ? b.markers : NULL);
 }
 
 /* Moves results/clean/<name> to results/unreadable/<name>, where verify
@@ -96,7 +97,8 @@ static int rp__time_set_aside(rp_ctx *ctx, rp_stage_run *st, const char *name) {
  * by a binary that writes it directly). Left in results/clean/, such a file
  * made the run's own archive fail `repro verify` ("results document without
  * a boolean instrumented"). */
-static void rp__time_file(rp_ctx *ctx, rp_stage_run *st) {
+static void rp__time_file(rp_ctx *ctx, rp_stage_run *st,
+                          const char *banner_markers) {
   char path[1400], dst[1400];
   int r;
   if (cm_snprintf(path, sizeof path, "%s/results/clean/" RP__TIME_JSON_TMP,
@@ -120,6 +122,21 @@ static void rp__time_file(rp_ctx *ctx, rp_stage_run *st) {
     return;
   }
   r = rp_results_check_clean(path);
+  if (r == CM_OK && banner_markers != NULL) {
+    /* The banner saw markers while the file says instrumented: false: the
+     * two records of one process disagree, and either is enough to keep the
+     * file out of the clean results (filed by its own flag, it would land
+     * among them again). */
+    r = rp__time_set_aside(ctx, st, RP__TIME_JSON);
+    rp_stage_set(st, RP_ST_FAILED,
+                 "cuda_portfolio's banner saw instrumentation markers (%s) "
+                 "but its results file says instrumented: false; %s",
+                 banner_markers,
+                 r == CM_OK ? "moved to results/unreadable/, out of the clean "
+                              "results"
+                            : "it could not be moved out of results/clean/");
+    return;
+  }
   if (r == CM_OK) {
     json_object_set_new(st->record, "result",
                         cm_json_text("results/clean/" RP__TIME_JSON));

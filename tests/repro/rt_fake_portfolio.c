@@ -29,6 +29,9 @@
  * FAKE_PF_VCTRL=nobanner, and 0 with the real binary's summary line in
  * every other mode (sleep and fail_utf8 included: those act on the
  * --test-only step that follows).
+ * With FAKE_PF_BANNER=instr the banner says instrumented=true (markers
+ * LD_PRELOAD) whatever the mode, and the results file still says
+ * instrumented: false in json_clean: a binary whose two records disagree.
  * Any other mode, or none, exits 2. Before any mode, as the real binary
  * parses its words first: the word --fake-refuse exits 2 with an unknown
  * option's message, and --check-args as the first word prints one line
@@ -169,7 +172,14 @@ int main(int argc, char **argv) {
     vctrl |= strcmp(argv[i], "--verify-control") == 0;
   if (vctrl && vc != NULL && strcmp(vc, "nobanner") == 0)
     return 0; /* a control that says nothing, not even its banner */
-  printf(RT_BANNER_CLEAN);
+  {
+    const char *bn = getenv("FAKE_PF_BANNER");
+    if (bn != NULL && strcmp(bn, "instr") == 0)
+      printf("[cuda_portfolio] version=fake allocator=pooled "
+             "instrumented=true markers=LD_PRELOAD seed=1\n");
+    else
+      printf(RT_BANNER_CLEAN);
+  }
   fflush(stdout);
   if (strcmp(mode, "nodev") == 0) {
     fprintf(stderr, "cuda_portfolio: no CUDA device (fake)\n");

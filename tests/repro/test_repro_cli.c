@@ -230,6 +230,37 @@ TEST_IMPL(cli_root_non_ascii) {
   return 0;
 }
 
+/* inspect with no kernel to inspect fails, also when something else (no
+ * cuobjdump, as on the build machines) limited the stage first: it used to
+ * end limited, as if the kernels had been inspected in part. */
+TEST_IMPL(cli_inspect_no_kernel) {
+  static const char *const args[] = {"inspect", NULL};
+  static const char *const path[] = {"PATH=/nonexistent-rt-path", NULL};
+  char root[600], run[1300], p[1500];
+  rp_step_result res;
+  json_t *m;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(rt_make_root("inspect0", root, sizeof root), 0);
+  snprintf(p, sizeof p, "%s/env/inspect.contract", root);
+  ASSERT_EQ(rt_write(p,
+                     "tool cuobjdump >= 12.0 optional\ndevice none\n"
+                     "timeout 60\ninstrumented no\n",
+                     0),
+            0);
+  snprintf(p, sizeof p, "%s/build/linux/compile_commands.json", root);
+  ASSERT_EQ(rt_write(p, "[]\n", 0), 0);
+  ASSERT_OK(rt_run_repro(root, args, path, &res));
+  ASSERT_EQ(res.exit_code, 1);
+  rp_step_result_free(&res);
+  m = rt_load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "inspect"), "status"), "failed");
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "inspect"), "reason"), "no kernel");
+  json_decref(m);
+  return 0;
+}
+
 TEST_IMPL(cli_time_results_filed) {
   static const char *const args[] = {"time", NULL};
   static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
@@ -260,6 +291,28 @@ TEST_IMPL(cli_time_results_filed) {
   ASSERT_TRUE(!plat_path_exists(p));
   snprintf(p, sizeof p, "%s/results/instrumented/time.json", run);
   ASSERT_TRUE(plat_path_exists(p));
+
+  /* The banner says instrumented while the file says clean: the file
+   * leaves results/clean/ all the same (either record is enough). */
+  {
+    static const char *const banner[] = {"FAKE_PF_MODE=json_clean",
+                                         "FAKE_PF_BANNER=instr", NULL};
+    ASSERT_EQ(rt_make_root("bannerinstr", root, sizeof root), 0);
+    ASSERT_OK(rt_run_repro(root, args, banner, &res));
+    ASSERT_EQ(res.exit_code, 1);
+    rp_step_result_free(&res);
+    m = rt_load_manifest(root, run, sizeof run);
+    ASSERT_TRUE(m != NULL);
+    ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "failed");
+    ASSERT_CONTAINS(rt_str(rt_stage(m, "time"), "reason"), "LD_PRELOAD");
+    ASSERT_TRUE(json_object_get(rt_stage(m, "time"), "result") == NULL ||
+                json_is_null(json_object_get(rt_stage(m, "time"), "result")));
+    json_decref(m);
+    snprintf(p, sizeof p, "%s/results/clean/time.json", run);
+    ASSERT_TRUE(!plat_path_exists(p));
+    snprintf(p, sizeof p, "%s/results/unreadable/time.json", run);
+    ASSERT_TRUE(plat_path_exists(p));
+  }
 
   /* --select: words cuda_portfolio refuses stop the run before it begins
    * (exit 2, no run folder); words it takes reach the time stage, and the

@@ -162,6 +162,35 @@ TEST_IMPL(contract_shipped) {
           CM_TEST_FAIL_("env/time.contract does not forbid %s", var);
       }
     }
+    /* and the other way: every variable the time contract forbids is one
+     * the binary itself reports, so a run started by hand (not through
+     * repro) under such a variable says instrumented (NV_NSIGHT_FOO and
+     * NV_COMPUTE_SANITIZER_FOO were refused by repro and unseen by the
+     * binary until 2026-12-06) */
+    for (i = 0; i < c.nforbid; i++) {
+      char var[160];
+      size_t len = strlen(c.forbid[i]);
+      if (len > 0 && c.forbid[i][len - 1] == '*')
+        snprintf(var, sizeof var, "%.*sFOO", (int)(len - 1), c.forbid[i]);
+      else
+        snprintf(var, sizeof var, "%s", c.forbid[i]);
+      if (!pf_instrument_is_marker(var))
+        CM_TEST_FAIL_("cuda_portfolio does not report %s, which "
+                      "env/time.contract forbids",
+                      var);
+    }
+  }
+  /* the build stage refuses the variables nvcc reads at every compile:
+   * kernels built with flags outside the preset's, unrecorded */
+  snprintf(path, sizeof path, "%s/env/build.contract", CM_SOURCE_DIR);
+  ASSERT_OK(rp_contract_load(path, &c, err, sizeof err));
+  {
+    char *env[] = {"HOME=/root", "NVCC_APPEND_FLAGS=-G", NULL};
+    char *env2[] = {"NVCC_PREPEND_FLAGS=-lineinfo", NULL};
+    char name[64];
+    ASSERT_TRUE(rp_contract_forbidden(&c, env, name, sizeof name) != NULL);
+    ASSERT_STR_EQ(name, "NVCC_APPEND_FLAGS");
+    ASSERT_TRUE(rp_contract_forbidden(&c, env2, name, sizeof name) != NULL);
   }
   return 0;
 }
@@ -434,6 +463,19 @@ TEST_IMPL(counter_permission) {
                      0),
             0);
   ASSERT_EQ(plat_parse_admin_only("XRmProfilingAdminOnly: 0\n"), -1);
+#ifndef _WIN32
+  /* privilege is CAP_SYS_ADMIN in the effective set, not uid 0: Docker's
+   * default root has every capability but that one (bit 21) */
+  ASSERT_EQ(plat_parse_cap_sys_admin("Uid:\t0\t0\t0\t0\n"
+                                     "CapInh:\t0000000000000000\n"
+                                     "CapEff:\t00000000a80425fb\n"),
+            0);
+  ASSERT_EQ(plat_parse_cap_sys_admin("CapEff:\t000001ffffffffff\n"), 1);
+  ASSERT_EQ(plat_parse_cap_sys_admin("CapEff:\t000001fffedfffff\n"), 0);
+  ASSERT_EQ(plat_parse_cap_sys_admin("XCapEff:\t000001ffffffffff\n"), -1);
+  ASSERT_EQ(plat_parse_cap_sys_admin("CapEff:\tzz\n"), -1);
+  ASSERT_EQ(plat_parse_cap_sys_admin("Name:\tbash\n"), -1);
+#endif
   ASSERT_OK(plat_counter_permission(p0, 0, &perm));
   ASSERT_EQ(perm.params_found, 1);
   ASSERT_EQ(perm.admin_only, 0);
