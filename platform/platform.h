@@ -62,13 +62,14 @@ int plat_utf8_argv(int *argc, char ***argv);
  * enables virtual-terminal processing; 1 when the console accepts it
  * (Windows 10 and later), 0 for older consoles, pipes and files. */
 int plat_console_init(int fd);
-/* Makes a write to a pipe whose reader has gone fail with an error instead
- * of ending the process. POSIX: SIGPIPE ignored (its default kills
- * silently: `./repro all | tee run.log` whose tee dies on Ctrl-C would take
- * repro down before it closes its logs and writes the manifest; children
- * started through libuv get the default back). Windows: a no-op (a broken
- * pipe is an error there). */
-void plat_ignore_sigpipe(void);
+/* Makes a write to a pipe whose reader has gone, or a write past the file
+ * size limit (ulimit -f), fail with an error (EPIPE, EFBIG) instead of
+ * ending the process. POSIX: SIGPIPE and SIGXFSZ ignored (their defaults
+ * kill: `./repro all | tee run.log` whose tee dies on Ctrl-C, or a bundle
+ * larger than the limit, would take repro down before it closes its logs
+ * and writes the manifest; children started through libuv get the
+ * defaults back). Windows: a no-op (both are errors there). */
+void plat_ignore_write_signals(void);
 /* Number of CPUs online now (all processor groups on Windows), >= 1; 1 if
  * the OS cannot tell. Used to size CPU worker pools. */
 int plat_cpu_count(void);

@@ -118,8 +118,11 @@ int plat_console_init(int fd) {
   return (fd == 1 || fd == 2) && isatty(fd) ? 1 : 0;
 }
 
-void plat_ignore_sigpipe(void) {
+void plat_ignore_write_signals(void) {
   (void)signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+  (void)signal(SIGXFSZ, SIG_IGN);
+#endif
 }
 
 int plat_cpu_count(void) {

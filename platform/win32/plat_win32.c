@@ -349,7 +349,7 @@ int plat_console_init(int fd) {
   return SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) ? 1 : 0;
 }
 
-void plat_ignore_sigpipe(void) {
+void plat_ignore_write_signals(void) {
 }
 
 /* ---- Files ---- */

@@ -450,9 +450,11 @@ static const char *rp__signal_name(int sig) {
     return "SIGINT";
   case SIGTERM:
     return "SIGTERM";
-#ifdef SIGHUP
+#ifndef _WIN32
   case SIGHUP:
     return "SIGHUP";
+  case SIGQUIT:
+    return "SIGQUIT";
 #endif
   default:
     return "signal";

@@ -17,7 +17,7 @@
   XX(VERIFY, 4, "verify found a mismatch (or could not read the archive)")     \
   XX(ARCHIVE, 5, "the archive (manifest or bundle) could not be written")      \
   XX(INCOMPLETE, 10, "no failure, but some stage was skipped or limited")      \
-  XX(INTERRUPTED, 130, "interrupted (SIGINT/SIGTERM/SIGHUP); manifest says so")
+  XX(INTERRUPTED, 130, "interrupted (SIGINT/TERM/HUP/QUIT); manifest says so")
 
 typedef enum {
 #define XX(name, code, msg) RP_EXIT_##name = code,

@@ -136,8 +136,10 @@ int main(int argc, char **argv) {
   (void)plat_console_init(2);
   /* A reader that goes away (tee ended by the same Ctrl-C, a pager quit,
    * a dropped ssh) must cost repro its console output, not its logs and
-   * manifest: writes to that pipe then fail and are ignored. */
-  plat_ignore_sigpipe();
+   * manifest: writes to that pipe then fail and are ignored. A file that
+   * reaches the size limit (ulimit -f) fails its write (EFBIG), which the
+   * archive reports (status failed, exit 5), instead of ending repro. */
+  plat_ignore_write_signals();
   code = rp__dispatch_report(argc, argv);
   if (code >= 0)
     return code;

@@ -1,6 +1,6 @@
 /* The step runner: uv_spawn, two pipes into two gzip logs, timeouts that end
  * the whole process tree, and the interrupt path (SIGINT, SIGTERM, and
- * SIGHUP on POSIX). */
+ * SIGHUP and SIGQUIT on POSIX). */
 #include "rp_runner.h"
 #include "archive/rp_archive.h"
 #include "cm_error.h"
@@ -48,12 +48,15 @@ struct rp__step {
  * manifest while the step's tree ran on. On Windows libuv reports the
  * console closing as SIGHUP too, but Windows ends the process a few
  * seconds later whatever it does, and the job object (plat_tree_track)
- * already ends the step's tree with it, so it is left alone there. */
+ * already ends the step's tree with it, so it is left alone there.
+ * SIGQUIT (Ctrl-\) is an interrupt too on POSIX: its default ended repro
+ * with a core and no manifest, the step's tree running on. */
 static const int rp__signums[] = {
     SIGINT,
     SIGTERM,
 #ifndef _WIN32
     SIGHUP,
+    SIGQUIT,
 #endif
 };
 #define RP__NSIG (sizeof rp__signums / sizeof rp__signums[0])

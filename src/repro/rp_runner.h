@@ -14,7 +14,8 @@
  * SIGTERM, then SIGKILL after the grace period; when the child exits on its
  * own, whatever it left running in its group is killed too.
  *
- * SIGINT and SIGTERM, and on POSIX SIGHUP (the terminal closing), are
+ * SIGINT and SIGTERM, and on POSIX SIGHUP (the terminal closing) and
+ * SIGQUIT, are
  * caught by rp_runner_init's handlers: the running step's tree is ended, the
  * step is marked interrupted, and rp_runner_interrupted() says so from then
  * on, so that the engine can flush its logs and write the manifest as
@@ -50,7 +51,7 @@ typedef struct {
   int64_t exit_code;  /* exit status; -1 when killed by a signal */
   int term_signal;    /* signal that ended it, 0 if none */
   int timed_out;      /* 1: ended by repro at the timeout */
-  int interrupted;    /* 1: ended by repro on SIGINT/SIGTERM/SIGHUP */
+  int interrupted;    /* 1: ended by repro on an interrupt */
   double duration_s;  /* spawn to last byte read */
   uint64_t out_bytes; /* bytes read from stdout */
   uint64_t err_bytes; /* bytes read from stderr */
@@ -61,9 +62,9 @@ typedef struct {
   char err_log[512];
 } rp_step_result;
 
-/* Installs the SIGINT, SIGTERM and (POSIX) SIGHUP handlers on the default
- * loop. Call once before the first step; later calls do nothing. Returns
- * CM_OK or a cm_error. */
+/* Installs the SIGINT, SIGTERM and (POSIX) SIGHUP and SIGQUIT handlers on the
+ * default loop. Call once before the first step; later calls do nothing.
+ * Returns CM_OK or a cm_error. */
 int rp_runner_init(void);
 
 /* Runs the step to its end (exit, timeout or interrupt) and fills *res (which
@@ -77,7 +78,8 @@ int rp_step_run(const rp_step_spec *spec, rp_step_result *res);
 /* Frees res->out and clears *res. */
 void rp_step_result_free(rp_step_result *res);
 
-/* Signal number that interrupted the run (SIGINT, SIGTERM, SIGHUP), or 0.
+/* Signal number that interrupted the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
+ * or 0.
  * Delivers any signal still pending in the loop first, so it is exact
  * between steps (and after the stages, while the archive is written). */
 int rp_runner_interrupted(void);

@@ -21,6 +21,8 @@
  * cannot shrink into <run>/fake-big.bin (the run folder is the --json
  * path's folder's parent's parent), so that archiving the run takes
  * seconds: long enough to interrupt repro while it writes the archive.
+ * FAKE_PF_BIG_KB=N does the same with N KiB (a run just over a file size
+ * limit).
  * With FAKE_PF_BUNDLE_DIR=1 they also make a folder where the run's bundle
  * goes (<run>.tar.gz), so that repro cannot write the bundle.
  * The word --verify-control (the test stage's first step) prints the banner
@@ -101,9 +103,9 @@ static int rt__run_path(const char *json, const char *suffix, char *path,
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-/* <run>/fake-big.bin: mb MiB of xorshift output. */
-static int rt__write_big(const char *json, long mb) {
-  static unsigned char buf[1 << 20];
+/* <run>/fake-big.bin: kb KiB of xorshift output. */
+static int rt__write_big(const char *json, long kb) {
+  static unsigned char buf[1 << 10];
   char path[4096];
   unsigned long long x = 0x9e3779b97f4a7c15ull;
   FILE *f;
@@ -114,7 +116,7 @@ static int rt__write_big(const char *json, long mb) {
   f = cm_fopen(path, "wb");
   if (f == NULL)
     return 3;
-  for (i = 0; i < mb; i++) {
+  for (i = 0; i < kb; i++) {
     for (k = 0; k < sizeof buf; k++) {
       x ^= x << 13;
       x ^= x >> 7;
@@ -228,10 +230,17 @@ int main(int argc, char **argv) {
   }
   if (strcmp(mode, "json_clean") == 0 || strcmp(mode, "json_instr") == 0) {
     const char *big = getenv("FAKE_PF_BIG_MB");
+    const char *big_kb = getenv("FAKE_PF_BIG_KB");
+    long scale = 1024;
+    if (big == NULL) {
+      big = big_kb;
+      scale = 1;
+    }
     if (json != NULL && big != NULL) {
       char *e;
-      long mb = strtol(big, &e, 10);
-      if (e == big || *e != '\0' || mb < 0 || rt__write_big(json, mb) != 0)
+      long n = strtol(big, &e, 10);
+      if (e == big || *e != '\0' || n < 0 || n > 1L << 20 ||
+          rt__write_big(json, n * scale) != 0)
         return 3;
     }
     if (json != NULL && getenv("FAKE_PF_BUNDLE_DIR") != NULL) {

@@ -14,11 +14,13 @@
 #include "rt_cli_fixture.h"
 
 #include <jansson.h>
+#include <uv.h>
 #include <stdlib.h>
 
 #ifndef _WIN32
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -729,6 +731,23 @@ TEST_IMPL(cli_sigpipe) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_sigquit) {
+  printf("skip: SIGQUIT is POSIX's (see rp_runner.c)\n");
+  return TEST_SKIP;
+}
+
+TEST_IMPL(cli_file_size_limit) {
+  printf("skip: no file size limit signal on Windows (SIGXFSZ is "
+         "POSIX's)\n");
+  return TEST_SKIP;
+}
+
+TEST_IMPL(cli_log_flushed_midstep) {
+  printf("skip: no SIGKILL to send to another process here "
+         "(POSIX-only test)\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
@@ -1040,6 +1059,117 @@ TEST_IMPL(cli_sighup) {
   char run[1300];
   return interrupt_step("sighup", "test", "sleep", SIGHUP, "SIGHUP", run,
                         sizeof run, 0, 0);
+}
+
+/* SIGQUIT (Ctrl-\) interrupts the run as SIGINT does. Before, its default
+ * action ended repro at once (exit 131): no manifest, and the step ran
+ * on. */
+TEST_IMPL(cli_sigquit) {
+  char run[1300];
+  return interrupt_step("sigquit", "test", "sleep", SIGQUIT, "SIGQUIT", run,
+                        sizeof run, 0, 0);
+}
+
+/* A bundle larger than the file size limit (ulimit -f 160; the fake
+ * writes 156 KiB gzip cannot shrink into the run): the write fails with
+ * EFBIG, and the run is archived as failed with bundle_error, exit 5; no
+ * temporary bundle is left. Before, SIGXFSZ's default ended repro in the
+ * middle of the bundle (exit 153): a .tar.gz.tmp-N left behind, and a
+ * manifest that said complete, exit_code 0. */
+TEST_IMPL(cli_file_size_limit) {
+  char root[600], run[1300], out[1200], name[1400];
+  int status = 0;
+  pid_t pid;
+  uv_fs_t req;
+  uv_dirent_t ent;
+  rp_verify_result vr;
+  json_t *m;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(rt_make_root("fsize", root, sizeof root), 0);
+  snprintf(out, sizeof out, "%s/logs", root);
+  pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl;
+    rl.rlim_cur = rl.rlim_max = 160 * 1024;
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+      _exit(126);
+    signal(SIGXFSZ, SIG_DFL); /* as a shell leaves it */
+    putenv("FAKE_PF_MODE=json_clean");
+    putenv("FAKE_PF_BIG_KB=156");
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, "time",
+          (char *)NULL);
+    _exit(127);
+  }
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(!WIFSIGNALED(status));
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 5);
+  m = rt_load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(rt_str(m, "status"), "failed");
+  ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 5);
+  ASSERT_TRUE(json_is_string(json_object_get(m, "bundle_error")));
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "passed");
+  json_decref(m);
+  /* nothing but the run folder under logs/: no bundle, no temporary one */
+  ASSERT_TRUE(uv_fs_scandir(NULL, &req, out, 0, NULL) >= 0);
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    snprintf(name, sizeof name, "%s/%s", out, ent.name);
+    ASSERT_STR_EQ(name, run);
+  }
+  uv_fs_req_cleanup(&req);
+  /* the run folder is the archive, and verifies */
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  return 0;
+}
+
+/* repro killed outright (SIGKILL) while a step runs, after the step
+ * printed its banner and went quiet: the step's stdout log, never
+ * finished, still decompresses to what was printed, as docs/AUDIT.md
+ * says. Before, the log was flushed only when closed: 10 bytes of gzip
+ * header and nothing in them. */
+TEST_IMPL(cli_log_flushed_midstep) {
+  char root[600], run[1300], out[1200], pidfile[1200], envp[1300];
+  char *text = NULL, *t;
+  size_t len = 0;
+  long child;
+  int status = 0, i;
+  pid_t pid;
+  ASSERT_EQ(rt_make_root("logflush", root, sizeof root), 0);
+  snprintf(out, sizeof out, "%s/logs", root);
+  snprintf(pidfile, sizeof pidfile, "%s/portfolio.pid", root);
+  snprintf(envp, sizeof envp, "FAKE_PF_PIDFILE=%s", pidfile);
+  pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    putenv("FAKE_PF_MODE=sleep");
+    putenv(envp);
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "--root", root, "--out", out, "test",
+          (char *)NULL);
+    _exit(127);
+  }
+  for (i = 0; i < 200 && !plat_path_exists(pidfile); i++)
+    rt_sleep_ms(50);
+  /* the flush comes within a second of the output; 2.5 s is ample */
+  rt_sleep_ms(2500);
+  kill(pid, SIGKILL);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  t = rt_read(pidfile, NULL);
+  child = t != NULL ? strtol(t, NULL, 10) : -1;
+  free(t);
+  if (child > 0) /* its own session: repro's death does not end it */
+    kill((pid_t)child, SIGKILL);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(rt_find_run(out, run, sizeof run), 0);
+  ASSERT_OK(rp_log_read(run, "test/cuda_portfolio.stdout.log.gz", &text, &len));
+  ASSERT_CONTAINS(text, "[cuda_portfolio] version=fake");
+  free(text);
+  return 0;
 }
 
 /* Under nohup (SIGHUP inherited ignored) a hang-up leaves the run going, as

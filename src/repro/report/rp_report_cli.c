@@ -52,8 +52,8 @@ static void hold_one(int signum) {
   held_signal = signum;
 }
 
-static const int held_nums[] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction held_prev[3];
+static const int held_nums[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction held_prev[4];
 
 /* on: interrupts only set held_signal (sigaction: the handler stays for a
  * second Ctrl-C, where signal() would reset it); off: their previous
