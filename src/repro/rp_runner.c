@@ -18,6 +18,12 @@
  * otherwise keep a step open forever). */
 #define RP__DRAIN_S 5.0
 
+/* A log that received bytes is flushed (Z_SYNC_FLUSH) this often while its
+ * step runs, so that a repro killed outright (SIGKILL, a power loss) leaves
+ * logs that decompress up to the last flush (docs/AUDIT.md, "Logs"). */
+#define RP__FLUSH_MS 1000
+#define RP__NTIMERS 5
+
 typedef struct rp__step rp__step;
 
 typedef struct {
@@ -26,6 +32,7 @@ typedef struct {
   rp_log *log;
   int is_err;
   int open;
+  int unflushed; /* 1: bytes written to log since its last flush */
 } rp__stream;
 
 struct rp__step {
@@ -33,7 +40,7 @@ struct rp__step {
   rp_step_result *res;
   uv_process_t proc;
   rp__stream out, err;
-  uv_timer_t timeout, grace, progress, drain;
+  uv_timer_t timeout, grace, progress, drain, flush;
   int proc_open, exited;
   int timers_open;
   double t0;
@@ -247,6 +254,7 @@ static void rp__read_cb(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
       st->res->out_bytes += (uint64_t)n;
     if (s->log != NULL && rp_log_write(s->log, buf->base, (size_t)n) != 0)
       st->log_error = 1;
+    s->unflushed = 1;
     if (s->is_err)
       rp__tail(st->res->err_tail, sizeof st->res->err_tail, buf->base,
                (size_t)n);
@@ -263,6 +271,18 @@ static void rp__read_cb(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
     rp__close_stream(s);
     rp__check_done(st);
   }
+}
+
+static void rp__flush_stream(rp__step *st, rp__stream *s) {
+  if (s->log != NULL && s->unflushed && rp_log_flush(s->log) != 0)
+    st->log_error = 1;
+  s->unflushed = 0;
+}
+
+static void rp__flush_cb(uv_timer_t *t) {
+  rp__step *st = t->data;
+  rp__flush_stream(st, &st->out);
+  rp__flush_stream(st, &st->err);
 }
 
 static void rp__drain_cb(uv_timer_t *t) {
@@ -302,7 +322,7 @@ static void rp__timeout_cb(uv_timer_t *t) {
 /* When the child has exited and both pipes are at EOF, the step is over:
  * close everything so that uv_run returns. */
 static void rp__check_done(rp__step *st) {
-  uv_timer_t *timers[4];
+  uv_timer_t *timers[RP__NTIMERS];
   int i;
   if (!st->exited || st->out.open || st->err.open)
     return;
@@ -313,7 +333,8 @@ static void rp__check_done(rp__step *st) {
   timers[1] = &st->grace;
   timers[2] = &st->progress;
   timers[3] = &st->drain;
-  for (i = 0; i < 4; i++)
+  timers[4] = &st->flush;
+  for (i = 0; i < RP__NTIMERS; i++)
     uv_close((uv_handle_t *)timers[i], rp__closed_cb);
   if (st->proc_open)
     uv_close((uv_handle_t *)&st->proc, rp__closed_cb);
@@ -368,7 +389,7 @@ int rp_step_run(const rp_step_spec *spec, rp_step_result *res) {
   uv_process_options_t opt;
   uv_stdio_container_t stdio[3];
   rp__step st;
-  uv_timer_t *timers[4];
+  uv_timer_t *timers[RP__NTIMERS];
   int r, i;
 
   memset(res, 0, sizeof *res);
@@ -460,11 +481,14 @@ int rp_step_run(const rp_step_spec *spec, rp_step_result *res) {
   timers[1] = &st.grace;
   timers[2] = &st.progress;
   timers[3] = &st.drain;
-  for (i = 0; i < 4; i++) {
+  timers[4] = &st.flush;
+  for (i = 0; i < RP__NTIMERS; i++) {
     uv_timer_init(loop, timers[i]);
     timers[i]->data = &st;
   }
-  st.timers_open = 4;
+  st.timers_open = RP__NTIMERS;
+  if (st.out.log != NULL)
+    uv_timer_start(&st.flush, rp__flush_cb, RP__FLUSH_MS, RP__FLUSH_MS);
   if (spec->timeout_s > 0)
     uv_timer_start(&st.timeout, rp__timeout_cb,
                    (uint64_t)(spec->timeout_s * 1000.0), 0);

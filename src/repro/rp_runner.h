@@ -4,7 +4,9 @@
  * read through two pipes concurrently (the loop never blocks on a full pipe),
  * each stream written as it arrives into its own gzip log in the run folder:
  *   <run_dir>/<log_base>.stdout.log.gz and <run_dir>/<log_base>.stderr.log.gz
- * (two logs rather than one interleaved log, so every byte is kept exactly).
+ * (two logs rather than one interleaved log, so every byte is kept exactly),
+ * flushed every second while new bytes arrive, so that a repro killed
+ * outright leaves logs that decompress up to the last flush.
  * The terminal shows a progress line (stage, step, elapsed, refreshed every
  * second) or, with verbose, the output itself.
  *
