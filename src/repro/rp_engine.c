@@ -534,6 +534,16 @@ static int rp__write_report(rp_ctx *ctx) {
 #endif
 }
 
+/* Why the archive failed: "PATH: reason" when the failure was about one
+ * file of the run (rp_archive_failed_path), else the reason alone. */
+static const char *rp__archive_why(int r, char *buf, size_t size) {
+  const char *at = rp_archive_failed_path();
+  if (*at == '\0' ||
+      cm_snprintf(buf, size, "%s: %s", at, cm_strerror(r)) != CM_OK)
+    cm_strlcpy(buf, cm_strerror(r), size);
+  return buf;
+}
+
 /* What rp_engine_end knows about the run as a whole, as it goes. */
 typedef struct {
   int sig;        /* the signal that interrupted the run, 0 if none */
@@ -613,7 +623,7 @@ static int rp__seal(rp_ctx *ctx, rp__verdict *v, int *code) {
  * status failed, bundle_error, exit_code 5. Writing the report after the
  * bundle instead would leave it out of every bundle. */
 int rp_engine_end(rp_ctx *ctx) {
-  char now[64], bundle[1300], path[1400];
+  char now[64], bundle[1300], path[1400], why[1400];
   rp__verdict v;
   int code, r, rb = CM_OK;
   memset(&v, 0, sizeof v);
@@ -637,14 +647,15 @@ int rp_engine_end(rp_ctx *ctx) {
     /* No bundle: the run may not claim completeness. The manifest and the
      * report said it could; they are written again with the exit code
      * repro returns. */
-    fprintf(stderr, "repro: bundle not written: %s\n", cm_strerror(rb));
+    rp__archive_why(rb, why, sizeof why);
+    fprintf(stderr, "repro: bundle not written: %s\n", why);
     ctx->io_error = 1;
-    json_object_set_new(ctx->manifest, "bundle_error",
-                        cm_json_text(cm_strerror(rb)));
+    json_object_set_new(ctx->manifest, "bundle_error", cm_json_text(why));
     r = rp__seal(ctx, &v, &code);
   }
   if (r != CM_OK) {
-    fprintf(stderr, "repro: manifest not written: %s\n", cm_strerror(r));
+    fprintf(stderr, "repro: manifest not written: %s\n",
+            rp__archive_why(r, why, sizeof why));
     ctx->io_error = 1;
     code = rp__exit_code(ctx, v.sig != 0);
     /* One written before states an earlier verdict (complete, exit 0) or

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
         return 2;
       continue;
     }
-    rc = rp__fs_walk(argv[i], &list);
+    rc = rp__fs_walk(argv[i], &list, NULL);
     for (k = 0; rc == CM_OK && k < list.count; k++) {
       char path[4096];
       const char *base = strrchr(list.items[k], '/');

@@ -23,6 +23,10 @@
  * seconds: long enough to interrupt repro while it writes the archive.
  * FAKE_PF_BIG_KB=N does the same with N KiB (a run just over a file size
  * limit).
+ * With FAKE_PF_SPECIAL=1 (POSIX) they also leave in <run>/time/ what a
+ * tool might: a dangling link latest-report -> /nonexistent/target, a link
+ * up -> .., a link json -> ../results/clean/time.json and a FIFO named
+ * fifo.
  * With FAKE_PF_BUNDLE_DIR=1 they also make a folder where the run's bundle
  * goes (<run>.tar.gz), so that repro cannot write the bundle.
  * The word --verify-control (the test stage's first step) prints the banner
@@ -47,6 +51,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #define RT_BANNER_CLEAN                                                        \
   "[cuda_portfolio] version=fake allocator=pooled instrumented=false "         \
@@ -129,6 +137,29 @@ static int rt__write_big(const char *json, long kb) {
     }
   }
   return fclose(f) == 0 ? 0 : 3;
+}
+
+/* FAKE_PF_SPECIAL's links and FIFO in <run>/time/. 0, or 3. */
+static int rt__write_special(const char *json) {
+#ifdef _WIN32
+  (void)json;
+  return 3;
+#else
+  static const char *const links[][2] = {
+      {"/time/latest-report", "/nonexistent/target"},
+      {"/time/up", ".."},
+      {"/time/json", "../results/clean/time.json"}};
+  char path[4096];
+  size_t i;
+  for (i = 0; i < sizeof links / sizeof links[0]; i++)
+    if (rt__run_path(json, links[i][0], path, sizeof path) != 0 ||
+        symlink(links[i][1], path) != 0)
+      return 3;
+  if (rt__run_path(json, "/time/fifo", path, sizeof path) != 0 ||
+      mkfifo(path, 0644) != 0)
+    return 3;
+  return 0;
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -243,6 +274,9 @@ int main(int argc, char **argv) {
           rt__write_big(json, n * scale) != 0)
         return 3;
     }
+    if (json != NULL && getenv("FAKE_PF_SPECIAL") != NULL &&
+        rt__write_special(json) != 0)
+      return 3;
     if (json != NULL && getenv("FAKE_PF_BUNDLE_DIR") != NULL) {
       char path[4096];
       uv_fs_t req;

@@ -748,6 +748,11 @@ TEST_IMPL(cli_log_flushed_midstep) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_special_files) {
+  printf("skip: symbolic links and FIFOs are made by the POSIX fake only\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
@@ -1169,6 +1174,67 @@ TEST_IMPL(cli_log_flushed_midstep) {
   ASSERT_OK(rp_log_read(run, "test/cuda_portfolio.stdout.log.gz", &text, &len));
   ASSERT_CONTAINS(text, "[cuda_portfolio] version=fake");
   free(text);
+  return 0;
+}
+
+/* The reason recorded for path in the manifest's skipped[], or "(none)". */
+static const char *skipped_reason(json_t *m, const char *path) {
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(m, "skipped"), i, e) {
+    if (strcmp(rt_str(e, "path"), path) == 0)
+      return rt_str(e, "reason");
+  }
+  return "(none)";
+}
+
+/* A tool that leaves links and a FIFO in the run folder (a dangling
+ * latest-report link, a link to "..", a link to a file of the run, a
+ * FIFO): none is followed, hashed or bundled; each is listed in the
+ * manifest's skipped[] with what it is; the run is complete and its folder
+ * and bundle verify. Before, the walk followed links with stat: the
+ * dangling one failed it and the manifest was removed ("manifest not
+ * written: no such file or directory", naming no file, exit 5). */
+TEST_IMPL(cli_special_files) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=json_clean",
+                                    "FAKE_PF_SPECIAL=1", NULL};
+  char run[1300], p[1400];
+  rp_verify_result vr;
+  size_t i;
+  json_t *m, *e;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("special", args, env, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(rt_str(m, "status"), "complete");
+  ASSERT_EQ(json_array_size(json_object_get(m, "skipped")), 4);
+  ASSERT_STR_EQ(skipped_reason(m, "time/latest-report"),
+                "symbolic link to /nonexistent/target");
+  ASSERT_STR_EQ(skipped_reason(m, "time/up"), "symbolic link to ..");
+  ASSERT_STR_EQ(skipped_reason(m, "time/json"),
+                "symbolic link to ../results/clean/time.json");
+  ASSERT_STR_EQ(skipped_reason(m, "time/fifo"), "FIFO");
+  /* none of them among the files, and nothing listed through "up" */
+  json_array_foreach(json_object_get(m, "files"), i, e) {
+    const char *path = rt_str(e, "path");
+    ASSERT_TRUE(strncmp(path, "time/up", 7) != 0);
+    ASSERT_TRUE(strcmp(path, "time/json") != 0);
+    ASSERT_TRUE(strcmp(path, "time/latest-report") != 0);
+    ASSERT_TRUE(strcmp(path, "time/fifo") != 0);
+  }
+  json_decref(m);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  /* the bundle verifies against files[]: it holds no entry for them */
+  snprintf(p, sizeof p, "%s.tar.gz", run);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(p, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  ASSERT_STR_EQ(vr.status, "complete");
   return 0;
 }
 

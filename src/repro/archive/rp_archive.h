@@ -87,10 +87,19 @@ int rp_bundle_write(const char *run_dir, char *bundle_path, size_t size);
  * "files" member is replaced. Errors: CM_EINVAL if manifest is not an object,
  * has no string "run_id", or its "status" is not one of "complete",
  * "interrupted", "failed" (a manifest must never claim a state that is not
- * final); CM_NOTSUP for a special file in run_dir; I/O errors.
+ * final); I/O errors, the file they were at named by
+ * rp_archive_failed_path. Symbolic links and special files (FIFO, socket,
+ * device) in run_dir are never followed, hashed or bundled: they are
+ * listed in "skipped" as {"path", "reason"} ("symbolic link to TARGET",
+ * "FIFO"), a member absent when there are none.
  * Call it last: any file written into run_dir afterwards is "extra". */
 struct json_t;
 int rp_manifest_finish(const char *run_dir, struct json_t *manifest);
+
+/* The path (inside the run where it can) that the last failing
+ * rp_manifest_finish or rp_bundle_write stopped at, "" when the failure
+ * was not about one file. */
+const char *rp_archive_failed_path(void);
 
 /* Verification result: the first problem found, for the caller to print. */
 typedef struct {

@@ -45,30 +45,47 @@ static int tar_zeros(bundle_writer *w, size_t len) {
 
 /* Appends one file: header, contents, padding. The size in the header comes
  * from a stat; a file that changes size while being read is an error, since
- * the header could no longer describe it. */
-static int add_file(bundle_writer *w, const char *path, const char *tar_name) {
+ * the header could no longer describe it, and so is one that is no longer
+ * a regular file (never followed: the walk listed a regular file). An
+ * error about the file itself
+ * (not about writing the bundle) names rel (rp_archive_failed_path). */
+static int add_file(bundle_writer *w, const char *path, const char *tar_name,
+                    const char *rel) {
   unsigned char hdr[RP__TAR_BLOCK];
   rp__fs_info info;
   uint64_t done = 0;
   uv_file fd = -1;
-  int rc = rp__fs_stat(path, &info);
-  if (rc != CM_OK)
+  int64_t mtime;
+  int rc = rp__fs_lstat(path, &info);
+  if (rc == CM_OK && info.kind != RP__FS_FILE)
+    rc = CM_EMISMATCH;
+  if (rc != CM_OK) {
+    rp__fs_note_path(rel);
     return rc;
-  rc = rp__tar_header(hdr, tar_name, info.size, info.mtime_s);
-  if (rc == CM_OK)
-    rc = tar_put(w, hdr, sizeof hdr);
+  }
+  mtime = info.mtime_s;
+  rc = rp__tar_header(hdr, tar_name, info.size, mtime);
   if (rc == CM_OK)
     rc = rp__fs_open_read(path, &fd);
-  if (rc != CM_OK)
+  if (rc != CM_OK) {
+    rp__fs_note_path(rel);
     return rc;
+  }
+  rc = tar_put(w, hdr, sizeof hdr);
   for (;;) {
     size_t got = 0;
-    rc = rp__fs_read(fd, w->io, sizeof w->io, &got);
-    if (rc != CM_OK || got == 0)
+    if (rc != CM_OK)
       break;
+    rc = rp__fs_read(fd, w->io, sizeof w->io, &got);
+    if (rc != CM_OK || got == 0) {
+      if (rc != CM_OK)
+        rp__fs_note_path(rel);
+      break;
+    }
     done += got;
     if (done > info.size) {
       rc = CM_EMISMATCH;
+      rp__fs_note_path(rel);
       break;
     }
     rc = tar_put(w, w->io, got);
@@ -76,8 +93,10 @@ static int add_file(bundle_writer *w, const char *path, const char *tar_name) {
       break;
   }
   rp__fs_close(fd);
-  if (rc == CM_OK && done != info.size)
+  if (rc == CM_OK && done != info.size) {
     rc = CM_EMISMATCH;
+    rp__fs_note_path(rel);
+  }
   if (rc == CM_OK)
     rc = tar_zeros(w, rp__tar_pad(info.size));
   return rc;
@@ -94,7 +113,7 @@ static int add_all(bundle_writer *w, const char *dir, const char *base,
   if (rc == CM_OK)
     rc = rp__path_join(name, sizeof name, base, "manifest.json");
   if (rc == CM_OK)
-    rc = add_file(w, path, name);
+    rc = add_file(w, path, name, "manifest.json");
   for (i = 0; rc == CM_OK && i < files->count; i++) {
     if (strcmp(files->items[i], "manifest.json") == 0)
       continue;
@@ -102,7 +121,7 @@ static int add_all(bundle_writer *w, const char *dir, const char *base,
     if (rc == CM_OK)
       rc = rp__path_join(name, sizeof name, base, files->items[i]);
     if (rc == CM_OK)
-      rc = add_file(w, path, name);
+      rc = add_file(w, path, name, files->items[i]);
   }
   /* End of archive: two zero blocks, then zeros to a whole record. */
   if (rc == CM_OK)
@@ -141,10 +160,11 @@ int rp_bundle_write(const char *run_dir, char *bundle_path, size_t size) {
     rc = rp__path_join(manifest, sizeof manifest, dir, "manifest.json");
   if (rc != CM_OK)
     return rc;
+  rp__fs_note_path("");
   /* A bundle without its manifest could never be verified. */
   if (!plat_path_exists(manifest))
     return CM_ENOENT;
-  rc = rp__fs_walk(dir, &files);
+  rc = rp__fs_walk(dir, &files, NULL);
   if (rc != CM_OK)
     return rc;
   w = malloc(sizeof *w);

@@ -41,20 +41,43 @@ int rp__fs_err(int uv_err) {
   }
 }
 
+static char rp__noted[RP__PATH_MAX];
+
+void rp__fs_note_path(const char *path) {
+  (void)cm_strlcpy(rp__noted, path != NULL ? path : "", sizeof rp__noted);
+}
+
+const char *rp__fs_noted_path(void) {
+  return rp__noted;
+}
+
+static void fill_info(const uv_stat_t *st, rp__fs_info *info) {
+  /* S_IFMT is not in every C runtime's headers; libuv's stat mode uses
+   * the POSIX encoding on every platform, so the mask is spelled out. */
+  uint64_t fmt = st->st_mode & 0170000u;
+  info->kind = fmt == 0100000u   ? RP__FS_FILE
+               : fmt == 0040000u ? RP__FS_DIR
+               : fmt == 0120000u ? RP__FS_LINK
+                                 : RP__FS_OTHER;
+  info->mode_fmt = fmt;
+  info->size = st->st_size;
+  info->mtime_s = (int64_t)st->st_mtim.tv_sec;
+}
+
 int rp__fs_stat(const char *path, rp__fs_info *info) {
   uv_fs_t req;
   int r = uv_fs_stat(NULL, &req, path, NULL);
-  if (r >= 0) {
-    const uv_stat_t *st = &req.statbuf;
-    /* S_IFMT is not in every C runtime's headers; libuv's stat mode uses
-     * the POSIX encoding on every platform, so the mask is spelled out. */
-    uint64_t fmt = st->st_mode & 0170000u;
-    info->kind = fmt == 0100000u   ? RP__FS_FILE
-                 : fmt == 0040000u ? RP__FS_DIR
-                                   : RP__FS_OTHER;
-    info->size = st->st_size;
-    info->mtime_s = (int64_t)st->st_mtim.tv_sec;
-  }
+  if (r >= 0)
+    fill_info(&req.statbuf, info);
+  uv_fs_req_cleanup(&req);
+  return r < 0 ? rp__fs_err(r) : CM_OK;
+}
+
+int rp__fs_lstat(const char *path, rp__fs_info *info) {
+  uv_fs_t req;
+  int r = uv_fs_lstat(NULL, &req, path, NULL);
+  if (r >= 0)
+    fill_info(&req.statbuf, info);
   uv_fs_req_cleanup(&req);
   return r < 0 ? rp__fs_err(r) : CM_OK;
 }
@@ -241,6 +264,24 @@ int rp__strlist_push(rp__strlist *l, const char *s) {
   return CM_OK;
 }
 
+int rp__strlist_push2(rp__strlist *l, const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  char *copy;
+  if (cm_grow(&l->items, &l->cap, l->count, sizeof *l->items, 16) != CM_OK)
+    return CM_ENOMEM;
+  copy = malloc(na + nb + 2);
+  if (copy == NULL)
+    return CM_ENOMEM;
+  memcpy(copy, a, na + 1);
+  memcpy(copy + na + 1, b, nb + 1);
+  l->items[l->count++] = copy;
+  return CM_OK;
+}
+
+const char *rp__strlist_second(const char *item) {
+  return item + strlen(item) + 1;
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -259,51 +300,107 @@ void rp__strlist_free(rp__strlist *l) {
   l->count = l->cap = 0;
 }
 
-/* Lists root/rel (rel "" for root itself) into out, descending folders. */
+/* Why the entry at path, of kind info, is not archived: "symbolic link to
+ * TARGET", "FIFO", ... into why[size]. */
+static void skip_reason(const char *path, const rp__fs_info *info, char *why,
+                        size_t size) {
+  const char *what;
+  if (info->kind == RP__FS_LINK) {
+    uv_fs_t req;
+    int r = uv_fs_readlink(NULL, &req, path, NULL);
+    if (r >= 0 && req.ptr != NULL)
+      (void)cm_snprintf(why, size, "symbolic link to %s",
+                        (const char *)req.ptr);
+    else
+      (void)cm_strlcpy(why, "symbolic link (target unreadable)", size);
+    uv_fs_req_cleanup(&req);
+    return;
+  }
+  switch (info->mode_fmt) {
+  case 0010000u:
+    what = "FIFO";
+    break;
+  case 0140000u:
+    what = "socket";
+    break;
+  case 0060000u:
+    what = "block device";
+    break;
+  case 0020000u:
+    what = "character device";
+    break;
+  default:
+    what = "special file";
+    break;
+  }
+  (void)cm_strlcpy(why, what, size);
+}
+
+/* Lists root/rel (rel "" for root itself) into out, descending folders;
+ * links and special files go to skipped (when not NULL). */
 static int walk_dir(const char *root, const char *rel, rp__strlist *out,
-                    int depth) {
+                    rp__strlist *skipped, int depth) {
   char dir[RP__PATH_MAX], child_rel[RP__PATH_MAX], child[RP__PATH_MAX];
   uv_fs_t req;
   uv_dirent_t ent;
   int r, rc = CM_OK;
-  /* A link loop would otherwise recurse until the stack runs out. */
-  if (depth > 64)
+  /* Nothing is followed, so only a folder 64 deep stops here. */
+  if (depth > 64) {
+    rp__fs_note_path(rel);
     return CM_ERANGE;
+  }
   rc = rp__path_join(dir, sizeof dir, root, rel);
-  if (rc != CM_OK)
+  if (rc != CM_OK) {
+    rp__fs_note_path(rel);
     return rc;
+  }
   r = uv_fs_scandir(NULL, &req, dir, 0, NULL);
   if (r < 0) {
     uv_fs_req_cleanup(&req);
+    rp__fs_note_path(*rel != '\0' ? rel : root);
     return rp__fs_err(r);
   }
   while (rc == CM_OK && uv_fs_scandir_next(&req, &ent) != UV_EOF) {
     rp__fs_info info;
+    char why[RP__PATH_MAX + 32];
     rc = rp__path_join(child_rel, sizeof child_rel, rel, ent.name);
     if (rc == CM_OK)
       rc = rp__path_join(child, sizeof child, root, child_rel);
-    /* The dirent type may be UNKNOWN on some file systems: always stat. */
+    /* The dirent type may be UNKNOWN on some file systems: always stat,
+     * the entry itself (a link is recorded, never followed: a link to
+     * ".." would list the run's parent, one to a file outside the run
+     * would bring that file's content into the archive). */
     if (rc == CM_OK)
-      rc = rp__fs_stat(child, &info);
-    if (rc != CM_OK)
+      rc = rp__fs_lstat(child, &info);
+    if (rc != CM_OK) {
+      rp__fs_note_path(child_rel);
       break;
-    if (info.kind == RP__FS_DIR)
-      rc = walk_dir(root, child_rel, out, depth + 1);
-    else if (info.kind == RP__FS_FILE)
+    }
+    if (info.kind == RP__FS_DIR) {
+      rc = walk_dir(root, child_rel, out, skipped, depth + 1);
+    } else if (info.kind == RP__FS_FILE) {
       rc = rp__strlist_push(out, child_rel);
-    else
-      rc = CM_ENOTSUP;
+    } else if (skipped != NULL) {
+      skip_reason(child, &info, why, sizeof why);
+      rc = rp__strlist_push2(skipped, child_rel, why);
+    }
   }
   uv_fs_req_cleanup(&req);
   return rc;
 }
 
-int rp__fs_walk(const char *root, rp__strlist *out) {
-  int rc = walk_dir(root, "", out, 0);
+int rp__fs_walk(const char *root, rp__strlist *out, rp__strlist *skipped) {
+  int rc;
+  rp__fs_note_path("");
+  rc = walk_dir(root, "", out, skipped, 0);
   if (rc != CM_OK) {
     rp__strlist_free(out);
+    if (skipped != NULL)
+      rp__strlist_free(skipped);
     return rc;
   }
   rp__strlist_sort(out);
+  if (skipped != NULL)
+    rp__strlist_sort(skipped);
   return CM_OK;
 }

@@ -20,16 +20,30 @@
 /* Translates a negative libuv error into a cm_error (CM_EIO if unknown). */
 int rp__fs_err(int uv_err);
 
-typedef enum { RP__FS_OTHER = 0, RP__FS_FILE = 1, RP__FS_DIR = 2 } rp__fs_kind;
+typedef enum {
+  RP__FS_OTHER = 0, /* a FIFO, socket or device */
+  RP__FS_FILE = 1,
+  RP__FS_DIR = 2,
+  RP__FS_LINK = 3 /* a symbolic link (rp__fs_lstat only) */
+} rp__fs_kind;
 
 typedef struct {
   rp__fs_kind kind;
-  uint64_t size;   /* bytes */
-  int64_t mtime_s; /* modification time, seconds since the epoch */
+  uint64_t size;     /* bytes */
+  int64_t mtime_s;   /* modification time, seconds since the epoch */
+  uint64_t mode_fmt; /* the stat mode's type bits (POSIX encoding) */
 } rp__fs_info;
 
 /* Stats path, following symbolic links. CM_ENOENT if it does not exist. */
 int rp__fs_stat(const char *path, rp__fs_info *info);
+/* Stats path itself: a symbolic link is RP__FS_LINK, never followed. */
+int rp__fs_lstat(const char *path, rp__fs_info *info);
+
+/* The run-relative path (or the path) the last failing walk, manifest or
+ * bundle call was at, "" if none; rp__fs_note_path sets it, "" clears it.
+ * The archive is single-threaded: one buffer serves. */
+void rp__fs_note_path(const char *path);
+const char *rp__fs_noted_path(void);
 
 /* Opens path for reading (binary) into *fd. */
 int rp__fs_open_read(const char *path, uv_file *fd);
@@ -71,15 +85,23 @@ typedef struct {
 } rp__strlist;
 
 int rp__strlist_push(rp__strlist *l, const char *s);
+/* Pushes a pair as one item, "a\0b": strcmp and rp__strlist_sort see a
+ * alone; rp__strlist_second gives b. */
+int rp__strlist_push2(rp__strlist *l, const char *a, const char *b);
+const char *rp__strlist_second(const char *item);
 /* Sorts by strcmp (byte order), which is the manifest's order. */
 void rp__strlist_sort(rp__strlist *l);
 void rp__strlist_free(rp__strlist *l);
 
 /* Lists every regular file under root, recursively, as paths relative to
  * root with '/' separators, sorted by strcmp. Folders are descended, not
- * listed. Anything that is neither a file nor a folder (socket, device)
- * gives CM_NOTSUP. The caller frees out with rp__strlist_free; out must be
- * zeroed before the call. */
-int rp__fs_walk(const char *root, rp__strlist *out);
+ * listed. Nothing is followed: a symbolic link (to a file, a folder or
+ * nothing) and any other entry that is neither a file nor a folder (FIFO,
+ * socket, device) is not listed in out but in skipped (when not NULL) as a
+ * pair (rp__strlist_push2): its path and why it was skipped ("symbolic link
+ * to TARGET", "FIFO", ...), sorted by path. An error names its path
+ * (rp__fs_noted_path). The caller frees both lists with rp__strlist_free;
+ * they must be zeroed before the call. */
+int rp__fs_walk(const char *root, rp__strlist *out, rp__strlist *skipped);
 
 #endif

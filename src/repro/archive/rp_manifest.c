@@ -33,8 +33,10 @@ static int file_entry(const char *run_dir, const char *rel, json_t *files) {
    * interrupted run's truncated log must still be listed. */
   rc = rp__check_file(path, rel, &c);
   rp__check_free(&c);
-  if (rc != CM_OK)
+  if (rc != CM_OK) {
+    rp__fs_note_path(rel);
     return rc;
+  }
   e = json_object();
   if (e == NULL || json_object_set_new(e, "path", cm_json_text(rel)) != 0 ||
       json_object_set_new(e, "bytes", json_integer((json_int_t)c.bytes)) != 0 ||
@@ -139,13 +141,46 @@ static int rename_stray(const char *run_dir, char **rel, json_t *renamed) {
   return rc;
 }
 
+/* skipped[]: the links and special files the walk found, each {"path",
+ * "reason"} ("symbolic link to TARGET", "FIFO", ...); they are neither
+ * hashed nor bundled. Absent when there are none. */
+static int set_skipped(json_t *manifest, const rp__strlist *skipped) {
+  json_t *arr;
+  size_t i;
+  if (skipped->count == 0) {
+    (void)json_object_del(manifest, "skipped");
+    return CM_OK;
+  }
+  arr = json_array();
+  if (arr == NULL || json_object_set_new(manifest, "skipped", arr) != 0)
+    return CM_ENOMEM;
+  for (i = 0; i < skipped->count; i++) {
+    json_t *e = json_object();
+    if (e == NULL ||
+        json_object_set_new(e, "path", cm_json_text(skipped->items[i])) != 0 ||
+        json_object_set_new(
+            e, "reason", cm_json_text(rp__strlist_second(skipped->items[i]))) !=
+            0 ||
+        json_array_append_new(arr, e) != 0) {
+      json_decref(e);
+      return CM_ENOMEM;
+    }
+  }
+  return CM_OK;
+}
+
+const char *rp_archive_failed_path(void) {
+  return rp__fs_noted_path();
+}
+
 int rp_manifest_finish(const char *run_dir, json_t *manifest) {
-  rp__strlist list = {0};
+  rp__strlist list = {0}, skipped = {0};
   json_t *files, *sv, *renamed;
   char path[RP__PATH_MAX];
   char *text;
   size_t i;
   int rc, resort = 0;
+  rp__fs_note_path("");
   if (run_dir == NULL || !json_is_object(manifest) ||
       !json_is_string(json_object_get(manifest, "run_id")) ||
       !rp__manifest_final_status(
@@ -162,9 +197,11 @@ int rp_manifest_finish(const char *run_dir, json_t *manifest) {
   rc = rp__path_join(path, sizeof path, run_dir, "manifest.json");
   if (rc != CM_OK)
     return rc;
-  rc = rp__fs_walk(run_dir, &list);
+  rc = rp__fs_walk(run_dir, &list, &skipped);
   if (rc != CM_OK)
     return rc;
+  rc = set_skipped(manifest, &skipped);
+  rp__strlist_free(&skipped);
   for (i = 0; rc == CM_OK && i < list.count; i++) {
     if (is_utf8(list.items[i]))
       continue;
@@ -177,6 +214,8 @@ int rp_manifest_finish(const char *run_dir, json_t *manifest) {
     }
     if (rc == CM_OK)
       rc = rename_stray(run_dir, &list.items[i], renamed);
+    if (rc != CM_OK)
+      rp__fs_note_path(list.items[i]);
     resort = 1;
   }
   if (resort)

@@ -254,7 +254,7 @@ static int verify_dir(const char *dir, rp_verify_result *res) {
     rp__verify_fail(res, "manifest.json: cannot be read (%s)", cm_strerror(rc));
     return rc;
   }
-  rc = rp__fs_walk(dir, &list);
+  rc = rp__fs_walk(dir, &list, NULL);
   for (i = 0; rc == CM_OK && i < list.count; i++) {
     rp__check c;
     memset(&c, 0, sizeof c);
