@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <uv.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,66 @@ TEST_IMPL(bundle_roundtrip) {
                         "need-the-ustar-prefix-field/another-deliberately-"
                         "long-folder-name/sass.log.gz\n");
   free(text);
+  return 0;
+}
+
+/* Re-finishes dir's manifest (after a test added files). CM_OK or the
+ * error. */
+static int refinish(const char *dir) {
+  char p[4096];
+  json_t *m;
+  int rc;
+  if (cm_snprintf(p, sizeof p, "%s/manifest.json", dir) != CM_OK)
+    return CM_ERANGE;
+  m = json_load_file(p, 0, NULL);
+  if (m == NULL)
+    return CM_EPARSE;
+  rc = rp_manifest_finish(dir, m);
+  json_decref(m);
+  return rc;
+}
+
+/* A name ustar cannot hold (a last component of 101 bytes) fails the
+ * bundle naming that file, and a file dated before 1970 is bundled with
+ * mtime 0. Before, both failed with "value out of range" and no file
+ * named. */
+TEST_IMPL(bundle_refusal_names_file) {
+  char dir[4096], bundle[4096], p[4300], name[128], gz[4400];
+  const char *tar[] = {"tar", "-tvzf", NULL, NULL};
+  rp_verify_result res;
+  uv_fs_t req;
+  int r, ran = 0;
+  char *text;
+  ASSERT_OK(fx_fresh_dir("bundle_names", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  /* dated 1969: bundled, as 1970 */
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/old.txt", dir));
+  ASSERT_OK(fx_write(p, "old\n", 4));
+  r = uv_fs_utime(NULL, &req, p, -3600.0, -3600.0, NULL);
+  uv_fs_req_cleanup(&req);
+  ASSERT_EQ(r, 0);
+  ASSERT_OK(refinish(dir));
+  ASSERT_OK(rp_bundle_write(dir, bundle, sizeof bundle));
+  memset(&res, 0, sizeof res);
+  ASSERT_OK(rp_verify(bundle, &res));
+  ASSERT_STR_EQ(res.problem, "");
+  ASSERT_EQ(res.ok, 1);
+  tar[2] = bundle;
+  ASSERT_OK(cm_snprintf(gz, sizeof gz, "%s.list", dir));
+  if (run_tool(tar, NULL, gz, &ran) == 0 && ran) {
+    text = fx_read(gz, NULL);
+    ASSERT_TRUE(text != NULL);
+    ASSERT_CONTAINS(text, "bundle_names/old.txt");
+    free(text);
+  }
+  /* a last component of 101 bytes: refused, the file named */
+  memset(name, 'n', 101);
+  name[101] = '\0';
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/%s", dir, name));
+  ASSERT_OK(fx_write(p, "x", 1));
+  ASSERT_OK(refinish(dir));
+  ASSERT_EQ(rp_bundle_write(dir, bundle, sizeof bundle), CM_ERANGE);
+  ASSERT_STR_EQ(rp_archive_failed_path(), name);
   return 0;
 }
 

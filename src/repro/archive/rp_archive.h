@@ -70,10 +70,14 @@ int rp_move_in_run(const char *run_dir, const char *from_rel,
  * base name: "<run-id>/manifest.json" first, then the other files sorted.
  * Written through gzip to a temporary name and renamed when complete.
  * Entries are ustar regular files, mode 0644, uid/gid 0, mtime from the
- * file. The bundle's path goes to bundle_path[size]. Errors: CM_ENOENT (no
- * manifest.json in run_dir: finish the manifest first), CM_ERANGE (a path
- * longer than ustar's 255 bytes, or a file of 8 GiB or more), CM_EMISMATCH
- * (a file changed size while being read), I/O errors. */
+ * file (0 for one dated before 1970). The bundle's path goes to
+ * bundle_path[size]. Errors: CM_ENOENT (no manifest.json in run_dir:
+ * finish the manifest first), CM_ERANGE (a path ustar cannot hold: its
+ * last part over 100 bytes, or no '/' that leaves at most 100 bytes after
+ * it and 155 before it; or a file of 8 GiB or more), CM_EMISMATCH (a file
+ * changed size or stopped being a regular file while being read), I/O
+ * errors; rp_archive_failed_path names the file when the error is about
+ * one. */
 int rp_bundle_write(const char *run_dir, char *bundle_path, size_t size);
 
 /* The manifest. The engine (rp_stage.c & co.) builds the JSON object with

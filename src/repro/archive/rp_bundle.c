@@ -46,8 +46,9 @@ static int tar_zeros(bundle_writer *w, size_t len) {
 /* Appends one file: header, contents, padding. The size in the header comes
  * from a stat; a file that changes size while being read is an error, since
  * the header could no longer describe it, and so is one that is no longer
- * a regular file (never followed: the walk listed a regular file). An
- * error about the file itself
+ * a regular file (never followed: the walk listed a regular file). A
+ * modification time before 1970, which ustar cannot hold, is written as 0
+ * (and one past its 8^11 - 1 as that). An error about the file itself
  * (not about writing the bundle) names rel (rp_archive_failed_path). */
 static int add_file(bundle_writer *w, const char *path, const char *tar_name,
                     const char *rel) {
@@ -63,7 +64,10 @@ static int add_file(bundle_writer *w, const char *path, const char *tar_name,
     rp__fs_note_path(rel);
     return rc;
   }
-  mtime = info.mtime_s;
+  mtime = info.mtime_s < 0 ? 0
+          : (uint64_t)info.mtime_s > RP__TAR_SIZE_MAX
+              ? (int64_t)RP__TAR_SIZE_MAX
+              : info.mtime_s;
   rc = rp__tar_header(hdr, tar_name, info.size, mtime);
   if (rc == CM_OK)
     rc = rp__fs_open_read(path, &fd);
