@@ -598,14 +598,37 @@ static int rp__seal_once(rp_ctx *ctx, const rp__verdict *v, int *code) {
   return r;
 }
 
-/* rp__seal_once until no interrupt arrived while it ran: hashing a large
- * run takes seconds, and a manifest and report written meanwhile would say
- * complete. Twice at most: an interrupt is recorded once. */
+/* 1 when the manifest just finished names a file with a content problem
+ * (files[].problem: a truncated .gz a tool left, a results file in the
+ * wrong folder), which verify will refuse, the first time it is seen: the
+ * run is then failed (repro could not make an archive that verifies; exit
+ * 5 unless 130, 3 or 1 comes first), never complete. */
+static int rp__content_problem(rp_ctx *ctx) {
+  size_t i;
+  json_t *f;
+  if (ctx->io_error)
+    return 0;
+  json_array_foreach(json_object_get(ctx->manifest, "files"), i, f) {
+    const char *why = json_string_value(json_object_get(f, "problem"));
+    if (why == NULL)
+      continue;
+    fprintf(stderr, "repro: %s: %s: the archive will not verify\n",
+            json_string_value(json_object_get(f, "path")), why);
+    ctx->io_error = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* rp__seal_once until nothing changed the verdict while it ran: an
+ * interrupt (hashing a large run takes seconds, and a manifest and report
+ * written meanwhile would say complete), or a file verify will refuse.
+ * Three times at most: each is recorded once. */
 static int rp__seal(rp_ctx *ctx, rp__verdict *v, int *code) {
   int r;
   do
     r = rp__seal_once(ctx, v, code);
-  while (r == CM_OK && rp__late_interrupt(v));
+  while (r == CM_OK && (rp__content_problem(ctx) || rp__late_interrupt(v)));
   return r;
 }
 

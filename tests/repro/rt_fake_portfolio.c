@@ -27,6 +27,9 @@
  * tool might: a dangling link latest-report -> /nonexistent/target, a link
  * up -> .., a link json -> ../results/clean/time.json and a FIFO named
  * fifo.
+ * FAKE_PF_ODD=backslash makes them leave <run>/time/C:\tmp\trace.txt (a
+ * name with backslashes, POSIX only); FAKE_PF_ODD=badgz a truncated
+ * <run>/time/trace.json.gz (a gzip header and nothing after it).
  * With FAKE_PF_BUNDLE_DIR=1 they also make a folder where the run's bundle
  * goes (<run>.tar.gz), so that repro cannot write the bundle.
  * The word --verify-control (the test stage's first step) prints the banner
@@ -162,6 +165,26 @@ static int rt__write_special(const char *json) {
 #endif
 }
 
+/* FAKE_PF_ODD's file in <run>/time/. 0, or 3. */
+static int rt__write_odd(const char *json, const char *odd) {
+  static const char header[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03";
+  char path[4096];
+  FILE *f;
+  int backslash = strcmp(odd, "backslash") == 0;
+  if (rt__run_path(
+          json, backslash ? "/time/C:\\tmp\\trace.txt" : "/time/trace.json.gz",
+          path, sizeof path) != 0)
+    return 3;
+  f = cm_fopen(path, "wb");
+  if (f == NULL)
+    return 3;
+  if (backslash)
+    fputs("trace\n", f);
+  else
+    fwrite(header, 1, sizeof header - 1, f);
+  return fclose(f) == 0 ? 0 : 3;
+}
+
 int main(int argc, char **argv) {
   const char *mode = getenv("FAKE_PF_MODE");
   const char *json = NULL;
@@ -276,6 +299,9 @@ int main(int argc, char **argv) {
     }
     if (json != NULL && getenv("FAKE_PF_SPECIAL") != NULL &&
         rt__write_special(json) != 0)
+      return 3;
+    if (json != NULL && getenv("FAKE_PF_ODD") != NULL &&
+        rt__write_odd(json, getenv("FAKE_PF_ODD")) != 0)
       return 3;
     if (json != NULL && getenv("FAKE_PF_BUNDLE_DIR") != NULL) {
       char path[4096];

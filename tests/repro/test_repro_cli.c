@@ -753,6 +753,11 @@ TEST_IMPL(cli_special_files) {
   return TEST_SKIP;
 }
 
+TEST_IMPL(cli_archive_verifies) {
+  printf("skip: a file name with a backslash is POSIX's\n");
+  return TEST_SKIP;
+}
+
 /* SIGHUP is handled on POSIX only (rp_runner.c says why). */
 TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
@@ -1235,6 +1240,63 @@ TEST_IMPL(cli_special_files) {
   ASSERT_STR_EQ(vr.problem, "");
   ASSERT_EQ(vr.ok, 1);
   ASSERT_STR_EQ(vr.status, "complete");
+  return 0;
+}
+
+/* repro never calls complete a run its own verify refuses. A tool's file
+ * named time/C:\tmp\trace.txt is renamed with %5C for each backslash
+ * (renamed[] keeps the original) and the run verifies; a truncated
+ * time/trace.json.gz is listed with its problem, and the run is failed,
+ * exit 5, as verify says of it. Before, both runs said complete, exit 0,
+ * and verify refused them ("unsafe path", "gzip stream truncated"). */
+TEST_IMPL(cli_archive_verifies) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const bs[] = {"FAKE_PF_MODE=json_clean",
+                                   "FAKE_PF_ODD=backslash", NULL};
+  static const char *const gz[] = {"FAKE_PF_MODE=json_clean",
+                                   "FAKE_PF_ODD=badgz", NULL};
+  char run[1300], p[1400];
+  rp_verify_result vr;
+  size_t i;
+  json_t *m, *e, *found = NULL;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("backslash", args, bs, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(rt_str(m, "status"), "complete");
+  e = json_array_get(json_object_get(m, "renamed"), 0);
+  ASSERT_STR_EQ(rt_str(e, "path"), "time/C:%5Ctmp%5Ctrace.txt");
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/time/C:%%5Ctmp%%5Ctrace.txt", run);
+  ASSERT_TRUE(plat_path_exists(p));
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  snprintf(p, sizeof p, "%s.tar.gz", run);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(p, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+
+  m = rt_repro_manifest("badgz", args, gz, 5, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_STR_EQ(rt_str(m, "status"), "failed");
+  ASSERT_EQ(json_integer_value(json_object_get(m, "exit_code")), 5);
+  ASSERT_STR_EQ(rt_str(rt_stage(m, "time"), "status"), "passed");
+  json_array_foreach(json_object_get(m, "files"), i, e) {
+    if (strcmp(rt_str(e, "path"), "time/trace.json.gz") == 0)
+      found = e;
+  }
+  ASSERT_TRUE(found != NULL);
+  ASSERT_CONTAINS(rt_str(found, "problem"), "truncated");
+  json_decref(m);
+  /* verify says the same of it */
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_EQ(vr.ok, 0);
+  ASSERT_CONTAINS(vr.problem, "time/trace.json.gz");
+  ASSERT_CONTAINS(vr.problem, "truncated");
+  ASSERT_STR_EQ(vr.status, "failed");
   return 0;
 }
 

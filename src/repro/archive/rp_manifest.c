@@ -28,12 +28,14 @@ static int file_entry(const char *run_dir, const char *rel, json_t *files) {
   int rc = rp__path_join(path, sizeof path, run_dir, rel);
   if (rc != CM_OK)
     return rc;
-  /* The verify checker is reused for its digest and byte count; the content
-   * rules it also applies are verify's business, not the writer's: an
-   * interrupted run's truncated log must still be listed. */
+  /* The verify checker is reused for its digest and byte count, and for
+   * its content rules: a file that breaks one (a truncated .gz a tool left,
+   * a results file in the wrong folder) is still listed, an interrupted
+   * run's included, with verify's words for it as "problem", so that the
+   * engine knows the run will not verify and never calls it complete. */
   rc = rp__check_file(path, rel, &c);
-  rp__check_free(&c);
   if (rc != CM_OK) {
+    rp__check_free(&c);
     rp__fs_note_path(rel);
     return rc;
   }
@@ -41,10 +43,14 @@ static int file_entry(const char *run_dir, const char *rel, json_t *files) {
   if (e == NULL || json_object_set_new(e, "path", cm_json_text(rel)) != 0 ||
       json_object_set_new(e, "bytes", json_integer((json_int_t)c.bytes)) != 0 ||
       json_object_set_new(e, "sha256", cm_json_text(c.sha_hex)) != 0 ||
+      (c.problem[0] != '\0' &&
+       json_object_set_new(e, "problem", cm_json_text(c.problem)) != 0) ||
       json_array_append_new(files, e) != 0) {
+    rp__check_free(&c);
     json_decref(e);
     return CM_ENOMEM;
   }
+  rp__check_free(&c);
   return CM_OK;
 }
 
@@ -60,14 +66,21 @@ static int is_utf8(const char *rel) {
   return 1;
 }
 
-/* rel with each byte that is not part of a UTF-8 character, and each '%',
- * written %XX: a name that says which bytes it had. */
+/* 1 when rel can be named in the manifest as it is: UTF-8 throughout,
+ * without a backslash (verify refuses a path with one: Windows and tar
+ * read it as a separator). */
+static int nameable(const char *rel) {
+  return is_utf8(rel) && strchr(rel, '\\') == NULL;
+}
+
+/* rel with each byte that is not part of a UTF-8 character, each backslash
+ * and each '%' written %XX: a name that says which bytes it had. */
 static int escape_name(const char *rel, char *out, size_t size) {
   const unsigned char *s = (const unsigned char *)rel;
   size_t n = strlen(rel), i = 0, o = 0, k;
   while (i < n) {
     k = cm_utf8_seq(s + i, n - i);
-    if (k == 0 || s[i] == '%') {
+    if (k == 0 || s[i] == '%' || s[i] == '\\') {
       if (o + 3 >= size)
         return CM_ERANGE;
       cm_snprintf(out + o, 4, "%%%02X", (unsigned)s[i]);
@@ -87,7 +100,8 @@ static int escape_name(const char *rel, char *out, size_t size) {
 
 /* A file whose name is not UTF-8 (a tool's Latin-1 name) cannot be named in
  * JSON as it is: listed as cm_json_text makes it ("caf?.txt", a file that
- * does not exist), the run could never verify. It is renamed in the run
+ * does not exist), the run could never verify; nor can one with a
+ * backslash, which verify refuses as unsafe. It is renamed in the run
  * folder to escape_name's form (with "~N" added if that name is taken), and
  * manifest "renamed" keeps the original bytes: {"path": the new name,
  * "original_hex": the old relative path's bytes in hex}. *rel becomes the
@@ -203,7 +217,7 @@ int rp_manifest_finish(const char *run_dir, json_t *manifest) {
   rc = set_skipped(manifest, &skipped);
   rp__strlist_free(&skipped);
   for (i = 0; rc == CM_OK && i < list.count; i++) {
-    if (is_utf8(list.items[i]))
+    if (nameable(list.items[i]))
       continue;
     renamed = json_object_get(manifest, "renamed");
     if (!json_is_array(renamed)) {
