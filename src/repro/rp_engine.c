@@ -308,6 +308,8 @@ int rp_stage_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   }
   if (res->error[0] != '\0')
     json_object_set_new(rec, "error", cm_json_text(res->error));
+  if (res->output_cut)
+    json_object_set_new(rec, "output_cut", json_true());
   json_array_append_new(st->steps, rec);
 
   st->exit_code = res->spawned && !res->term_signal ? res->exit_code : -1;
@@ -330,6 +332,11 @@ int rp_stage_step(rp_ctx *ctx, rp_stage_run *st, const char *step,
   else if (res->term_signal != 0)
     rp_stage_set(st, RP_ST_FAILED, "step %s: killed by signal %d", step,
                  res->term_signal);
+  if (res->output_cut)
+    rp_stage_set(st, RP_ST_LIMITED,
+                 "step %s: output cut: a descendant that left its group held "
+                 "its output open 5 s after it exited; later output not read",
+                 step);
   return CM_OK;
 }
 

@@ -287,6 +287,11 @@ static void rp__flush_cb(uv_timer_t *t) {
 
 static void rp__drain_cb(uv_timer_t *t) {
   rp__step *st = t->data;
+  /* A pipe still open here is held by a descendant that left the step's
+   * group: whatever it prints from now on is not read, and the step's
+   * record says so (its logs are cut). */
+  if (st->out.open || st->err.open)
+    st->res->output_cut = 1;
   rp__close_stream(&st->out);
   rp__close_stream(&st->err);
   rp__check_done(st);

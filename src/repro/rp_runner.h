@@ -54,6 +54,8 @@ typedef struct {
   int term_signal;    /* signal that ended it, 0 if none */
   int timed_out;      /* 1: ended by repro at the timeout */
   int interrupted;    /* 1: ended by repro on an interrupt */
+  int output_cut;     /* 1: a pipe was still open when the drain after the
+                         exit ended: later output was not read */
   double duration_s;  /* spawn to last byte read */
   uint64_t out_bytes; /* bytes read from stdout */
   uint64_t err_bytes; /* bytes read from stderr */

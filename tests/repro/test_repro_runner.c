@@ -140,6 +140,29 @@ HELPER_IMPL(leave) {
   return 0;
 }
 
+/* argv: MS. Sleeps MS milliseconds, prints "late line", exits 0. */
+HELPER_IMPL(late) {
+  if (argc < 1)
+    return 2;
+  rt_sleep_ms(atoi(argv[0]));
+  printf("late line\n");
+  fflush(stdout);
+  return 0;
+}
+
+/* As leave, but the detached descendant prints 7 s later, after the
+ * runner's 5 s drain has given up on the pipes. */
+HELPER_IMPL(leave_late) {
+  static uv_process_t kid;
+  if (spawn_helper_flags(&kid, "late", "7000", UV_PROCESS_DETACHED) != 0)
+    return 3;
+  uv_unref((uv_handle_t *)&kid);
+  printf("left a descendant\n");
+  fflush(stdout);
+  rt_sleep_ms(200);
+  return 0;
+}
+
 /* Ignores SIGTERM, interrupts its parent (the runner) with SIGINT after
  * 200 ms, then sleeps for ever: only the grace's SIGKILL ends it. POSIX
  * only (its test skips on Windows). */
@@ -340,6 +363,31 @@ TEST_IMPL(runner_exit_in_drain) {
   ASSERT_EQ(res.term_signal, 0);
   ASSERT_EQ(res.timed_out, 0);
   ASSERT_CONTAINS(res.out, "left a descendant");
+  rp_step_result_free(&res);
+  return 0;
+}
+
+/* A descendant that left the group prints after the drain: the step's
+ * record says its output was cut. Before, the line was lost without a
+ * word. */
+TEST_IMPL(runner_output_cut) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "leave_late", NULL};
+  rp_step_spec sp;
+  rp_step_result res;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = argv;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.exit_code, 0);
+  ASSERT_CONTAINS(res.out, "left a descendant");
+  ASSERT_TRUE(strstr(res.out, "late line") == NULL);
+  ASSERT_EQ(res.output_cut, 1);
+  rp_step_result_free(&res);
+  /* a descendant that ends within the drain cuts nothing */
+  argv[2] = "leave";
+  ASSERT_OK(rp_step_run(&sp, &res));
+  ASSERT_EQ(res.output_cut, 0);
   rp_step_result_free(&res);
   return 0;
 }
