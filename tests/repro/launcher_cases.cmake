@@ -1,0 +1,81 @@
+# The bash launcher (./repro) on a machine with every package, one case a
+# run (each its own ctest entry, repro_launcher.<case>): a copy of it in a
+# fake root whose scripts/setup-deps.sh finds everything and names a
+# stand-in cmake that logs each call (cmake-calls.txt: "cmake in <cwd>:
+# <args>") and, for `cmake -N --preset P`, prints the preset's variables
+# from preset-vars.txt; build/linux/bin/repro only echoes its arguments.
+#   cmake -DSRC=<source dir> -DWORK=<scratch dir> -DCASE=<case>
+#         -P launcher_cases.cmake
+set(r "${WORK}/launcher-${CASE}")
+file(REMOVE_RECURSE "${r}")
+file(MAKE_DIRECTORY "${r}/scripts" "${r}/build/linux/bin" "${r}/fakebin")
+file(COPY "${SRC}/repro" DESTINATION "${r}"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+file(WRITE "${r}/scripts/setup-deps.sh" "#!/bin/sh
+case \"$1\" in --cmake) echo '${r}/fakebin/cmake' ;; esac
+exit 0
+")
+file(WRITE "${r}/fakebin/cmake" "#!/bin/sh
+echo \"cmake in $(pwd): $*\" >> '${r}/cmake-calls.txt'
+if [ \"$1\" = -N ]; then cat '${r}/preset-vars.txt' 2>/dev/null; fi
+exit 0
+")
+file(WRITE "${r}/build/linux/bin/repro" "#!/bin/sh\necho \"native: $*\"\n")
+foreach(f scripts/setup-deps.sh fakebin/cmake build/linux/bin/repro)
+  file(CHMOD "${r}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+endforeach()
+
+# runs the launcher (from the root) with ARGN; sets rc, out, err, calls
+macro(launch)
+  file(REMOVE "${r}/cmake-calls.txt")
+  execute_process(COMMAND "${r}/repro" ${ARGN} WORKING_DIRECTORY "${r}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(calls "")
+  if(EXISTS "${r}/cmake-calls.txt")
+    file(READ "${r}/cmake-calls.txt" calls)
+  endif()
+endmacro()
+function(fail what)
+  message(FATAL_ERROR "${CASE}: ${what}: exit ${rc}\n${out}${err}\ncmake calls:\n${calls}")
+endfunction()
+
+# the real path of the root, as cmake writes CMAKE_HOME_DIRECTORY
+execute_process(COMMAND pwd -P WORKING_DIRECTORY "${r}"
+  OUTPUT_VARIABLE real OUTPUT_STRIP_TRAILING_WHITESPACE)
+
+if(CASE STREQUAL "moved_checkout")
+  # A build folder configured for another checkout (copied or moved here):
+  # its build.ninja would rerun cmake on, and build, the old tree. The
+  # launcher drops that folder's cache and configures it again here.
+  file(WRITE "${r}/build/linux/build.ninja" "")
+  file(MAKE_DIRECTORY "${r}/build/linux/CMakeFiles/old")
+  file(WRITE "${r}/build/linux/CMakeCache.txt"
+    "CMAKE_HOME_DIRECTORY:INTERNAL=/old/checkout\n")
+  launch(doctor)
+  if(NOT rc EQUAL 0 OR NOT err MATCHES "configured for /old/checkout"
+     OR NOT calls MATCHES "cmake in ${r}: --preset linux"
+     OR EXISTS "${r}/build/linux/CMakeCache.txt"
+     OR EXISTS "${r}/build/linux/CMakeFiles"
+     OR NOT EXISTS "${r}/build/linux/bin/repro")
+    fail("a build folder of /old/checkout")
+  endif()
+  # this checkout's own: built as it is, not configured again
+  file(WRITE "${r}/build/linux/CMakeCache.txt"
+    "CMAKE_HOME_DIRECTORY:INTERNAL=${real}\n")
+  launch(doctor)
+  if(NOT rc EQUAL 0 OR calls MATCHES ": --preset linux"
+     OR NOT calls MATCHES "--build --preset linux"
+     OR NOT EXISTS "${r}/build/linux/CMakeCache.txt")
+    fail("this checkout's build folder")
+  endif()
+  # --prebuilt: a carried build folder is used as it is
+  file(WRITE "${r}/build/linux/CMakeCache.txt"
+    "CMAKE_HOME_DIRECTORY:INTERNAL=/old/checkout\n")
+  launch(--prebuilt doctor)
+  if(NOT rc EQUAL 0 OR NOT calls STREQUAL ""
+     OR NOT EXISTS "${r}/build/linux/CMakeCache.txt")
+    fail("--prebuilt with a build folder of /old/checkout")
+  endif()
+else()
+  message(FATAL_ERROR "unknown CASE '${CASE}'")
+endif()
