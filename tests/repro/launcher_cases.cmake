@@ -25,10 +25,13 @@ foreach(f scripts/setup-deps.sh fakebin/cmake build/linux/bin/repro)
   file(CHMOD "${r}/${f}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 endforeach()
 
-# runs the launcher (from the root) with ARGN; sets rc, out, err, calls
+# runs the launcher (from the root) with ARGN, ${r}/pathbin first on PATH
+# (a case puts an nvcc there); sets rc, out, err, calls
+file(MAKE_DIRECTORY "${r}/pathbin")
 macro(launch)
   file(REMOVE "${r}/cmake-calls.txt")
-  execute_process(COMMAND "${r}/repro" ${ARGN} WORKING_DIRECTORY "${r}"
+  execute_process(COMMAND env "PATH=${r}/pathbin:$ENV{PATH}"
+      "${r}/repro" ${ARGN} WORKING_DIRECTORY "${r}"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   set(calls "")
   if(EXISTS "${r}/cmake-calls.txt")
@@ -75,6 +78,37 @@ if(CASE STREQUAL "moved_checkout")
   if(NOT rc EQUAL 0 OR NOT calls STREQUAL ""
      OR NOT EXISTS "${r}/build/linux/CMakeCache.txt")
     fail("--prebuilt with a build folder of /old/checkout")
+  endif()
+elseif(CASE STREQUAL "preset_cuda_off")
+  # A preset that switches CUDA off itself (windows-mingw, linux-fuzz):
+  # its cache says CP_WITH_CUDA:BOOL=OFF, which is no build made before the
+  # toolkit came, so an nvcc here changes nothing (-DCP_WITH_CUDA=ON made
+  # `cmake --preset windows-mingw` fail).
+  file(WRITE "${r}/pathbin/nvcc" "#!/bin/sh\nexit 0\n")
+  file(CHMOD "${r}/pathbin/nvcc" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  file(MAKE_DIRECTORY "${r}/build/windows-mingw/bin")
+  file(COPY "${r}/build/linux/bin/repro"
+    DESTINATION "${r}/build/windows-mingw/bin")
+  foreach(p linux windows-mingw)
+    file(WRITE "${r}/build/${p}/build.ninja" "")
+    file(WRITE "${r}/build/${p}/CMakeCache.txt" "CP_WITH_CUDA:BOOL=OFF\n")
+  endforeach()
+  file(WRITE "${r}/preset-vars.txt"
+    "Preset CMake variables:\n\n  CP_WITH_CUDA=\"OFF\"\n  X=\"1\"\n")
+  launch(--preset windows-mingw doctor)
+  if(NOT rc EQUAL 0 OR calls MATCHES "CP_WITH_CUDA"
+     OR err MATCHES "toolkit is here now"
+     OR NOT calls MATCHES "cmake in ${r}: -N --preset windows-mingw"
+     OR NOT calls MATCHES "--build --preset windows-mingw")
+    fail("windows-mingw, CP_WITH_CUDA=OFF its own")
+  endif()
+  # a preset that leaves it to the project (linux): configured again with
+  # cuda_portfolio, the toolkit being here now
+  file(WRITE "${r}/preset-vars.txt" "Preset CMake variables:\n\n  X=\"1\"\n  CMAKE_CUDA_COMPILER=\"${r}/pathbin/nvcc\"\n")
+  launch(doctor)
+  if(NOT rc EQUAL 0 OR NOT calls MATCHES ": --preset linux -DCP_WITH_CUDA=ON"
+     OR NOT err MATCHES "toolkit is here now")
+    fail("linux, CP_WITH_CUDA=OFF cached")
   endif()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
