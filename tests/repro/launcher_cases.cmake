@@ -110,6 +110,29 @@ elseif(CASE STREQUAL "preset_cuda_off")
      OR NOT err MATCHES "toolkit is here now")
     fail("linux, CP_WITH_CUDA=OFF cached")
   endif()
+elseif(CASE STREQUAL "nvcc_elsewhere")
+  # An nvcc on PATH but not where the preset names it (CMAKE_CUDA_COMPILER,
+  # /usr/local/cuda/bin/nvcc for linux): cmake would fail to configure
+  # ("Couldn't find CUDA library root"); the launcher builds repro alone,
+  # naming both.
+  file(WRITE "${r}/pathbin/nvcc" "#!/bin/sh\nexit 0\n")
+  file(CHMOD "${r}/pathbin/nvcc" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  file(WRITE "${r}/preset-vars.txt" "Preset CMake variables:\n\n  CMAKE_CUDA_COMPILER=\"${r}/no-cuda/bin/nvcc\"\n")
+  launch(doctor)
+  if(NOT rc EQUAL 0 OR NOT calls MATCHES ": --preset linux -DCP_WITH_CUDA=OFF"
+     OR NOT err MATCHES "${r}/no-cuda/bin/nvcc"
+     OR NOT err MATCHES "${r}/pathbin/nvcc")
+    fail("nvcc on PATH, not the preset's")
+  endif()
+  # the preset's nvcc there (typed, as a preset may give it): configured
+  # as the preset says
+  file(REMOVE "${r}/build/linux/build.ninja")
+  file(WRITE "${r}/preset-vars.txt" "Preset CMake variables:\n\n  CMAKE_CUDA_COMPILER:FILEPATH=\"${r}/pathbin/nvcc\"\n")
+  launch(doctor)
+  if(NOT rc EQUAL 0 OR calls MATCHES "CP_WITH_CUDA"
+     OR NOT calls MATCHES ": --preset linux\n")
+    fail("the preset's nvcc")
+  endif()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
