@@ -133,6 +133,43 @@ elseif(CASE STREQUAL "nvcc_elsewhere")
      OR NOT calls MATCHES ": --preset linux\n")
     fail("the preset's nvcc")
   endif()
+elseif(CASE STREQUAL "concurrent")
+  # Two ./repro at once on a fresh tree: configure and build overlapped (one
+  # failed in cmake's compiler checks, getcwd; both wrote the same logs).
+  # One waits for the other, saying so; the native runs without the lock.
+  file(WRITE "${r}/fakebin/cmake" "#!/bin/sh
+echo \"cmake in $(pwd): $*\" >> '${r}/cmake-calls.txt'
+[ \"$1\" = -N ] && exit 0
+mkdir '${r}/busy' 2>/dev/null || echo OVERLAP >> '${r}/cmake-calls.txt'
+sleep 1
+rmdir '${r}/busy' 2>/dev/null
+exit 0
+")
+  file(WRITE "${r}/build/linux/bin/repro" "#!/bin/sh
+echo \"native: $*\"
+[ -e /proc/$$/fd/9 ] && echo 'native: fd 9 open'
+exit 0
+")
+  file(REMOVE "${r}/cmake-calls.txt")
+  execute_process(COMMAND bash -c "
+    ./repro doctor >o1 2>e1 & a=$!
+    ./repro doctor >o2 2>e2 & b=$!
+    wait $a; ra=$?; wait $b; echo \"$ra $?\""
+    WORKING_DIRECTORY "${r}"
+    RESULT_VARIABLE brc OUTPUT_VARIABLE rc ERROR_VARIABLE err)
+  string(STRIP "${rc}" rc)
+  file(READ "${r}/cmake-calls.txt" calls)
+  foreach(f o1 o2 e1 e2)
+    file(READ "${r}/${f}" ${f})
+  endforeach()
+  set(out "${o1}${o2}")
+  set(err "${err}${e1}${e2}")
+  if(NOT rc STREQUAL "0 0" OR calls MATCHES "OVERLAP"
+     OR NOT err MATCHES "waiting for another [.]/repro's build"
+     OR out MATCHES "fd 9 open"
+     OR NOT o1 MATCHES "native:" OR NOT o2 MATCHES "native:")
+    fail("two at once")
+  endif()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
