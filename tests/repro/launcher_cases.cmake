@@ -170,6 +170,34 @@ exit 0
      OR NOT o1 MATCHES "native:" OR NOT o2 MATCHES "native:")
     fail("two at once")
   endif()
+elseif(CASE STREQUAL "build_dir")
+  # --build-dir D (or --build-dir=D, relative to where ./repro is called)
+  # names the build folder the native repro comes from: a carried build
+  # (--prebuilt) elsewhere than build/<preset>.
+  file(MAKE_DIRECTORY "${r}/carried/bin")
+  file(WRITE "${r}/carried/bin/repro" "#!/bin/sh\necho \"carried native: $*\"\n")
+  file(CHMOD "${r}/carried/bin/repro" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  launch(--prebuilt --build-dir "${r}/carried" doctor)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "carried native: --root .* --build-dir ${r}/carried doctor")
+    fail("--prebuilt --build-dir DIR")
+  endif()
+  launch(--prebuilt --build-dir=carried doctor)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "carried native: ")
+    fail("--prebuilt --build-dir=DIR (relative)")
+  endif()
+  # no native there: named, nothing else run
+  launch(--prebuilt --build-dir "${r}/nowhere" doctor)
+  if(NOT rc EQUAL 3 OR out MATCHES "native:"
+     OR NOT err MATCHES "native repro not found at ${r}/nowhere/bin/repro")
+    fail("--prebuilt --build-dir of no build")
+  endif()
+  # without --prebuilt the preset's folder is built; where --build-dir has
+  # no repro, the one built runs, handed --build-dir for its stages
+  launch(--build-dir "${r}/nowhere" doctor)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^native: --root .* --build-dir ${r}/nowhere doctor"
+     OR NOT calls MATCHES "--build --preset linux")
+    fail("--build-dir of no build, not prebuilt")
+  endif()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
