@@ -198,6 +198,33 @@ elseif(CASE STREQUAL "build_dir")
      OR NOT calls MATCHES "--build --preset linux")
     fail("--build-dir of no build, not prebuilt")
   endif()
+elseif(CASE STREQUAL "usage_first")
+  # A typo is a usage error (exit 2, as the native says it) before any
+  # install, configure or build: on a fresh machine those took 40 minutes
+  # before the native named it.
+  foreach(argv "selftset" "--bogus|all" "all|--only" "all|extra"
+               "--strict=1|all" "--keep-going" "verify" "--help|selftset")
+    string(REPLACE "|" ";" argv "${argv}")
+    launch(${argv})
+    if(NOT rc EQUAL 2 OR NOT calls STREQUAL "" OR out MATCHES "native:"
+       OR NOT err MATCHES "^repro: (unknown|unexpected|no command|verify needs|--only needs|--strict takes)")
+      fail("${argv}")
+    endif()
+  endforeach()
+  # what the native takes goes on: options in either form, before or after
+  # the command, and report's and compare's own arguments after theirs
+  foreach(argv "--out=logs|verify|some-run.tar.gz"
+               "--out|verify|verify|report"
+               "report|RUN|--junit|--sarif"
+               "compare|A|B|--threshold=5%"
+               "--preset|linux|--select|--op softmax|time|--strict"
+               "--help")
+    string(REPLACE "|" ";" argv "${argv}")
+    launch(${argv})
+    if(NOT rc EQUAL 0 OR NOT out MATCHES "native: ")
+      fail("${argv}")
+    endif()
+  endforeach()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
