@@ -225,6 +225,22 @@ elseif(CASE STREQUAL "usage_first")
       fail("${argv}")
     endif()
   endforeach()
+elseif(CASE STREQUAL "symlink")
+  # A link to the launcher elsewhere (~/bin/repro) finds the root where the
+  # launcher is, not where the link is.
+  file(MAKE_DIRECTORY "${r}/elsewhere/bin")
+  file(CREATE_LINK "${r}/repro" "${r}/elsewhere/bin/repro" SYMBOLIC)
+  file(CREATE_LINK "bin/repro" "${r}/elsewhere/repro2" SYMBOLIC)
+  foreach(link bin/repro repro2)
+    file(REMOVE "${r}/cmake-calls.txt")
+    execute_process(COMMAND "${r}/elsewhere/${link}" doctor
+      WORKING_DIRECTORY "${r}/elsewhere"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR NOT out MATCHES "native: --root ${real} doctor")
+      set(calls "")
+      fail("through ${link}")
+    endif()
+  endforeach()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
