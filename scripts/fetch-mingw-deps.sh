@@ -37,7 +37,8 @@ prefix="$root/third_party/mingw-prefix"
 stamp="$prefix/.stamp"
 triple=x86_64-w64-mingw32
 cc="$triple-gcc-posix"
-src_list=/etc/apt/sources.list.d/cp-mingw-src.sources
+# (CP_MINGW_SRC_LIST: another path, for tests)
+src_list=${CP_MINGW_SRC_LIST:-/etc/apt/sources.list.d/cp-mingw-src.sources}
 jobs=${CP_JOBS:-2}
 
 log() { echo "fetch-mingw-deps: $*"; }
@@ -143,20 +144,27 @@ write_src_list() {
   log "wrote $src_list"
 }
 
-need_apt=0
+# The deb-src list serves `apt-get source` only: with the libraries built
+# (the stamp) it is not needed.
+need_src_list=0
+[ -f "$src_list" ] || [ -f "$stamp" ] || need_src_list=1
+need_apt=$need_src_list
 [ ${#missing[@]} -gt 0 ] && need_apt=1
-[ -f "$src_list" ] || need_apt=1
 if [ "$need_apt" = 1 ] && [ "$(id -u)" != 0 ]; then
   log "needs root for apt-get. Run:" >&2
   echo "  sudo $0" >&2
-  echo "or install by hand: sudo apt-get update && sudo apt-get install -y" \
-       "--no-install-recommends ${missing[*]:-}" >&2
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "or install by hand: sudo apt-get update && sudo apt-get install -y" \
+         "--no-install-recommends ${missing[*]}" >&2
+  else
+    echo "(to write $src_list, for apt-get source libuv1 jansson)" >&2
+  fi
   exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
 if [ "$need_apt" = 1 ]; then
-  [ -f "$src_list" ] || write_src_list
+  [ "$need_src_list" = 0 ] || write_src_list
   log "apt-get update"
   apt-get update -qq
   if [ ${#missing[@]} -gt 0 ]; then
