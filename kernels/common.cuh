@@ -271,6 +271,19 @@ __device__ __forceinline__ float block_max(float v, float *sh) {
  * value() is about 2u*|sum| + k*u^2*sum|x| instead. nvcc neither
  * reassociates nor contracts these additions (no multiply to fuse, no
  * fast-math), so the compensation survives compilation. */
+/* rmsnorm_backward's row coefficient rstd^3 * d / cols (dx = rstd g w -
+ * x rstd^3 d / cols, d = sum g w x), in an order whose intermediates stay
+ * in fp32's normal range wherever the result is: rstd * d / cols is of the
+ * order of g w, and rstd^2 is normal while rstd^3 may not be. Multiplied
+ * left to right, a row of values near 1e15 made rstd^3 5e-45, a subnormal
+ * with two or three significant bits, and dx was off by 0.07-0.1 % of the
+ * row's size in fp32 (measured on an H100, 2026-12-06; docs/VALIDATION.md,
+ * "Rows under atol"). One more rounding per row, none per element. */
+template <typename I>
+__device__ __forceinline__ float rb_coef(float rstd, float d, I cols) {
+  return (rstd * rstd) * (rstd * d / (float)cols);
+}
+
 struct csum {
   float s = 0.f, c = 0.f;
 

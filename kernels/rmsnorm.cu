@@ -171,7 +171,7 @@ __global__ void rms_bwd_k(const T *__restrict__ dy, const T *__restrict__ x,
     const float ss = grp_csum<BLK>(pss, sh);
     const float d = grp_csum<BLK>(pd, sh);
     const float rstd = rstd_of(ss, cols, eps);
-    const float coef = rstd * rstd * rstd * d / (float)cols;
+    const float coef = rb_coef(rstd, d, cols);
     if (gr.tid == 0)
       rstd_out[r] = rstd;
     write_dx<T, V>(x + o, dy + o, w, dx + o, 0, cols, gr.tid, gr.nthr, rstd,
@@ -220,7 +220,7 @@ rms_bwd_split2_k(const T *__restrict__ dy, const T *__restrict__ x,
     const float ss = block_csum(pss, sh);
     const float d = block_csum(pd, sh);
     const float rstd = rstd_of(ss, cols, eps);
-    const float coef = rstd * rstd * rstd * d / (float)cols;
+    const float coef = rb_coef(rstd, d, cols);
     if (blockIdx.x == 0 && threadIdx.x == 0)
       rstd_out[r] = rstd;
     const int64_t o = r * stride;

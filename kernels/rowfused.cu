@@ -1505,7 +1505,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       float red[4] = {a.s, a.c, b.s, b.c};
       group_reduce<false, 4, NT, GT, CL, RNW, PUSH>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
-      const float ncoef = -(rstd * rstd * rstd * csv(red, 2) / (float)p.cols);
+      const float ncoef = -rb_coef(rstd, csv(red, 2), p.cols);
 #pragma unroll
       for (int j = 0; j < S; ++j) {
         float g[VEC], x[VEC], ww[VEC], o[VEC];
@@ -1822,7 +1822,7 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
       float red[4] = {a.s, a.c, b.s, b.c};
       wide_reduce<false, 4, NT>(red, rs, rb, ncl);
       s0 = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);
-      s1 = -(s0 * s0 * s0 * csv(red, 2) / (float)p.cols);
+      s1 = -rb_coef(s0, csv(red, 2), p.cols);
     } else {
       float red[4] = {a.s, a.c, 0.f, 0.f};
       wide_reduce<false, 2, NT>(red, rs, rb, ncl);
@@ -2563,7 +2563,7 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
           s1 = 1.f / t.value();
         } else if constexpr (OP == F_RMSBWD) {
           s0 = rsqrtf(csv(m, 0) / (float)p.cols + p.eps);
-          s1 = -(s0 * s0 * s0 * csv(m, 2) / (float)p.cols);
+          s1 = -rb_coef(s0, csv(m, 2), p.cols);
         } else {
           s0 = csv(m, 0);
           if constexpr (OP == F_RMS)

@@ -286,7 +286,7 @@ sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
     warp_csum(sa);
     warp_csum(sd);
     const float r = rsqrtf(sa.value() / (float)p.cols + p.eps);
-    return make_float2(r, -(r * r * r * sd.value() / (float)p.cols));
+    return make_float2(r, -rb_coef(r, sd.value(), p.cols));
   } else {
     csum sm;
 #pragma unroll

@@ -289,6 +289,46 @@ int pf_rounding_check(cpk_dtype dt, const double *actual,
            fabs(out->z) >= PF_ROUND_Z);
 }
 
+int pf_compare_small_rows(const double *actual, const double *expected,
+                          const double *scale, int64_t rows, int64_t cols,
+                          pf_tol t, pf_cmp *out) {
+  int64_t r, c;
+  cmp_init(out);
+  for (r = 0; r < rows; r++) {
+    const double *e = expected + r * cols;
+    double m = 0.0;
+    pf_tol ts = t;
+    for (c = 0; c < cols; c++)
+      if (isfinite(e[c]) && fabs(e[c]) > m)
+        m = fabs(e[c]);
+    if (!(m > 0.0 && m < t.atol))
+      continue;
+    ts.atol = t.atol * m;
+    for (c = 0; c < cols; c++) {
+      const int64_t i = r * cols + c;
+      const double a = actual[i],
+                   x = excess(a, e[c], scale ? scale[i] : 0.0, ts);
+      out->checked++;
+      if (isfinite(a) && isfinite(e[c])) {
+        const double d = fabs(a - e[c]);
+        if (d > out->max_abs)
+          out->max_abs = d;
+        if (e[c] != 0.0 && d / fabs(e[c]) > out->max_rel)
+          out->max_rel = d / fabs(e[c]);
+      }
+      if (x > 1.0)
+        out->failed++;
+      if (x > out->worst_excess) {
+        out->worst_excess = x;
+        out->worst = i;
+        out->worst_actual = a;
+        out->worst_expected = e[c];
+      }
+    }
+  }
+  return out->failed == 0;
+}
+
 /* 1 if the n bytes at p are all v. */
 static int all_bytes(const unsigned char *p, size_t n, unsigned char v) {
   size_t i;

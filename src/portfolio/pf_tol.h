@@ -50,6 +50,19 @@ int pf_compare(const double *actual, const double *expected,
                const double *scale, int64_t n, const int64_t *idx, int64_t nidx,
                pf_tol t, pf_cmp *out);
 
+/* Rows whose outputs all lie under atol (docs/VALIDATION.md, "Rows under
+ * atol"): there the tolerance is atol alone and passes any output near
+ * zero (rmsnorm_backward's dx on rows of 1e15 is near 1e-15: a dx a
+ * thousandth off, or negated, passed). For each of the rows rows of cols
+ * elements whose largest finite |expected| m is above 0 and under t.atol,
+ * every element is compared again with atol scaled to atol * m, the
+ * tolerance the row would have at unit size; other rows are left to
+ * pf_compare. Fills *out over the elements so compared (checked 0 when no
+ * row is such); returns 1 if all passed. Pure. */
+int pf_compare_small_rows(const double *actual, const double *expected,
+                          const double *scale, int64_t rows, int64_t cols,
+                          pf_tol t, pf_cmp *out);
+
 /* Rounding of a 16-bit output (docs/VALIDATION.md, "Rounding"). A
  * kernel that computes in fp32 and rounds once to nearest stores the
  * float64 reference rounded to nearest (through fp32, as it does) but

@@ -357,11 +357,15 @@ static int rp__open_logs(rp__step *st) {
                   sp->log_base) != CM_OK)
     return CM_ERANGE;
   r = rp_log_open(sp->run_dir, res->out_log, &st->out.log);
-  if (r == CM_OK)
-    r = rp_log_open(sp->run_dir, res->err_log, &st->err.log);
-  if (r != CM_OK)
+  if (r != CM_OK) {
     cm_snprintf(res->error, sizeof res->error, "cannot open log %s/%s: %s",
                 sp->run_dir, res->out_log, cm_strerror(r));
+    return r;
+  }
+  r = rp_log_open(sp->run_dir, res->err_log, &st->err.log);
+  if (r != CM_OK) /* the log that failed, not its stdout twin */
+    cm_snprintf(res->error, sizeof res->error, "cannot open log %s/%s: %s",
+                sp->run_dir, res->err_log, cm_strerror(r));
   return r;
 }
 

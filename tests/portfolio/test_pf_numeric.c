@@ -1159,3 +1159,81 @@ TEST_IMPL(two_runs_unwritten) {
   ASSERT_EQ(pf_two_runs(a, a, 3, 7, 7, 2, 0xFF, 0x55, &where), PF_TWO_SAME);
   return 0;
 }
+
+/* rmsnorm_backward's dx as the kernels compute it in fp32, with the row
+ * coefficient rstd^3 d / cols multiplied left to right (old: rstd^3 is a
+ * subnormal on the extreme rows of 1e15) or as rb_coef orders it (new). */
+static void rmsbwd_dx_as_kernel(pf_case *c, pf_tensor *dx, int old) {
+  const pf_tensor *g = NULL, *x = NULL, *w = NULL;
+  int64_t r, i, n = c->cols;
+  for (i = 0; i < c->ntensors; i++) {
+    if (strcmp(c->t[i].name, "dy") == 0)
+      g = &c->t[i];
+    else if (strcmp(c->t[i].name, "x") == 0)
+      x = &c->t[i];
+    else if (strcmp(c->t[i].name, "w") == 0)
+      w = &c->t[i];
+  }
+  for (r = 0; r < c->rows; r++) {
+    const double *gr = g->val + r * n, *xr = x->val + r * n;
+    double ss = 0, dd = 0;
+    float rs, d, nc;
+    volatile float r3, r2;
+    for (i = 0; i < n; i++) {
+      ss += xr[i] * xr[i];
+      dd += gr[i] * w->val[i] * xr[i];
+    }
+    rs = 1.0f / sqrtf((float)ss / (float)n + 1e-5f);
+    d = (float)dd;
+    r3 = rs * rs * rs;
+    r2 = rs * rs;
+    nc = old ? -(r3 * d / (float)n) : -(r2 * (rs * d / (float)n));
+    for (i = 0; i < n; i++)
+      dx->val[r * n + i] = pf_dtype_round(
+          c->dt, fmaf(rs, (float)gr[i] * (float)w->val[i], (float)xr[i] * nc));
+  }
+}
+
+/* The extreme rows of 1e15 put rmsnorm_backward's dx near 1e-15, under
+ * atol: pf_compare passes the old coefficient's dx there (off by about
+ * 0.1 % in fp32, measured so on an H100), and pf_compare_small_rows, which
+ * scales atol by such a row's size, fails it on those rows alone; the
+ * reordered coefficient passes both, in every dtype. */
+TEST_IMPL(small_rows_rmsbwd_caught) {
+  static const int64_t dims[2] = {64, 1000};
+  int d, old;
+  for (d = 0; d < 3; d++)
+    for (old = 0; old < 2; old++) {
+      pf_case c;
+      pf_tensor *dx = NULL;
+      pf_cmp cmp;
+      pf_tol tol;
+      int i, ok;
+      ASSERT_OK(host_case(&c, "rmsnorm_backward", (cpk_dtype)d, dims, 2, 0, 5));
+      for (i = 0; i < c.ntensors; i++)
+        if (strcmp(c.t[i].name, "dx") == 0)
+          dx = &c.t[i];
+      ASSERT_TRUE(dx != NULL);
+      tol = pf_tol_get(c.kop, c.dt);
+      rmsbwd_dx_as_kernel(&c, dx, old);
+      ASSERT_EQ(pf_compare(dx->val, dx->expected, dx->scale, 64 * 1000, NULL, 0,
+                           tol, &cmp),
+                1);
+      ok = pf_compare_small_rows(dx->val, dx->expected, dx->scale, 64, 1000,
+                                 tol, &cmp);
+      if (old && d == CPK_F32) {
+        ASSERT_EQ(ok, 0);
+        ASSERT_TRUE(cmp.failed > 0);
+        /* only the huge rows (9, 33, 57 of 64x1000) are so compared */
+        ASSERT_EQ(cmp.checked, 3 * 1000);
+        ASSERT_TRUE(cmp.worst / 1000 == 9 || cmp.worst / 1000 == 33 ||
+                    cmp.worst / 1000 == 57);
+      } else if (!old) {
+        if (!ok)
+          CM_TEST_FAIL_("%s: the reordered coefficient fails %lld elements",
+                        pf_dtype_name((cpk_dtype)d), (long long)cmp.failed);
+      }
+      pf_case_free(&c);
+    }
+  return 0;
+}

@@ -550,3 +550,27 @@ TEST_IMPL(runner_not_found) {
   rp_step_result_free(&res);
   return 0;
 }
+
+/* A step's stderr log that cannot be opened is the one the error names
+ * (it named the stdout log, which had opened). */
+TEST_IMPL(runner_log_open_names_log) {
+  const char *argv[] = {cm_test_self_path(), "--helper", "spew", NULL};
+  char dir[512], p[1200];
+  rp_step_spec sp;
+  rp_step_result res;
+  ASSERT_EQ(rt_fresh_dir("logname", dir, sizeof dir), 0);
+  snprintf(p, sizeof p, "%s/s/x.stderr.log.gz", dir);
+  ASSERT_OK(plat_mkdir_p(p)); /* a folder where the log goes */
+  memset(&sp, 0, sizeof sp);
+  memset(&res, 0, sizeof res);
+  sp.argv = argv;
+  sp.timeout_s = 60;
+  sp.run_dir = dir;
+  sp.log_base = "s/x";
+  sp.quiet = 1;
+  ASSERT_TRUE(rp_step_run(&sp, &res) != CM_OK);
+  ASSERT_CONTAINS(res.error, "x.stderr.log.gz");
+  ASSERT_TRUE(strstr(res.error, "stdout") == NULL);
+  rp_step_result_free(&res);
+  return 0;
+}
