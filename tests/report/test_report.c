@@ -3,6 +3,7 @@
 #include "cm_test.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "platform.h"
 #include "report_fixture.h"
@@ -530,6 +531,92 @@ TEST_IMPL(compare_run_folders) {
   ASSERT_EQ(r.ncases, 4);
   rp_results_free(&r);
   ASSERT_EQ(rp_compare_main(5, argv), 0);
+  return 0;
+}
+
+/* A results document of another schema_version (42, none, "one") was
+ * read as if it were version 1: refused now, the version found named. */
+TEST_IMPL(results_schema_version) {
+  fx_opts o;
+  rp_results r;
+  json_t *doc;
+  char why[512], p1[512], p2[512];
+  char *argv[] = {"compare", p1, p2, NULL};
+  size_t k;
+  static const char *const want[] = {"schema_version 42", "no schema_version",
+                                     "schema_version \"one\" (a string)"};
+  fx_opts_init(&o);
+  for (k = 0; k < 3; k++) {
+    doc = fx_results(&o);
+    if (k == 0)
+      json_object_set_new(doc, "schema_version", json_integer(42));
+    else if (k == 1)
+      json_object_del(doc, "schema_version");
+    else
+      json_object_set_new(doc, "schema_version", json_string("one"));
+    ASSERT_EQ(rp_results_from_json(doc, &r), CM_ENOTSUP);
+    rp_results_free(&r);
+    ASSERT_EQ(rp_results_version(doc, why, sizeof why), CM_ENOTSUP);
+    ASSERT_CONTAINS(why, want[k]);
+    ASSERT_CONTAINS(why, "reads only schema_version 1");
+    json_decref(doc);
+  }
+  /* through compare: a file of version 42 against one of version 1 */
+  ASSERT_TRUE(results_file("v1.json", &o, p1, sizeof p1) != NULL);
+  ASSERT_OK(cm_snprintf(p2, sizeof p2, "%s/v42.json", cm_test_tmpdir()));
+  doc = fx_results(&o);
+  json_object_set_new(doc, "schema_version", json_integer(42));
+  ASSERT_OK(cm_json_dump_file(doc, p2, 0));
+  json_decref(doc);
+  ASSERT_EQ(rp_results_load_any(p2, &r), CM_ENOTSUP);
+  rp_results_free(&r);
+  ASSERT_EQ(rp_compare_main(3, argv), 2);
+  return 0;
+}
+
+/* A run without clean results: compare read every
+ * JSON file of results/instrumented/, profile-ncu.json and profile-nsys.json
+ * before time.json, and the first file's case won: profiled timings
+ * compared as the time stage's. Only time.json is read now; a run with
+ * the profile stage's results alone has no timings to compare. */
+TEST_IMPL(compare_no_profile_mix) {
+  fx_opts o;
+  char a[512], b[512], p[700];
+  rp_results r;
+  char *argv[] = {"compare", a, b, "--force", NULL};
+  fx_opts_init(&o);
+  o.instrumented = 1;
+  ASSERT_OK(cm_snprintf(a, sizeof a, "%s/mix-a/results/instrumented",
+                        cm_test_tmpdir()));
+  ASSERT_OK(plat_mkdir_p(a));
+  ASSERT_OK(cm_snprintf(b, sizeof b, "%s/mix-b/results/instrumented",
+                        cm_test_tmpdir()));
+  ASSERT_OK(plat_mkdir_p(b));
+  /* the profiled runs ten times slower than the timed ones */
+  o.scale = 10;
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/profile-ncu.json", a));
+  ASSERT_EQ(fx_write_results(p, &o), 0);
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/profile-nsys.json", b));
+  ASSERT_EQ(fx_write_results(p, &o), 0);
+  o.scale = 1;
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/time.json", a));
+  ASSERT_EQ(fx_write_results(p, &o), 0);
+  o.seed = 7;
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/time.json", b));
+  ASSERT_EQ(fx_write_results(p, &o), 0);
+  ASSERT_OK(cm_snprintf(a, sizeof a, "%s/mix-a", cm_test_tmpdir()));
+  ASSERT_OK(cm_snprintf(b, sizeof b, "%s/mix-b", cm_test_tmpdir()));
+  ASSERT_OK(rp_results_load_any(a, &r));
+  ASSERT_EQ(r.ncases, 4); /* time.json's, not eight */
+  ASSERT_NEAR(r.cases[0].median_s, 34e-6, 1e-9);
+  rp_results_free(&r);
+  /* the time stage's against the time stage's: the same */
+  ASSERT_EQ(rp_compare_main(4, argv), 0);
+  /* the profile stage's alone: nothing to compare */
+  ASSERT_OK(cm_snprintf(p, sizeof p, "%s/results/instrumented/time.json", b));
+  ASSERT_EQ(remove(p), 0);
+  ASSERT_EQ(rp_results_load_any(b, &r), CM_ENOENT);
+  ASSERT_EQ(rp_compare_main(4, argv), 2);
   return 0;
 }
 

@@ -14,7 +14,7 @@
 /* What rt_fake_portfolio's json_malformed mode writes as its results file
  * (a results document cut off inside "cases"), for the tests to compare. */
 #define RT_MALFORMED_JSON                                                      \
-  "{\"schema\": 1, \"instrumented\": false, \"cases\": ["
+  "{\"schema_version\": 1, \"instrumented\": false, \"cases\": ["
 
 /* A fresh folder <suite tmp>/<name>-<pid> (created; an existing one is an
  * error) into out. 0 on success. */

@@ -72,7 +72,7 @@ static int rt__write_json(const char *path, int instrumented, int argc,
   if (f == NULL)
     return 3;
   fprintf(f,
-          "{\"schema\": 1, \"instrumented\": %s, \"cases\": [], "
+          "{\"schema_version\": 1, \"instrumented\": %s, \"cases\": [], "
           "\"fake_argv\": [",
           instrumented ? "true" : "false");
   for (i = 1; i < argc; i++)
@@ -258,7 +258,8 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "json_malformed") == 0)
     return json != NULL ? rt__write_text(json, RT_MALFORMED_JSON) : 0;
   if (strcmp(mode, "json_partial") == 0) {
-    static const char part[] = "{\"schema\": 1, \"cases\": [{\"op\": \"soft";
+    static const char part[] =
+        "{\"schema_version\": 1, \"cases\": [{\"op\": \"soft";
     char tmp[4096];
     if (json == NULL ||
         snprintf(tmp, sizeof tmp, "%s.tmp", json) >= (int)sizeof tmp ||

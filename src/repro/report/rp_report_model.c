@@ -106,14 +106,48 @@ static int parse_case(const json_t *c, rp_case *k) {
   return CM_OK;
 }
 
+int rp_results_version(const json_t *doc, char *why, size_t size) {
+  const json_t *v = get(doc, "schema_version");
+  why[0] = '\0';
+  if (json_is_integer(v) && json_integer_value(v) == RP_RESULTS_SCHEMA_VERSION)
+    return CM_OK;
+  if (v == NULL)
+    cm_snprintf(why, size, "no schema_version");
+  else if (json_is_integer(v))
+    cm_snprintf(why, size, "schema_version %lld",
+                (long long)json_integer_value(v));
+  else if (json_is_real(v))
+    cm_snprintf(why, size, "schema_version %g (not a whole number)",
+                json_real_value(v));
+  else if (json_is_string(v)) {
+    char t[40];
+    cm_strlcpy(t, json_string_value(v), sizeof t);
+    cm_text_oneline(t);
+    cm_snprintf(why, size, "schema_version \"%s\" (a string)", t);
+  } else
+    cm_snprintf(why, size, "schema_version that is no number");
+  cm_snprintf(why + strlen(why), size - strlen(why),
+              ", where this repro reads only schema_version %d "
+              "(docs/BENCHMARKING.md); write the results again with this "
+              "checkout's cuda_portfolio, or read them with the repro of "
+              "the checkout that wrote them",
+              RP_RESULTS_SCHEMA_VERSION);
+  return CM_ENOTSUP;
+}
+
 int rp_results_from_json(const json_t *doc, rp_results *out) {
   const json_t *env, *gpu, *cases, *marks, *warn, *os, *git;
   size_t i;
   int r;
+  char why[8];
   memset(out, 0, sizeof *out);
   cases = get(doc, "cases");
   if (!json_is_object(doc) || !json_is_array(cases))
     return CM_EPARSE;
+  /* another version's fields may mean other things (a reader refuses
+   * other versions, BENCHMARKING.md): no guess at what they say */
+  if (rp_results_version(doc, why, sizeof why) != CM_OK)
+    return CM_ENOTSUP;
   out->instrumented = get_bool(doc, "instrumented");
   marks = get(doc, "instrumentation_markers");
   for (i = 0; json_is_array(marks) && i < json_array_size(marks); i++) {
@@ -210,6 +244,11 @@ void rp_results_free(rp_results *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* The time stage's results file, in results/clean/ or (a marker set)
+ * results/instrumented/ (rp_stage_time.c); the profile stage's beside it
+ * are profile-*.json. */
+#define RP__TIME_JSON "time.json"
+
 /* The most a results file may hold, as a bundle's kept file: a real
  * run's results are kilobytes. */
 #define RP__RESULTS_MAX ((uint64_t)64 << 20)
@@ -272,12 +311,17 @@ int rp_results_load(const char *path, rp_results *out) {
   if (doc == NULL)
     return r;
   r = rp_results_from_json(doc, out);
-  json_decref(doc);
   if (r == CM_EPARSE) {
     char p[2048];
     fprintf(stderr, "repro: %s: not a results document (no cases[])\n",
             shown(path, p, sizeof p));
+  } else if (r == CM_ENOTSUP) {
+    char p[2048], why[512];
+    rp_results_version(doc, why, sizeof why);
+    fprintf(stderr, "repro: %s: a results document with %s\n",
+            shown(path, p, sizeof p), why);
   }
+  json_decref(doc);
   if (r != CM_OK)
     return r;
   cm_strlcpy(out->path, path, sizeof out->path);
@@ -400,8 +444,8 @@ static int is_gzip_file(const char *path) {
 }
 
 #if defined(RP_REPORT_HAVE_ARCHIVE)
-/* The results files of a verified bundle: the clean ones, and the
- * instrumented ones apart (used when there is no clean one). */
+/* The results files of a verified bundle: the clean ones, and the time
+ * stage's instrumented one apart (used when there is no clean one). */
 typedef struct {
   const char *bundle;
   rp_results *clean, *instr;
@@ -421,6 +465,9 @@ static int on_bundle_results(void *ud, const char *rel, const char *data,
   int rc;
   if (!instr && !cm_starts_with(rel, "results/clean/"))
     return CM_OK;
+  /* of the instrumented ones, the time stage's only (as for a folder) */
+  if (instr && strcmp(name, RP__TIME_JSON) != 0)
+    return CM_OK;
   nl = strlen(name);
   if (strchr(name, '/') != NULL || nl <= 5 || strcmp(name + nl - 5, ".json"))
     return CM_OK; /* only NAME.json directly in one of the two folders */
@@ -436,10 +483,16 @@ static int on_bundle_results(void *ud, const char *rel, const char *data,
     return CM_EPARSE;
   }
   rc = rp_results_from_json(doc, r);
-  json_decref(doc);
   if (rc == CM_EPARSE)
     fprintf(stderr, "repro: %s: %s: not a results document (no cases[])\n",
             shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr));
+  if (rc == CM_ENOTSUP) {
+    char why[512];
+    rp_results_version(doc, why, sizeof why);
+    fprintf(stderr, "repro: %s: %s: a results document with %s\n",
+            shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr), why);
+  }
+  json_decref(doc);
   if (rc == CM_OK)
     rc = cm_snprintf(r->path, sizeof r->path, "%s:%s", b->bundle, rel);
   if (rc == CM_OK)
@@ -528,9 +581,17 @@ int rp_results_load_any(const char *path, rp_results *out) {
     if (r == CM_OK)
       r = load_results_dir(dir, &all, &n);
     if (r == CM_OK && n == 0) {
-      r = cm_snprintf(dir, sizeof dir, "%s/results/instrumented", path);
-      if (r == CM_OK)
-        r = load_results_dir(dir, &all, &n);
+      /* the time stage's results filed as instrumented (a marker was
+       * set), never the profile stage's: profiled timings are not the
+       * time stage's, and their cases would have stood in for its */
+      r = cm_snprintf(dir, sizeof dir, "%s/results/instrumented/" RP__TIME_JSON,
+                      path);
+      if (r == CM_OK && plat_path_exists(dir)) {
+        free(all);
+        all = calloc(1, sizeof *all);
+        r = all != NULL ? rp_results_load(dir, &all[0]) : CM_ENOMEM;
+        n = all != NULL ? 1 : 0;
+      }
     }
   }
   if (r == CM_OK && n == 0)

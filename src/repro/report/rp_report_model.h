@@ -72,12 +72,24 @@ typedef struct {
   size_t nwarnings;
 } rp_results;
 
+/* The results document's version this reader reads (cuda_portfolio's
+ * PF_SCHEMA_VERSION; docs/BENCHMARKING.md). */
+#define RP_RESULTS_SCHEMA_VERSION 1
+
+/* CM_OK when doc's "schema_version" is the integer
+ * RP_RESULTS_SCHEMA_VERSION, else CM_ENOTSUP with why[size] saying what
+ * was found and what to do ("schema_version 42, where this repro reads
+ * only ..."). */
+int rp_results_version(const struct json_t *doc, char *why, size_t size);
+
 /* Parses one results document (a jansson object, borrowed) into *out,
  * which is zeroed first. Returns CM_OK, CM_EPARSE when doc is not an
- * object or has no "cases" array, CM_ENOMEM. */
+ * object or has no "cases" array, CM_ENOTSUP when its schema_version is
+ * not RP_RESULTS_SCHEMA_VERSION (rp_results_version says why), CM_ENOMEM. */
 int rp_results_from_json(const struct json_t *doc, rp_results *out);
 /* Reads and parses the results JSON file at path (also fills path, sha256).
- * Returns CM_OK, CM_ENOENT, CM_EIO, CM_EPARSE, CM_ENOMEM. */
+ * Returns CM_OK, CM_ENOENT, CM_EIO, CM_EPARSE, CM_ENOTSUP (another
+ * schema_version, named on stderr), CM_ENOMEM. */
 int rp_results_load(const char *path, rp_results *out);
 void rp_results_free(rp_results *r);
 
@@ -165,7 +177,8 @@ int rp_run_load(const char *dir, rp_run *out);
 void rp_run_free(rp_run *r);
 
 /* Loads a results file or, for a folder, the run's results (clean ones,
- * or the instrumented ones when it has no clean ones) merged into one
+ * or, when it has no clean ones, the time stage's instrumented one,
+ * results/instrumented/time.json: never the profile stage's) merged into one
  * rp_results: environment from the first file, cases appended in file
  * order. Used by compare. Returns as rp_results_load; CM_ENOENT when a
  * folder holds no results. */
