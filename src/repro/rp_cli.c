@@ -52,6 +52,10 @@ static int rp__select_words(const char *v, char *err, size_t size) {
                                       "--dump",
                                       NULL};
   static const char *const own[] = {"--gpu", "--lock-clocks", NULL};
+  /* the allocator is the stages' contracts' (time.contract unsets
+   * CUDA_PORTFOLIO_ALLOC): --alloc there would file other timings as the
+   * time stage's clean ones */
+  static const char *const contract[] = {"--alloc", NULL};
   /* one word past the limit is enough to say it is past */
   char buf[1024], *words[RP_SELECT_MAX_WORDS + 1];
   int nw, k;
@@ -60,6 +64,11 @@ static int rp__select_words(const char *v, char *err, size_t size) {
   nw = cm_split(buf, " ", words, RP_SELECT_MAX_WORDS + 1);
   for (k = 0; k < nw && k <= RP_SELECT_MAX_WORDS; k++) {
     const char *w = words[k];
+    char name[32];
+    const char *eq = NULL;
+    /* the word's name alone: "--alloc=exact" is --alloc */
+    if (cm_opt_split(w, name, sizeof name, &eq))
+      name[0] = '\0';
     if (k + 1 > RP_SELECT_MAX_WORDS) {
       cm_snprintf(err, size,
                   "--select \"%s\": more than %d words; narrow it (each "
@@ -67,7 +76,7 @@ static int rp__select_words(const char *v, char *err, size_t size) {
                   v, RP_SELECT_MAX_WORDS, RP_SELECT_MAX_WORDS);
       return CM_EINVAL;
     }
-    if (cm_str_among(w, modes)) {
+    if (cm_str_among(w, modes) || cm_str_among(name, modes)) {
       cm_snprintf(err, size,
                   "--select \"%s\": %s is not a selection word: the time "
                   "and profile stages choose cuda_portfolio's mode and "
@@ -76,11 +85,80 @@ static int rp__select_words(const char *v, char *err, size_t size) {
                   v, w);
       return CM_EINVAL;
     }
-    if (cm_str_among(w, own)) {
+    if (cm_str_among(w, own) || cm_str_among(name, own)) {
       cm_snprintf(err, size,
                   "--select \"%s\": give %s to repro itself (repro %s ...), "
                   "which records it and passes it on",
-                  v, w, w);
+                  v, name[0] ? name : w, name[0] ? name : w);
+      return CM_EINVAL;
+    }
+    if (cm_str_among(w, contract) || cm_str_among(name, contract)) {
+      cm_snprintf(err, size,
+                  "--select \"%s\": %s is not a selection word: the stages' "
+                  "contracts choose the allocator (time.contract unsets "
+                  "CUDA_PORTFOLIO_ALLOC, so the time stage's results are the "
+                  "pooled allocator's); leave it out of --select",
+                  v, name[0] ? name : w);
+      return CM_EINVAL;
+    }
+  }
+  return CM_OK;
+}
+
+/* Every option of repro's, in the order of rp_cli.given's bits. */
+static const char *const rp__options[] = {
+    "--only",     "--skip",      "--gpu",         "--preset",      "--root",
+    "--out",      "--build-dir", "--strict",      "--keep-going",  "--verbose",
+    "--prebuilt", "--select",    "--profile-set", "--lock-clocks", NULL};
+
+/* Marks option name (a known one) as given. */
+static void rp__mark_given(rp_cli *cli, const char *name) {
+  int i;
+  for (i = 0; rp__options[i] != NULL; i++)
+    if (strcmp(rp__options[i], name) == 0)
+      cli->given |= 1u << i;
+}
+
+const char *rp_cli_misplaced(const char *command, const char *name) {
+  /* the launchers' words: ./repro passes the user's --prebuilt and
+   * --preset on, repro.ps1 adds --preset windows-msvc; they choose a build
+   * folder, which these commands do not use, so they are let be */
+  static const char *const launcher[] = {"--prebuilt", "--preset",
+                                         "--build-dir", "--root", NULL};
+  /* doctor prints each stage's checks: it reads the stages it is narrowed
+   * to, the build folder and --lock-clocks (the time stage's check) */
+  static const char *const doctor[] = {"--only", "--skip", "--lock-clocks",
+                                       NULL};
+  if (strcmp(command, "verify") != 0 && strcmp(command, "doctor") != 0 &&
+      strcmp(command, "report") != 0 && strcmp(command, "compare") != 0)
+    return NULL;
+  if (cm_str_among(name, launcher))
+    return NULL;
+  /* report's runs are under --out; verify and compare are given their
+   * paths, and the test fixture's and a script's --root --out are let be */
+  if (strcmp(name, "--out") == 0 && strcmp(command, "doctor") != 0)
+    return NULL;
+  if (strcmp(command, "doctor") == 0 && cm_str_among(name, doctor))
+    return NULL;
+  if (strcmp(command, "doctor") == 0)
+    return "the options doctor takes are --only, --skip, --lock-clocks and "
+           "--root (and the launchers' --prebuilt, --preset, --build-dir)";
+  return "the options repro takes for it are --root and --out (and the "
+         "launchers' --prebuilt, --preset, --build-dir, which it ignores)";
+}
+
+int rp_cli_check_applies(const rp_cli *cli, char *err, size_t size) {
+  int i;
+  for (i = 0; rp__options[i] != NULL; i++) {
+    const char *why;
+    if (!(cli->given & (1u << i)))
+      continue;
+    why = rp_cli_misplaced(cli->command, rp__options[i]);
+    if (why != NULL) {
+      cm_snprintf(err, size,
+                  "%s does not apply to %s: %s; leave it out (it would be "
+                  "ignored)",
+                  rp__options[i], cli->command, why);
       return CM_EINVAL;
     }
   }
@@ -182,6 +260,7 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
         break;
     if (flags[k] != NULL) {
       *dst[k] = 1;
+      rp__mark_given(cli, a);
       continue;
     }
     if (a[0] == '-' && a[1] == '-') {
@@ -207,10 +286,11 @@ int rp_cli_parse(int argc, char **argv, rp_cli *cli, char *err, size_t size) {
       r = rp__value_opt(name, cli, v, err, size);
       if (r != CM_OK)
         return CM_EINVAL;
+      rp__mark_given(cli, name);
       continue;
     }
     if (a[0] == '-') {
-      cm_snprintf(err, size, "unknown option %s", a);
+      cm_snprintf(err, size, "unknown option %s (see --help)", a);
       return CM_EINVAL;
     }
     if (cli->command[0] == '\0') {
@@ -352,7 +432,20 @@ static int rp__check_list(const char *opt, const char *list, char *err,
     memcpy(item, p, len);
     item[len] = '\0';
     if (rp_stage_find(item) == NULL) {
-      cm_snprintf(err, size, "%s: unknown stage '%s'", opt, item);
+      char names[128] = "";
+      size_t l = 0;
+      int i;
+      /* the names it takes: the six of `all`, then selftest */
+      for (i = 0; rp_all_stages[i] != NULL && l < sizeof names; i++) {
+        cm_snprintf(names + l, sizeof names - l, "%s, ",
+                    rp_all_stages[i]->name);
+        l = strlen(names);
+      }
+      cm_snprintf(names + l, sizeof names - l, "%s", rp_stage_selftest.name);
+      cm_snprintf(err, size,
+                  "%s: unknown stage '%s' (the stages: %s; comma-separated, "
+                  "as --only test,time)",
+                  opt, item, names);
       return CM_EINVAL;
     }
     p = c != NULL ? c + 1 : p + len;
@@ -409,7 +502,9 @@ void rp_cli_usage(FILE *f) {
           "               narrow it); changes nothing\n"
           "  verify RUN|BUNDLE   re-check a run folder or .tar.gz bundle\n"
           "  report [RUN]        report.md + report.html (+ --junit, --sarif)\n"
-          "                      into a run, bound to its manifest\n"
+          "                      into a run, bound to its manifest (RUN: the\n"
+          "                      newest under <root>/logs; --no-finish: not\n"
+          "                      verified or bound)\n"
           "  compare BASE NEW    per-case timing comparison of two runs\n"
           "                      (exit 1 on a regression; --help there)\n\n"
           "stages:\n");

@@ -22,6 +22,7 @@ typedef struct {
   char out[1024];       /* --out, "" if not given */
   char build_dir[1024]; /* --build-dir, "" if not given */
   int help;             /* --help or -h */
+  unsigned given;       /* the options given, a bit each (rp_cli.c) */
 } rp_cli;
 
 /* Parses argv (argv[0] is the program). Fills *cli (defaults: preset
@@ -42,6 +43,18 @@ int rp_cli_resolve(rp_cli *cli, const char *exe, const char *env_root,
  * set); an empty selection is an error too. */
 int rp_cli_select(const rp_cli *cli, const rp_stage_desc **out, size_t max,
                   char *err, size_t size);
+
+/* NULL when option name (without "=value") applies to command, else why
+ * not (the options it takes). Only the commands that run no stage (verify,
+ * doctor, report, compare) refuse options; the launchers' words that pick
+ * a build (--prebuilt, --preset, --build-dir) and --root apply to every
+ * one of them, as the launchers pass them to any command. */
+const char *rp_cli_misplaced(const char *command, const char *name);
+
+/* CM_OK when every option given applies to cli->command
+ * (rp_cli_misplaced), else CM_EINVAL with err naming the first that does
+ * not and the options it takes. */
+int rp_cli_check_applies(const rp_cli *cli, char *err, size_t size);
 
 /* 1 if name (an option without "=value") takes a value (--out DIR, ...). */
 int rp_cli_takes_value(const char *name);

@@ -3,8 +3,10 @@
 #include "cm_file.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "platform.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,7 @@ static int rp__parse_line(char *line, const char *name, int lineno,
     *eq = '=';
     if (rp__add(c->set, &c->nset, w[1]) != CM_OK)
       RP__FAIL("%s:%d: too many set lines", name, lineno);
+    c->set_line[c->nset - 1] = lineno;
     return CM_OK;
   }
   if (strcmp(key, "unset") == 0 || strcmp(key, "forbid") == 0) {
@@ -124,6 +127,8 @@ static int rp__parse_line(char *line, const char *name, int lineno,
     if (rp__add(is_unset ? c->unset : c->forbid,
                 is_unset ? &c->nunset : &c->nforbid, w[1]) != CM_OK)
       RP__FAIL("%s:%d: too many %s lines", name, lineno, key);
+    if (!is_unset)
+      c->forbid_line[c->nforbid - 1] = lineno;
     return CM_OK;
   }
   if (strcmp(key, "tool") == 0) {
@@ -217,12 +222,15 @@ static int rp__check_sets(const rp_contract *c, const char *name, char *err,
     for (j = 0; j < i; j++) {
       rp__env_name(c->set[j], b, sizeof b);
       if (cm_env_name_eq(a, b, (size_t)-1))
-        RP__FAIL("%s: set %s twice: a child gets one value", name, a);
+        RP__FAIL("%s:%d: set %s twice (also at line %d): a child gets one "
+                 "value; keep one of the two lines",
+                 name, c->set_line[i], a, c->set_line[j]);
     }
     for (j = 0; j < c->nforbid; j++)
       if (rp_pattern_match(c->forbid[j], a))
-        RP__FAIL("%s: set %s, which 'forbid %s' forbids", name, a,
-                 c->forbid[j]);
+        RP__FAIL("%s:%d: set %s, which 'forbid %s' (line %d) forbids; drop "
+                 "one of the two lines",
+                 name, c->set_line[i], a, c->forbid[j], c->forbid_line[j]);
   }
   return CM_OK;
 }
@@ -273,13 +281,44 @@ int rp_contract_load(const char *path, rp_contract *out, char *err,
   static char text[65536];
   const char *nul;
   size_t n;
-  FILE *f = cm_fopen(path, "rb");
-  if (f == NULL) {
-    cm_snprintf(err, errsize, "%s: cannot open contract", path);
-    return CM_ENOENT;
+  int bad;
+  FILE *f;
+  /* a folder opens as a file on POSIX and reads as nothing: it parsed as
+   * an empty contract ("missing 'device ...'") */
+  if (plat_path_is_dir(path)) {
+    cm_snprintf(err, errsize,
+                "%s: is a folder, not a contract; the contract is the file "
+                "env/<stage>.contract (move the folder away)",
+                path);
+    return CM_EINVAL;
   }
+  errno = 0;
+  f = cm_fopen(path, "rb");
+  if (f == NULL) {
+    int e = errno;
+    if (e == ENOENT || e == 0) {
+      cm_snprintf(err, errsize,
+                  "%s: cannot open contract: no such file (each stage "
+                  "needs env/<stage>.contract; check --root)",
+                  path);
+      return CM_ENOENT;
+    }
+    cm_snprintf(err, errsize,
+                "%s: cannot open contract: %s (make it readable by this "
+                "user)",
+                path, strerror(e));
+    return CM_EIO;
+  }
+  errno = 0;
   n = fread(text, 1, sizeof text - 1, f);
+  bad = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
   fclose(f);
+  if (bad) {
+    cm_snprintf(err, errsize,
+                "%s: cannot read contract: %s (make it a readable file)", path,
+                strerror(bad));
+    return CM_EIO;
+  }
   if (n == sizeof text - 1) {
     cm_snprintf(err, errsize, "%s: contract larger than 64 KiB", path);
     return CM_ERANGE;

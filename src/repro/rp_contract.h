@@ -38,6 +38,8 @@ typedef struct {
   char unset[RP_CONTRACT_MAX][RP_CONTRACT_STR]; /* patterns, see match */
   int nforbid;
   char forbid[RP_CONTRACT_MAX][RP_CONTRACT_STR]; /* patterns */
+  int set_line[RP_CONTRACT_MAX];    /* each set's line, for messages */
+  int forbid_line[RP_CONTRACT_MAX]; /* each forbid's line */
   int ntools;
   rp_tool_req tools[RP_CONTRACT_MAX];
   rp_need device;
@@ -55,7 +57,9 @@ typedef struct {
 int rp_contract_parse(const char *text, const char *name, rp_contract *out,
                       char *err, size_t errsize);
 
-/* Reads and parses a file. CM_ENOENT (err says which file) if absent. */
+/* Reads and parses a file. CM_ENOENT (err says which file) if absent;
+ * CM_EINVAL for a folder; CM_EIO (err names the OS's reason) when it
+ * cannot be opened or read. */
 int rp_contract_load(const char *path, rp_contract *out, char *err,
                      size_t errsize);
 

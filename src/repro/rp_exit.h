@@ -13,9 +13,13 @@
   XX(OK, 0, "every selected stage passed")                                     \
   XX(FAILED, 1, "a stage failed (or a limited stage under --strict)")          \
   XX(USAGE, 2, "usage error (for compare: also a refused comparison)")         \
-  XX(REFUSED, 3, "refused by preflight: a stage's contract was violated")      \
+  XX(REFUSED, 3,                                                               \
+     "refused by preflight: a stage's contract was violated (./repro: also "   \
+     "no native repro, or its install, configure or build failed)")            \
   XX(VERIFY, 4, "verify found a mismatch (or could not read the archive)")     \
-  XX(ARCHIVE, 5, "the archive (manifest or bundle) could not be written")      \
+  XX(ARCHIVE, 5,                                                               \
+     "the archive (manifest or bundle) could not be written, or the standard " \
+     "output of --help, verify, doctor, report or compare")                    \
   XX(INCOMPLETE, 10, "no failure, but some stage was skipped or limited")      \
   XX(INTERRUPTED, 130, "interrupted (SIGINT/TERM/HUP/QUIT); manifest says so")
 

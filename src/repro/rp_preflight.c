@@ -486,7 +486,7 @@ static void rp__check_tools(const rp_contract *c, const rp_probe *p,
       rp_checks_add(out, label, t->optional ? RP_CHECK_WARN : RP_CHECK_FAIL,
                     t->optional ? RP_EFFECT_LIMIT : RP_EFFECT_SKIP,
                     "%s not found in PATH or the CUDA folders ($CUDA_HOME/bin, "
-                    "$CUDA_PATH/bin and /compute-sanitizer, "
+                    "$CUDA_PATH/bin, $CUDA_PATH/compute-sanitizer, "
                     "/usr/local/cuda/bin%s)",
                     t->name,
                     strcmp(t->name, "ncu") == 0

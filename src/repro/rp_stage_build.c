@@ -47,7 +47,9 @@ static void rp__build_steps(rp_ctx *ctx, rp_stage_run *st) {
   if (ctx->opt.prebuilt) {
     if (rp__record_binaries(ctx, st) == 0)
       rp_stage_set(st, RP_ST_FAILED,
-                   "--prebuilt: %s/bin/cuda_portfolio not found",
+                   "--prebuilt: %s/bin/cuda_portfolio not found; give "
+                   "--build-dir the carried build folder (the one holding "
+                   "bin/cuda_portfolio)",
                    ctx->opt.build_dir);
     else
       rp_stage_set(st, RP_ST_SKIPPED, "prebuilt build folder used");

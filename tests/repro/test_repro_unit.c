@@ -206,9 +206,10 @@ TEST_IMPL(contract_hazards) {
   static const struct {
     const char *lines, *want;
   } bad[] = {
-      {"set A=1\nset A=2\n", "h.contract: set A twice"},
+      /* FILE:LINE, as every other contract error (REPRO.md) */
+      {"set A=1\nset A=2\n", "h.contract:5: set A twice (also at line 4)"},
       {"set LD_PRELOAD=x.so\nforbid LD_*\n",
-       "set LD_PRELOAD, which 'forbid LD_*' forbids"},
+       "h.contract:4: set LD_PRELOAD, which 'forbid LD_*' (line 5) forbids"},
   };
   static const char head[] = "device none\ntimeout 5\ninstrumented no\n";
   char text[512], err[256], dir[512], path[700], big[8192];
@@ -926,6 +927,81 @@ TEST_IMPL(cli_parse_select) {
     ASSERT_EQ(rp_cli_parse(3, b3, &cli, err, sizeof err), CM_EINVAL);
     ASSERT_CONTAINS(err, "unknown option --bogus");
   }
+  return 0;
+}
+
+/* A contract path that is a folder parsed as an empty contract ("missing
+ * 'device ...'": fopen opens a folder on POSIX and fread's error went
+ * unchecked); one that cannot be opened said only "cannot open contract".
+ * Each now says why, and the fix. */
+TEST_IMPL(contract_unreadable) {
+  char dir[512], path[700], err[512];
+  rp_contract c;
+  ASSERT_EQ(rt_fresh_dir("unreadable", dir, sizeof dir), 0);
+  snprintf(path, sizeof path, "%s/time.contract", dir);
+  ASSERT_OK(plat_mkdir_p(path));
+  ASSERT_EQ(rp_contract_load(path, &c, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "is a folder");
+  ASSERT_TRUE(strstr(err, "missing") == NULL);
+  snprintf(path, sizeof path, "%s/none.contract", dir);
+  ASSERT_EQ(rp_contract_load(path, &c, err, sizeof err), CM_ENOENT);
+  ASSERT_CONTAINS(err, "no such file");
+#ifndef _WIN32
+  /* a file where a folder should be: the OS's reason is named */
+  snprintf(path, sizeof path, "%s/plain", dir);
+  ASSERT_EQ(rt_write(path, "x", 0), 0);
+  snprintf(path, sizeof path, "%s/plain/test.contract", dir);
+  ASSERT_EQ(rp_contract_load(path, &c, err, sizeof err), CM_EIO);
+  ASSERT_CONTAINS(err, strerror(ENOTDIR));
+#endif
+#ifdef __linux__
+  /* opens, and the first read fails (EIO): an error, not an empty
+   * contract */
+  ASSERT_EQ(rp_contract_load("/proc/self/mem", &c, err, sizeof err), CM_EIO);
+  ASSERT_CONTAINS(err, "cannot read contract");
+#endif
+  return 0;
+}
+
+/* --select "--alloc exact" got around time.contract's unset
+ * CUDA_PORTFOLIO_ALLOC: the time stage ran with the exact allocator and
+ * filed its results as clean. Refused, in both spellings. */
+TEST_IMPL(cli_select_alloc) {
+  char *a1[] = {"repro", "--select", "--alloc exact", "time", NULL};
+  char *a2[] = {"repro", "--select", "--op softmax --alloc=exact", "time",
+                NULL};
+  char *a3[] = {"repro", "--select", "--op softmax --format=json", "time",
+                NULL};
+  rp_cli cli;
+  char err[512];
+  ASSERT_EQ(rp_cli_parse(4, a1, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--alloc is not a selection word");
+  ASSERT_CONTAINS(err, "leave it out of --select");
+  ASSERT_EQ(rp_cli_parse(4, a2, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--alloc is not a selection word");
+  /* the other refused words, given as --word=value, too */
+  ASSERT_EQ(rp_cli_parse(4, a3, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "is not a selection word");
+  return 0;
+}
+
+/* Messages that named the problem but not the fix: an unknown stage now
+ * lists the stages, a short unknown option points at --help as a long
+ * one does. */
+TEST_IMPL(cli_messages_name_fix) {
+  char *a1[] = {"repro", "--only", "tset", "test", NULL};
+  char *a2[] = {"repro", "-x", "build", NULL};
+  rp_cli cli;
+  const rp_stage_desc *sel[16];
+  char err[512];
+  ASSERT_OK(rp_cli_parse(4, a1, &cli, err, sizeof err));
+  ASSERT_EQ(rp_cli_select(&cli, sel, 16, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "unknown stage 'tset'");
+  ASSERT_CONTAINS(
+      err,
+      "the stages: build, test, sanitize, inspect, profile, time, selftest");
+  ASSERT_EQ(rp_cli_parse(3, a2, &cli, err, sizeof err), CM_EINVAL);
+  ASSERT_CONTAINS(err, "unknown option -x (see --help)");
   return 0;
 }
 
