@@ -13,6 +13,7 @@
 
 #include <uv.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,16 +59,22 @@ static int rp__verify(const char *path) {
  * them everything after the command word, the first word that is neither
  * an option nor an option's value (so `repro verify report` and `repro
  * --out report test` are not taken for them). Options before it are the
- * launcher's; of those --out and --root (also as --out=DIR) matter here,
- * so that `repro report` without a RUN finds the newest run under --out
- * DIR, else <root>/logs, else ./logs. The working folder is left as it
+ * launcher's: --out and --root (also as --out=DIR) matter here, so that
+ * `repro report` without a RUN finds the newest run under --out DIR, else
+ * <root>/logs, the root found as the stages find it (--root, else
+ * $REPRO_ROOT, else from the executable's path); the launchers' --prebuilt
+ * and --preset (and --build-dir) pick a build, which these commands do not
+ * use, and are let be (rp_cli_misplaced). The working folder is left as it
  * is: the paths the user gives are relative to where the user stands, not
  * to the root (the bash launcher always passes --root). Returns the exit
  * code, or -1 when the command is neither. */
 static int rp__dispatch_report(int argc, char **argv) {
-  const char *root = NULL, *out = NULL, *other = NULL;
-  char runs[1024], name[32];
+  const char *other = NULL;
+  char name[32], err[256], exe[1024];
+  rp_cli cli;
   int i;
+  memset(&cli, 0, sizeof cli);
+  cm_strlcpy(cli.opt.preset, "linux", sizeof cli.opt.preset);
   for (i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
     if (a[0] != '-') {
@@ -86,41 +93,53 @@ static int rp__dispatch_report(int argc, char **argv) {
     if (v == NULL && rp_cli_takes_value(name) && i + 1 < argc)
       v = argv[++i];
     if (v != NULL && strcmp(name, "--root") == 0)
-      root = v;
+      cm_strlcpy(cli.root, v, sizeof cli.root);
     else if (v != NULL && strcmp(name, "--out") == 0)
-      out = v;
-    else if (other == NULL)
+      cm_strlcpy(cli.out, v, sizeof cli.out);
+    else if (other == NULL &&
+             (rp_cli_misplaced("report", name) != NULL ||
+              /* --prebuilt is a flag, --preset and --build-dir take a
+               * value */
+              (strcmp(name, "--prebuilt") == 0) != (v == NULL)))
       other = a;
   }
   if (i >= argc)
     return -1;
-  /* Only --root and --out shape report and compare; any other option
-   * before them (--strict, --keep-going, a typo) would be dropped without a
-   * word, so it is refused, as rp_cli_parse refuses an unknown one. */
+  /* Any other option before them (--strict, --keep-going, a typo) would
+   * be dropped without a word, so it is refused, as rp_cli_parse refuses
+   * an unknown one. */
   if (other != NULL) {
     fprintf(stderr,
-            "repro: %s does not apply to %s: the options repro takes for it "
-            "are --root and --out; its own options come after the command "
-            "word (repro compare A B --threshold 5%%, repro report RUN "
-            "--junit)\n",
-            other, argv[i]);
+            "repro: %s does not apply to %s: %s; its own options come after "
+            "the command word (repro compare A B --threshold 5%%, repro "
+            "report RUN --junit)\n",
+            other, argv[i], rp_cli_misplaced("report", "--strict"));
     return RP_EXIT_USAGE;
   }
   if (strcmp(argv[i], "compare") == 0)
     return rp_compare_main(argc - i, argv + i);
-  if (out != NULL)
-    return rp_report_main(argc - i, argv + i, out);
-  if (root != NULL) {
-    if (cm_snprintf(runs, sizeof runs, "%s/logs", root) != CM_OK) {
-      fprintf(stderr, "repro: the root path is too long: %s\n", root);
-      return RP_EXIT_USAGE;
-    }
-    return rp_report_main(argc - i, argv + i, runs);
+  if (plat_exe_path(exe, sizeof exe) != CM_OK)
+    exe[0] = '\0';
+  /* no root to be found (no --root, $REPRO_ROOT or executable path): the
+   * run folders under ./logs, as before */
+  if (cli.root[0] == '\0' && cli.out[0] == '\0' && exe[0] == '\0' &&
+      (plat_getenv("REPRO_ROOT") == NULL || *plat_getenv("REPRO_ROOT") == '\0'))
+    return rp_report_main(argc - i, argv + i, NULL);
+  /* the run folders' parent: --out, else <root>/logs */
+  if (rp_cli_resolve(&cli, exe, plat_getenv("REPRO_ROOT"), err, sizeof err) !=
+      CM_OK) {
+    fprintf(stderr, "repro: %s\n", err);
+    return RP_EXIT_USAGE;
   }
-  return rp_report_main(argc - i, argv + i, NULL);
+  return rp_report_main(argc - i, argv + i, cli.opt.out_parent);
 }
 
-int main(int argc, char **argv) {
+/* 1 once a run's stages start: its verdict is the manifest's, which a
+ * console that went away (a closed pipe, a full disk under > file) must
+ * not change; the progress lines are lost, as rp_main says. */
+static int rp__stages_ran;
+
+static int rp__main(int argc, char **argv) {
   rp_cli cli;
   rp_ctx ctx;
   const rp_stage_desc *sel[16];
@@ -150,6 +169,12 @@ int main(int argc, char **argv) {
   if (cli.help) {
     rp_cli_usage(stdout);
     return RP_EXIT_OK;
+  }
+  /* verify and doctor run no stage: a run option there would be ignored
+   * without a word (--strict verify passed as if it were stricter) */
+  if (rp_cli_check_applies(&cli, err, sizeof err) != CM_OK) {
+    fprintf(stderr, "repro: %s\n", err);
+    return RP_EXIT_USAGE;
   }
   if (strcmp(cli.command, "verify") == 0)
     return rp__verify(cli.arg);
@@ -212,10 +237,29 @@ int main(int argc, char **argv) {
     rp_runner_shutdown();
     return RP_EXIT_USAGE;
   }
+  rp__stages_ran = 1;
   if (rp_engine_begin(&ctx, argc, argv, cli.command) != CM_OK)
     return RP_EXIT_ARCHIVE;
   rp_engine_run(&ctx, sel);
   code = rp_engine_end(&ctx);
   rp_runner_shutdown();
+  return code;
+}
+
+int main(int argc, char **argv) {
+  int code = rp__main(argc, argv), e = 0;
+  /* What a command that only reads prints is its result (verify's verdict,
+   * compare's table or JSON, the help): one that could not be written
+   * (> /dev/full, a closed pipe) is no result, and exit 0 would say it was
+   * there. Exit 5, "could not be written", unless a weightier code stands
+   * (rp_exit.h's order). */
+  if (!rp__stages_ran && fflush(stdout) != 0)
+    e = errno;
+  if (!rp__stages_ran && (e != 0 || ferror(stdout))) {
+    fprintf(stderr, "repro: could not write to standard output: %s\n",
+            e != 0 ? strerror(e) : "an earlier write failed");
+    if (code == RP_EXIT_OK || code == RP_EXIT_INCOMPLETE)
+      code = RP_EXIT_ARCHIVE;
+  }
   return code;
 }

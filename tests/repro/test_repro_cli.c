@@ -1516,3 +1516,334 @@ TEST_IMPL(cli_usage_and_unsupported) {
   }
   return 0;
 }
+
+/* repro ARGS (no --root or --out added) in cwd (NULL: here) with env
+ * (NULL: inherited), its stdout captured into res. */
+static int run_plain(const char *const *args, const char *cwd, char *const *env,
+                     rp_step_result *res) {
+  rp_step_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.argv = args;
+  sp.cwd = cwd;
+  sp.env = env;
+  sp.timeout_s = 60;
+  sp.capture_stdout = 1;
+  sp.quiet = 1;
+  return rp_step_run(&sp, res);
+}
+
+/* `./repro --prebuilt report|compare` (the bash launcher passes the user's
+ * --prebuilt and --preset on) and `.\repro.ps1 report|compare` (which adds
+ * --preset windows-msvc) were refused, exit 2: only --root and --out were
+ * taken before them. The launchers' words pick a build, which report and
+ * compare do not use: they are let be; a run option is still refused. */
+TEST_IMPL(cli_launcher_words) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char run[1300], root[1300];
+  rp_step_result res;
+  json_t *m;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("launcher", args, clean, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  json_decref(m);
+  ASSERT_OK(cm_strlcpy(root, run, sizeof root));
+  *strrchr(root, '/') = '\0';
+  *strrchr(root, '/') = '\0'; /* <root>/logs/<id> -> <root> */
+  /* verify first: the reports below are written without re-binding */
+  {
+    const char *const ver[] = {
+        "--preset", "windows-msvc", "--prebuilt", "verify", run, NULL};
+    ASSERT_OK(rt_run_repro(root, ver, NULL, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+  }
+  {
+    const char *const rep[] = {"--prebuilt", "report", "--no-finish", NULL};
+    ASSERT_OK(rt_run_repro(root, rep, NULL, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+  }
+  {
+    const char *const rep[] = {"--preset", "windows-msvc", "report",
+                               run,        "--no-finish",  NULL};
+    ASSERT_OK(rt_run_repro(root, rep, NULL, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    rp_step_result_free(&res);
+  }
+  {
+    /* read and compared (the fake's results have no case: refused for
+     * that, not for the words before it) */
+    const char *const cmp[] = {"--prebuilt",  "--preset=windows-msvc",
+                               "--build-dir", "/nonexistent",
+                               "compare",     run,
+                               run,           NULL};
+    ASSERT_OK(rt_run_repro(root, cmp, NULL, &res));
+    ASSERT_TRUE(strstr(res.err_tail, "does not apply") == NULL);
+    ASSERT_CONTAINS(res.err_tail, "no case in common");
+    rp_step_result_free(&res);
+  }
+  {
+    /* a flag given a value, and a run option, are still refused */
+    const char *const bad1[] = {"--prebuilt=1", "report", NULL};
+    const char *const bad2[] = {"--keep-going", "compare", run, run, NULL};
+    ASSERT_OK(rt_run_repro(root, bad1, NULL, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--prebuilt=1 does not apply to report");
+    rp_step_result_free(&res);
+    ASSERT_OK(rt_run_repro(root, bad2, NULL, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--keep-going does not apply to compare");
+    rp_step_result_free(&res);
+  }
+  return 0;
+}
+
+/* `repro verify BUNDLE --strict` and `repro doctor --strict` ran as if the
+ * option were not there: verify and doctor now refuse a run option, as
+ * report and compare do; the launchers' words and doctor's own stay. */
+TEST_IMPL(cli_run_options_refused) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char run[1300], root[1300];
+  rp_step_result res;
+  json_t *m;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("runopts", args, clean, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  json_decref(m);
+  ASSERT_OK(cm_strlcpy(root, run, sizeof root));
+  *strrchr(root, '/') = '\0';
+  *strrchr(root, '/') = '\0';
+  {
+    const char *const a[] = {RP_REPRO_EXE, "verify", run, "--strict", NULL};
+    ASSERT_OK(run_plain(a, NULL, NULL, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--strict does not apply to verify");
+    rp_step_result_free(&res);
+  }
+  {
+    const char *const a[] = {RP_REPRO_EXE, "--select", "--op x",
+                             "verify",     run,        NULL};
+    ASSERT_OK(run_plain(a, NULL, NULL, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--select does not apply to verify");
+    rp_step_result_free(&res);
+  }
+  {
+    const char *const a[] = {RP_REPRO_EXE, "--root",   root,
+                             "doctor",     "--strict", NULL};
+    ASSERT_OK(run_plain(a, NULL, NULL, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--strict does not apply to doctor");
+    ASSERT_CONTAINS(res.err_tail, "--only, --skip");
+    rp_step_result_free(&res);
+  }
+  {
+    const char *const a[] = {RP_REPRO_EXE, "--root", root,     "--prebuilt",
+                             "--preset",   "linux",  "doctor", "--only",
+                             "time",       NULL};
+    ASSERT_OK(run_plain(a, NULL, NULL, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    ASSERT_CONTAINS(res.out, "[time]");
+    rp_step_result_free(&res);
+  }
+  return 0;
+}
+
+/* `repro report` with no RUN looked under ./logs of the working folder;
+ * it now looks under <root>/logs, the root found as the stages find it
+ * (here $REPRO_ROOT, from a folder with no logs/). */
+TEST_IMPL(cli_report_root) {
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char run[1300], root[1300], other[512], md[1500], envroot[1400];
+  char *const *cur = plat_environ();
+  char **env;
+  size_t n = 0, k = 0, i;
+  rp_step_result res;
+  json_t *m;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("reportroot", args, clean, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  json_decref(m);
+  ASSERT_OK(cm_strlcpy(root, run, sizeof root));
+  *strrchr(root, '/') = '\0';
+  *strrchr(root, '/') = '\0';
+  ASSERT_EQ(rt_fresh_dir("reportroot-cwd", other, sizeof other), 0);
+  snprintf(envroot, sizeof envroot, "REPRO_ROOT=%s", root);
+  while (cur[n] != NULL)
+    n++;
+  env = calloc(n + 2, sizeof *env);
+  ASSERT_TRUE(env != NULL);
+  for (i = 0; i < n; i++)
+    if (strncmp(cur[i], "REPRO_ROOT=", 11) != 0)
+      env[k++] = cur[i];
+  env[k++] = envroot;
+  env[k] = NULL;
+  {
+    const char *const a[] = {RP_REPRO_EXE, "report", "--no-finish", NULL};
+    int r = run_plain(a, other, env, &res);
+    free(env);
+    ASSERT_OK(r);
+  }
+  ASSERT_EQ(res.exit_code, 0);
+  rp_step_result_free(&res);
+  snprintf(md, sizeof md, "%s/report.md", run);
+  ASSERT_TRUE(plat_path_exists(md));
+  ASSERT_EQ(remove(md), 0);
+  {
+    /* --root says the same, and the message names <root>/logs */
+    char logs[1400];
+    const char *const a[] = {RP_REPRO_EXE, "--root", other, "report", NULL};
+    snprintf(logs, sizeof logs, "%s/logs", other);
+    ASSERT_OK(run_plain(a, NULL, NULL, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, logs);
+    rp_step_result_free(&res);
+  }
+  return 0;
+}
+
+/* --prebuilt with a --build-dir that holds no cuda_portfolio: the build
+ * stage says how to fix it, not only what is missing. */
+TEST_IMPL(cli_prebuilt_missing) {
+  static const char *const env[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char root[600], p[1200], run[1300], none[700];
+  const char *args[] = {"--prebuilt", "--build-dir", none, "build", NULL};
+  rp_step_result res;
+  json_t *m;
+  ASSERT_EQ(rt_make_root("prebuiltmiss", root, sizeof root), 0);
+  snprintf(p, sizeof p, "%s/env/build.contract", root);
+  ASSERT_EQ(rt_write(p, "device none\ntimeout 20\ninstrumented no\n", 0), 0);
+  snprintf(none, sizeof none, "%s/no-such-build", root);
+  ASSERT_OK(rt_run_repro(root, args, env, &res));
+  ASSERT_EQ(res.exit_code, 1);
+  rp_step_result_free(&res);
+  m = rt_load_manifest(root, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_CONTAINS(rt_str(rt_stage(m, "build"), "reason"),
+                  "give --build-dir the carried build folder");
+  json_decref(m);
+  return 0;
+}
+
+/* repro exited 0 when what it printed could not be written (> /dev/full):
+ * a verdict or a table that is not there. It says so and exits 5. */
+TEST_IMPL(cli_stdout_unwritable) {
+#ifdef __linux__
+  static const char *const cmds[][4] = {{"--help", NULL, NULL, NULL},
+                                        {"compare", "A", "A", "--format=json"},
+                                        {"verify", "RUN", NULL, NULL}};
+  static const char *const args[] = {"time", NULL};
+  static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
+  char run[1300], errf[700], dir[512];
+  json_t *m;
+  size_t c;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  if (!plat_path_exists("/dev/full")) {
+    printf("skip: no /dev/full\n");
+    return TEST_SKIP;
+  }
+  m = rt_repro_manifest("stdoutfull", args, clean, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  json_decref(m);
+  ASSERT_EQ(rt_fresh_dir("stdoutfull-err", dir, sizeof dir), 0);
+  snprintf(errf, sizeof errf, "%s/stderr.txt", dir);
+  for (c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+    const char *argv[8];
+    char *text;
+    int n = 0, k, status = -1;
+    pid_t pid;
+    argv[n++] = RP_REPRO_EXE;
+    for (k = 0; k < 4 && cmds[c][k] != NULL; k++)
+      argv[n++] = strcmp(cmds[c][k], "RUN") == 0 ? run
+                  : strcmp(cmds[c][k], "A") == 0 ? CM_SOURCE_DIR
+                      "/results/h200/history/"
+                      "v2-2026-11-29T1201/bench/b2b-1.json"
+                                                 : cmds[c][k];
+    argv[n] = NULL;
+    pid = fork();
+    ASSERT_TRUE(pid >= 0);
+    if (pid == 0) {
+      int out = open("/dev/full", O_WRONLY);
+      int err = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out < 0 || err < 0)
+        _exit(127);
+      dup2(out, 1);
+      dup2(err, 2);
+      execv(RP_REPRO_EXE, (char *const *)argv);
+      _exit(127);
+    }
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    text = rt_read(errf, NULL);
+    ASSERT_TRUE(text != NULL);
+    if (WEXITSTATUS(status) != 5)
+      fprintf(stderr, "repro %s: exit %d: %s\n", cmds[c][0],
+              WEXITSTATUS(status), text);
+    ASSERT_EQ(WEXITSTATUS(status), 5);
+    ASSERT_CONTAINS(text, "could not write to standard output");
+    free(text);
+  }
+  return 0;
+#else
+  printf("skip: /dev/full is Linux's\n");
+  return TEST_SKIP;
+#endif
+}
+
+/* `repro report` interrupted while it verifies the run first (before the
+ * documents are written) ended by the signal's default, exit 143 or 129
+ * with no word. The interrupt is held there too: exit 130, a message, and
+ * the run as it was. */
+TEST_IMPL(cli_report_interrupt_verify) {
+#ifndef _WIN32
+  static const char *const args[] = {"time", NULL};
+  static const char *const env[] = {"FAKE_PF_MODE=json_clean",
+                                    "FAKE_PF_BIG_MB=96", NULL};
+  char run[1300], errf[1400], *text;
+  rp_verify_result vr;
+  json_t *m;
+  int status = -1;
+  pid_t pid;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  m = rt_repro_manifest("reportverify", args, env, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  json_decref(m);
+  snprintf(errf, sizeof errf, "%s.stderr", run);
+  pid = fork();
+  ASSERT_TRUE(pid >= 0);
+  if (pid == 0) {
+    int err = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err >= 0)
+      dup2(err, 2);
+    execl(RP_REPRO_EXE, RP_REPRO_EXE, "report", run, (char *)NULL);
+    _exit(127);
+  }
+  /* well inside the verify of 96 MiB (hundreds of ms), after start-up */
+  rt_sleep_ms(60);
+  kill(pid, SIGTERM);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  if (!WIFEXITED(status))
+    fprintf(stderr, "ended by signal %d\n", WTERMSIG(status));
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130);
+  text = rt_read(errf, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_CONTAINS(text, "interrupted (signal 15)");
+  free(text);
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_EQ(vr.ok, 1);
+  return 0;
+#else
+  printf("skip: signals are POSIX's here (see cli_report_interrupt)\n");
+  return TEST_SKIP;
+#endif
+}

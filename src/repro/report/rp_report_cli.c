@@ -90,9 +90,11 @@ static const char *const compare_valued[] = {
 static void report_usage(void) {
   fprintf(stderr,
           "usage: repro report [RUN] [--junit] [--sarif] [--no-finish]\n"
-          "  RUN defaults to the newest run folder under ./logs (with the\n"
-          "  launcher, under the repository's logs/; --out DIR before the\n"
-          "  command: under DIR)\n");
+          "  RUN defaults to the newest run folder under <root>/logs (the\n"
+          "  root: --root, else $REPRO_ROOT, else from repro's path; --out\n"
+          "  DIR before the command: under DIR)\n"
+          "  --no-finish  write the documents only: no verify first, the\n"
+          "               manifest not re-bound\n");
 }
 
 /* 1 if name starts as repro's run ids do, with the UTC start time
@@ -191,14 +193,27 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
    * auditor: cut between the two (Ctrl-C while the manifest is re-hashed),
    * the run would no longer verify. An interrupt is held until it ends,
    * then honoured (exit 130). */
-  /* the verify first, interruptible: it writes nothing */
-  if (!o.no_finish && rp_report_check(run, msg, sizeof msg) != CM_OK) {
-    fprintf(stderr, "repro report: %s\n", msg);
+  /* The verify first: it writes nothing, but an interrupt there ended
+   * repro by the signal's default (exit 143 or 129, no word). It is held
+   * as well and honoured once the verify is done, before anything is
+   * written. */
+  held_signal = 0;
+  hold_signals(1);
+  r = o.no_finish ? CM_OK : rp_report_check(run, msg, sizeof msg);
+  if (r != CM_OK || held_signal != 0) {
+    hold_signals(0);
+    if (r != CM_OK)
+      fprintf(stderr, "repro report: %s\n", msg);
+    if (held_signal != 0) {
+      fprintf(stderr,
+              "repro report: interrupted (signal %d) while the run was "
+              "verified; nothing was written, the run is as it was\n",
+              (int)held_signal);
+      return EXIT_INTERRUPTED;
+    }
     return EXIT_FAIL;
   }
   o.just_finished = !o.no_finish;
-  held_signal = 0;
-  hold_signals(1);
   r = rp_report_write(run, &o, msg, sizeof msg);
   hold_signals(0);
   fprintf(stderr, "repro report: %s\n", msg);
@@ -212,6 +227,22 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
   return r == CM_OK ? EXIT_OK : EXIT_FAIL;
 }
 
+/* The values compare's option name takes, for a message. */
+static const char *compare_range(const char *name) {
+  if (strcmp(name, "--threshold") == 0)
+    return "give a fraction between 0 and 1, exclusive, as 0.05 or 5%";
+  if (strcmp(name, "--alpha") == 0)
+    return "give a significance level between 0 and 1, exclusive, as 0.01 "
+           "or 1%";
+  if (strcmp(name, "--resamples") == 0)
+    return "give a whole number from 100 to 1000000";
+  if (strcmp(name, "--min-samples") == 0)
+    return "give a whole number from 2 to 1000000";
+  if (strcmp(name, "--seed") == 0)
+    return "give a whole number from 0 to 18446744073709551615";
+  return "give text or json";
+}
+
 static void compare_usage(void) {
   fprintf(stderr,
           "usage: repro compare BASE NEW [--threshold 5%%|0.05] "
@@ -221,7 +252,12 @@ static void compare_usage(void) {
           "         [--format text|json]\n"
           "BASE, NEW: a results JSON file, a run folder, or a bundle "
           "(.tar.gz, verified first)\n"
-          "exit: 0 no regression, 1 a regression, 2 refused or usage\n");
+          "  --threshold, --alpha   fractions in (0, 1): 0.05 or 5%%\n"
+          "  --resamples            100 to 1000000 (bootstrap resamples)\n"
+          "  --min-samples          2 to 1000000 (fewer: no verdict)\n"
+          "  --seed                 0 to 2^64-1 (the bootstrap's seed)\n"
+          "exit: 0 no regression, 1 a regression, 2 refused or usage,\n"
+          "      5 the result could not be written to standard output\n");
 }
 
 /* "5%" -> 0.05, "0.05" -> 0.05; must end up in (0, 1). */
@@ -250,9 +286,10 @@ static void load_failed(const char *which, const char *path, int r) {
   if (r == CM_ENOENT && plat_path_is_dir(path))
     fprintf(stderr,
             "repro compare: %s %s: a folder with no timing results (no "
-            "results/clean/*.json or results/instrumented/*.json: a run "
-            "without the time stage?); give a run that timed, or its "
-            "results JSON\n",
+            "results/clean/*.json or results/instrumented/time.json: a run "
+            "without the time stage? the profile stage's results are not "
+            "timings to compare); give a run that timed, or its results "
+            "JSON\n",
             which, path);
   else if (r == CM_EINVAL && plat_path_is_special(path))
     fprintf(stderr,
@@ -334,7 +371,8 @@ int rp_compare_main(int argc, char **argv) {
       format = v;
     }
     if (bad) {
-      fprintf(stderr, "repro compare: bad value '%s' for %s\n", v, name);
+      fprintf(stderr, "repro compare: bad value '%s' for %s: %s\n", v, name,
+              compare_range(name));
       return EXIT_USAGE;
     }
   }
