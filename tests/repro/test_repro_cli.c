@@ -1438,11 +1438,15 @@ TEST_IMPL(cli_doctor) {
 }
 
 TEST_IMPL(cli_usage_and_unsupported) {
-  const char *rep[] = {RP_REPRO_EXE, "report", NULL};
+  /* a root with no runs under logs/ (report without RUN reads <root>/logs:
+   * the checkout's own would hold the runs made there) */
+  char empty[512];
+  const char *rep[] = {RP_REPRO_EXE, "--root", empty, "report", NULL};
   const char *bad[] = {RP_REPRO_EXE, "--bogus", "all", NULL};
   const char *help[] = {RP_REPRO_EXE, "--help", NULL};
   rp_step_spec sp;
   rp_step_result res;
+  ASSERT_EQ(rt_fresh_dir("noruns", empty, sizeof empty), 0);
   memset(&sp, 0, sizeof sp);
   sp.timeout_s = 30;
   sp.capture_stdout = 1;
