@@ -31,22 +31,7 @@ for dt in fp32 bf16; do
   rm -rf "/tmp/dump-$dt"
   run "dump-$dt.txt" "$(upto 60)" "$pf" --op rmsnorm_backward --dtype "$dt" --shape 64x1000 --extreme --dump "/tmp/dump-$dt"
 done
-run extreme-rows.txt 60 python3 - <<'PY'
-import glob, numpy as np
-for dt in ("fp32", "bf16"):
-    for ref in sorted(glob.glob(f"/tmp/dump-{dt}/*_ref.npy")):
-        act = np.load(ref.replace("_ref.npy", ".npy")).astype(np.float64)
-        e = np.load(ref)
-        name = ref.split("/")[-1][:-8]
-        if e.ndim == 1:
-            e, act = e[None, :], act[None, :]
-        for r in range(e.shape[0]):
-            m = np.abs(e[r]).max()
-            d = np.abs(act[r] - e[r]).max()
-            if m < 1e-5:
-                print(f"{dt} {name} row {r}: max|ref| {m:.3g} max|act-ref| {d:.3g} "
-                      f"relative {d / m if m > 0 else float('nan'):.3g}")
-PY
+run extreme-rows.txt 60 python3 "$(dirname "$0")/extreme-rows.py"
 if [ "$(left)" -gt 120 ]; then
   run repro-all.txt $(($(left) - 20)) ./repro --prebuilt all --skip inspect --out "$out/runs" --keep-going --select "--op softmax --dtype bf16"
   bundles_only "$out/runs"

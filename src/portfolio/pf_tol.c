@@ -107,6 +107,28 @@ static void cmp_init(pf_cmp *out) {
   out->max_abs = out->max_rel = 0;
 }
 
+/* Counts element i (actual a, expected e, excess x) into *out. */
+static void cmp_note(pf_cmp *out, int64_t i, double a, double e, double x) {
+  out->checked++;
+  if (isfinite(a) && isfinite(e)) {
+    double d = fabs(a - e);
+    if (d > out->max_abs)
+      out->max_abs = d;
+    if (e != 0.0 && d / fabs(e) > out->max_rel)
+      out->max_rel = d / fabs(e);
+  }
+  if (x > 1.0)
+    out->failed++;
+  /* Keep the first of equally bad elements: the first non-finite
+   * mismatch is the most useful one to print. */
+  if (x > out->worst_excess) {
+    out->worst_excess = x;
+    out->worst = i;
+    out->worst_actual = a;
+    out->worst_expected = e;
+  }
+}
+
 typedef struct {
   const double *actual, *expected, *scale;
   int64_t n, count;
@@ -127,24 +149,7 @@ static void cmp_range(const cmp_ctx *c, int64_t j0, int64_t j1, pf_cmp *out) {
     a = c->actual[i];
     e = c->expected[i];
     x = excess(a, e, c->scale ? c->scale[i] : 0.0, c->t);
-    out->checked++;
-    if (isfinite(a) && isfinite(e)) {
-      double d = fabs(a - e);
-      if (d > out->max_abs)
-        out->max_abs = d;
-      if (e != 0.0 && d / fabs(e) > out->max_rel)
-        out->max_rel = d / fabs(e);
-    }
-    if (x > 1.0)
-      out->failed++;
-    /* Keep the first of equally bad elements: the first non-finite
-     * mismatch is the most useful one to print. */
-    if (x > out->worst_excess) {
-      out->worst_excess = x;
-      out->worst = i;
-      out->worst_actual = a;
-      out->worst_expected = e;
-    }
+    cmp_note(out, i, a, e, x);
   }
 }
 
@@ -306,24 +311,8 @@ int pf_compare_small_rows(const double *actual, const double *expected,
     ts.atol = t.atol * m;
     for (c = 0; c < cols; c++) {
       const int64_t i = r * cols + c;
-      const double a = actual[i],
-                   x = excess(a, e[c], scale ? scale[i] : 0.0, ts);
-      out->checked++;
-      if (isfinite(a) && isfinite(e[c])) {
-        const double d = fabs(a - e[c]);
-        if (d > out->max_abs)
-          out->max_abs = d;
-        if (e[c] != 0.0 && d / fabs(e[c]) > out->max_rel)
-          out->max_rel = d / fabs(e[c]);
-      }
-      if (x > 1.0)
-        out->failed++;
-      if (x > out->worst_excess) {
-        out->worst_excess = x;
-        out->worst = i;
-        out->worst_actual = a;
-        out->worst_expected = e[c];
-      }
+      cmp_note(out, i, actual[i], e[c],
+               excess(actual[i], e[c], scale ? scale[i] : 0.0, ts));
     }
   }
   return out->failed == 0;
