@@ -63,6 +63,18 @@ char *rp_run_read_log(const rp_ctx *ctx, const char *rel, size_t *len) {
   return buf;
 }
 
+const char *rp_step_stdout(const rp_ctx *ctx, const rp_step_result *res,
+                           size_t *len, char **owned) {
+  *owned = NULL;
+  *len = 0;
+  if (res->out != NULL && (uint64_t)res->out_len >= res->out_bytes) {
+    *len = res->out_len;
+    return res->out;
+  }
+  *owned = rp_run_read_log(ctx, res->out_log, len);
+  return *owned;
+}
+
 int rp_stage_contract_path(const rp_ctx *ctx, const char *name, char *buf,
                            size_t size) {
   return cm_snprintf(buf, size, "%s/%s.contract", ctx->env_dir, name);

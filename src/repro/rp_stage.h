@@ -142,6 +142,15 @@ int rp_build_bin(const rp_ctx *ctx, const char *name, char *buf, size_t size);
  * be read. The caller frees the result. */
 char *rp_run_read_log(const rp_ctx *ctx, const char *rel, size_t *len);
 
+/* A step's whole standard output: res->out when the capture holds all of
+ * it, else the text of its stdout log (the capture stops at 16 MiB, the
+ * log does not: a SASS listing or a CSV export written from the capture
+ * was cut there without a word before 2026-12-06). *owned receives what
+ * the caller frees (NULL when the result is res->out). NULL, with *len 0,
+ * when there is no output or the log cannot be read. */
+const char *rp_step_stdout(const rp_ctx *ctx, const rp_step_result *res,
+                           size_t *len, char **owned);
+
 /* The stage table (rp_stages.c), in `all` order, NULL-terminated; selftest
  * is not in `all` and is found with rp_stage_find. */
 extern const rp_stage_desc *const rp_all_stages[];

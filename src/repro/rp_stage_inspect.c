@@ -170,8 +170,14 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
       rp_res_parse_ptxas(text, len, t);
       free(text);
     }
-    if (res.out != NULL)
-      rp_res_parse_ptxas(res.out, res.out_len, t);
+    {
+      char *owned;
+      size_t olen;
+      const char *o = rp_step_stdout(ctx, &res, &olen, &owned);
+      if (o != NULL)
+        rp_res_parse_ptxas(o, olen, t);
+      free(owned);
+    }
   }
   rp_step_result_free(&res);
 
@@ -184,20 +190,27 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
     sargv[3] = NULL;
     cm_snprintf(step, sizeof step, "sass-%s", base);
     if (rp_stage_step(ctx, st, step, sargv, NULL, 1, &res) == CM_OK) {
+      char *owned;
+      size_t olen;
+      const char *o = rp_step_stdout(ctx, &res, &olen, &owned);
       cm_snprintf(rel, sizeof rel, "inspect/sass/%s.sass", base);
-      if (rp_step_ok(&res) && res.out != NULL &&
-          rp_write_file_atomic(ctx->run_dir, rel, res.out, res.out_len) ==
-              CM_OK)
+      if (rp_step_ok(&res) && o != NULL &&
+          rp_write_file_atomic(ctx->run_dir, rel, o, olen) == CM_OK)
         json_object_set_new(rec, "sass", cm_json_text(rel));
       else
         rp_stage_set(st, RP_ST_FAILED, "%s: cuobjdump -sass failed", base);
+      free(owned);
       rp_step_result_free(&res);
     }
     sargv[1] = "--dump-resource-usage";
     cm_snprintf(step, sizeof step, "resources-%s", base);
     if (rp_stage_step(ctx, st, step, sargv, NULL, 1, &res) == CM_OK) {
-      if (rp_step_ok(&res) && res.out != NULL)
-        rp_res_parse_cuobjdump(res.out, res.out_len, t);
+      char *owned;
+      size_t olen;
+      const char *o = rp_step_stdout(ctx, &res, &olen, &owned);
+      if (rp_step_ok(&res) && o != NULL)
+        rp_res_parse_cuobjdump(o, olen, t);
+      free(owned);
       rp_step_result_free(&res);
     }
   }

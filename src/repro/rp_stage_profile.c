@@ -123,10 +123,16 @@ static int rp__ncu_page(rp_ctx *ctx, rp_stage_run *st, const char *ncu,
   cm_snprintf(rel, sizeof rel, "profile/%s", file);
   if (rp_stage_step(ctx, st, step, argv, NULL, 1, &res) != CM_OK)
     return CM_EIO;
-  if (rp_step_ok(&res) && res.out != NULL) {
-    if (rp_write_file_atomic(ctx->run_dir, rel, res.out, res.out_len) != CM_OK)
-      ctx->io_error = 1;
-    r = rp_ncu_parse_csv(res.out, res.out_len, t);
+  if (rp_step_ok(&res)) {
+    char *owned;
+    size_t olen;
+    const char *o = rp_step_stdout(ctx, &res, &olen, &owned);
+    if (o != NULL) {
+      if (rp_write_file_atomic(ctx->run_dir, rel, o, olen) != CM_OK)
+        ctx->io_error = 1;
+      r = rp_ncu_parse_csv(o, olen, t);
+    }
+    free(owned);
   }
   rp_step_result_free(&res);
   return r;
@@ -351,12 +357,16 @@ static void rp__run_nsys(rp_ctx *ctx, rp_stage_run *st, const char *bin,
     json_object_set_new(rec, "report",
                         json_pack("s+", "profile/", base ? base + 1 : "?"));
     if (rp_stage_step(ctx, st, "nsys-stats", sargv, NULL, 1, &res) == CM_OK) {
+      char *owned;
+      size_t olen;
+      const char *o = rp_step_stdout(ctx, &res, &olen, &owned);
       in->stats_exit = res.timed_out || res.term_signal ? -1 : res.exit_code;
-      if (res.out != NULL &&
-          rp_write_file_atomic(ctx->run_dir, "profile/nsys-stats.txt", res.out,
-                               res.out_len) == CM_OK)
+      if (o != NULL &&
+          rp_write_file_atomic(ctx->run_dir, "profile/nsys-stats.txt", o,
+                               olen) == CM_OK)
         json_object_set_new(rec, "stats",
                             cm_json_text("profile/nsys-stats.txt"));
+      free(owned);
       rp_step_result_free(&res);
     }
   }

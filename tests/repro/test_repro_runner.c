@@ -14,6 +14,7 @@
 #include "platform.h"
 #include "rp_contract.h"
 #include "rp_runner.h"
+#include "rp_stage.h"
 #include "rp_test_util.h"
 
 #include <signal.h>
@@ -468,6 +469,22 @@ TEST_IMPL(runner_megabytes) {
   ASSERT_EQ(res.out_bytes, want);
   ASSERT_EQ(res.err_bytes, want);
   ASSERT_EQ(res.out_len, 1000);
+  {
+    /* what a stage writes from the output is all of it, from the log
+     * where the capture stopped (rp_step_stdout) */
+    static rp_ctx ctx;
+    char *owned = NULL;
+    size_t len = 0, i, bad = 0;
+    const char *o;
+    snprintf(ctx.run_dir, sizeof ctx.run_dir, "%s", dir);
+    o = rp_step_stdout(&ctx, &res, &len, &owned);
+    ASSERT_TRUE(o != NULL && owned != NULL);
+    ASSERT_EQ((uint64_t)len, want);
+    for (i = 0; i < len; i++)
+      bad += o[i] != 'o';
+    ASSERT_EQ(bad, 0);
+    free(owned);
+  }
   snprintf(p, sizeof p, "%s/%s", dir, res.out_log);
   ASSERT_EQ(rt_gunzip_count(p, &n, &n_match, 'o'), 0);
   ASSERT_EQ(n, want);
