@@ -370,7 +370,9 @@ TEST_IMPL(runner_exit_in_drain) {
 
 /* A descendant that left the group prints after the drain: the step's
  * record says its output was cut. Before, the line was lost without a
- * word. */
+ * word. On Windows the step's job object ends what the step left behind
+ * when the step ends (docs/WINDOWS.md, "Process trees"), so no descendant
+ * outlives the drain there: the output is whole, and not cut. */
 TEST_IMPL(runner_output_cut) {
   const char *argv[] = {cm_test_self_path(), "--helper", "leave_late", NULL};
   rp_step_spec sp;
@@ -383,7 +385,11 @@ TEST_IMPL(runner_output_cut) {
   ASSERT_EQ(res.exit_code, 0);
   ASSERT_CONTAINS(res.out, "left a descendant");
   ASSERT_TRUE(strstr(res.out, "late line") == NULL);
+#ifdef _WIN32
+  ASSERT_EQ(res.output_cut, 0);
+#else
   ASSERT_EQ(res.output_cut, 1);
+#endif
   rp_step_result_free(&res);
   /* a descendant that ends within the drain cuts nothing */
   argv[2] = "leave";
