@@ -270,6 +270,26 @@ static void warn(pf_bench *b, const char *msg) {
   pf_results_warn(&b->res, "%s", msg);
 }
 
+/* NVML's violation counters between two readings a and z: *power_us and
+ * *thermal_us get their growth. When they grew, warns "HEAD: NVML's
+ * violation counters grew by ... (thermal)TAIL" and returns 1; 0 when they
+ * did not, or could not be read (*ok says which: pf_nvml_violation_us). */
+static int violation_between(pf_bench *b, const pf_nvml_snapshot *a,
+                             const pf_nvml_snapshot *z, const char *head,
+                             const char *tail, int *ok, double *power_us,
+                             double *thermal_us) {
+  char msg[640];
+  *ok = pf_nvml_violation_us(a, z, power_us, thermal_us);
+  if (!*ok || !(*power_us > 0 || *thermal_us > 0))
+    return 0;
+  cm_snprintf(msg, sizeof msg,
+              "%s: NVML's violation counters grew by %.0f us (power) and "
+              "%.0f us (thermal)%s",
+              head, *power_us, *thermal_us, tail);
+  warn(b, msg);
+  return 1;
+}
+
 void pf_bench_set_unverified(pf_bench *b, int n) {
   char msg[256];
   if (b == NULL || n <= 0)
@@ -632,20 +652,13 @@ int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
                 names);
     warn(b, msg);
   }
-  b->res.ceil_viol_ok =
-      pf_nvml_violation_us(&before, &after, &b->res.ceil_viol_power_us,
-                           &b->res.ceil_viol_thermal_us);
-  if (b->res.ceil_viol_ok &&
-      (b->res.ceil_viol_power_us > 0 || b->res.ceil_viol_thermal_us > 0)) {
+  if (violation_between(b, &before, &after,
+                        "GPU throttled while the ceilings were measured",
+                        " meanwhile; the fractions of the copy ceiling and "
+                        "the roofline rest on them; the run is not clean",
+                        &b->res.ceil_viol_ok, &b->res.ceil_viol_power_us,
+                        &b->res.ceil_viol_thermal_us))
     b->res.ceilings_throttled = 1;
-    cm_snprintf(msg, sizeof msg,
-                "GPU throttled while the ceilings were measured: NVML's "
-                "violation counters grew by %.0f us (power) and %.0f us "
-                "(thermal) meanwhile; the fractions of the copy ceiling and "
-                "the roofline rest on them; the run is not clean",
-                b->res.ceil_viol_power_us, b->res.ceil_viol_thermal_us);
-    warn(b, msg);
-  }
   *out = b;
   return CM_OK;
 fail:
@@ -796,17 +809,12 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
   }
   /* The reasons are instant readings; the violation counters see a
    * throttle that came and went between them. */
-  c->viol_ok = pf_nvml_violation_us(&c->before, &c->after, &c->viol_power_us,
-                                    &c->viol_thermal_us);
-  if (c->viol_ok && (c->viol_power_us > 0 || c->viol_thermal_us > 0)) {
+  cm_snprintf(msg, sizeof msg, "%s: GPU throttled while sampled", range);
+  if (violation_between(b, &c->before, &c->after, msg,
+                        " between the readings before the warm-up and after "
+                        "the samples",
+                        &c->viol_ok, &c->viol_power_us, &c->viol_thermal_us))
     c->throttled = 1;
-    cm_snprintf(msg, sizeof msg,
-                "%s: GPU throttled while sampled: NVML's violation counters "
-                "grew by %.0f us (power) and %.0f us (thermal) between the "
-                "readings before the warm-up and after the samples",
-                range, c->viol_power_us, c->viol_thermal_us);
-    warn(b, msg);
-  }
   /* Without NVML the run has said so already. With it, a reading that
    * failed leaves throttling possible: said once, and the run is not clean
    * (pf_results_clean). */
@@ -860,23 +868,16 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
     } else if (b->res.env.have_nvml && !pafter.reasons_ok) {
       c->peer_reasons_unread = 1; /* not ruled out: not clean */
     }
-    {
+    if (c->viol_ok) {
       double pw = 0, th = 0;
-      if (c->viol_ok && pf_nvml_violation_us(&c->after, &pafter, &pw, &th)) {
-        c->viol_power_us += pw;
-        c->viol_thermal_us += th;
-        if (pw > 0 || th > 0) {
-          c->throttled = 1;
-          cm_snprintf(msg, sizeof msg,
-                      "%s: GPU throttled while the peer was sampled: NVML's "
-                      "violation counters grew by %.0f us (power) and %.0f "
-                      "us (thermal)",
-                      range, pw, th);
-          warn(b, msg);
-        }
-      } else {
-        c->viol_ok = 0; /* the peer's part could not be counted */
-      }
+      int ok;
+      cm_snprintf(msg, sizeof msg,
+                  "%s: GPU throttled while the peer was sampled", range);
+      if (violation_between(b, &c->after, &pafter, msg, "", &ok, &pw, &th))
+        c->throttled = 1;
+      c->viol_ok = ok; /* the peer's part uncounted: the whole unknown */
+      c->viol_power_us += pw;
+      c->viol_thermal_us += th;
     }
     if (r == CM_OK) {
       c->peer.present = 1;
