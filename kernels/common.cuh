@@ -271,6 +271,13 @@ __device__ __forceinline__ float block_max(float v, float *sh) {
  * value() is about 2u*|sum| + k*u^2*sum|x| instead. nvcc neither
  * reassociates nor contracts these additions (no multiply to fuse, no
  * fast-math), so the compensation survives compilation. */
+/* The GPU's nanosecond clock (%globaltimer): timeouts, probes. */
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 /* rmsnorm_backward's row coefficient rstd^3 * d / cols (dx = rstd g w -
  * x rstd^3 d / cols, d = sum g w x), in an order whose intermediates stay
  * in fp32's normal range wherever the result is: rstd * d / cols is of the

@@ -51,12 +51,6 @@ __global__ void __launch_bounds__(kFlushThreads)
 __global__ void empty_k() {
 }
 
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 /* Spins on *go (mapped host memory: each read crosses the bus) until the
  * host sets it, or gives up after timeout_ns and says so in *late. */
 __global__ void hold_k(const volatile int *go, unsigned long long timeout_ns,

@@ -1037,11 +1037,9 @@ __device__ __forceinline__ void dw_tail(const fparams &p, int64_t ng,
     return; /* not among the last K */
   const unsigned s = t + K - total;
   if (tid == 0) {
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const unsigned long long t0 = global_ns();
     while (ld_acquire_u32(cnt) < total) {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - t0 > 20000000000ull)
+      if (global_ns() - t0 > 20000000000ull)
         __trap(); /* a block that never counted in: not a hang */
       __nanosleep(256);
     }
@@ -2255,8 +2253,7 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   const uint32_t ep = __ldcg(g.hdr) + 1u;
 #if CPK_GRID_PROF
   long long gp[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  unsigned long long gt0 = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt0));
+  unsigned long long gt0 = global_ns();
   long long gt = clock64();
   const long long gstart = gt;
   unsigned gspins = 0;

@@ -917,12 +917,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 #if CPK_RING_TL
   unsigned long long tl[20];
   int ntl = 0;
-  auto gtimer = [] {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-  };
-  tl[ntl++] = gtimer();
+  tl[ntl++] = global_ns();
 #endif
   /* this block's segments: blk, blk + G, ... */
   const unsigned S = blk < p.tseg ? (p.tseg - blk + G - 1) / G : 0u;
@@ -998,7 +993,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
 #endif
   __syncthreads();
 #if CPK_RING_TL
-  tl[ntl++] = gtimer();
+  tl[ntl++] = global_ns();
 #endif
 
   uint4 fv;
@@ -1237,12 +1232,12 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
     }
 #if CPK_RING_TL
     if (gt == 0 && ntl < 19)
-      tl[ntl++] = gtimer();
+      tl[ntl++] = global_ns();
 #endif
   }
 #if CPK_RING_TL
   if (gt == 0 && tid < kRgNT) { /* not the stats warp's first thread */
-    const unsigned long long te = gtimer();
+    const unsigned long long te = global_ns();
     for (int i = ntl; i < 19; ++i)
       tl[i] = tl[0];
     printf("ringtl ep=%u blk=%u cg=%d S=%u t0=%llu pro=%llu it=%lld %lld "
