@@ -81,6 +81,14 @@ int plat_mem_available(uint64_t *bytes);
 
 /* Creates a directory and its parents (like mkdir -p). */
 int plat_mkdir_p(const char *path);
+/* Creates the one directory path, whose parent must exist, and only if
+ * nothing is there yet: CM_EEXIST when path already exists (a directory
+ * or a file), so that a caller who gets CM_OK knows the directory is its
+ * own and no other process writes into it (plat_mkdir_p counts an existing
+ * directory as success). Other failures as a cm_error (CM_ENOENT for a
+ * missing parent, CM_ENOTDIR or CM_ENOENT where a file stands in the
+ * parent's place, CM_EACCES, CM_ENOSPC, ...). */
+int plat_mkdir_new(const char *path);
 /* Renames from to to, replacing to if it exists, atomically where the OS can.
  */
 int plat_rename(const char *from, const char *to);

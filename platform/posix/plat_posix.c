@@ -165,6 +165,12 @@ int plat_mkdir_p(const char *path) {
   return CM_OK;
 }
 
+int plat_mkdir_new(const char *path) {
+  if (mkdir(path, 0777) != 0)
+    return cm_error_from_errno(errno);
+  return CM_OK;
+}
+
 int plat_rename(const char *from, const char *to) {
   if (rename(from, to) != 0)
     return cm_error_from_errno(errno);

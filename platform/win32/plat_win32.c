@@ -414,6 +414,17 @@ int plat_mkdir_p(const char *path) {
   return rc;
 }
 
+int plat_mkdir_new(const char *path) {
+  int rc;
+  wchar_t *w = plat__utf8_to_wide(path, &rc);
+  if (w == NULL)
+    return rc;
+  /* ERROR_ALREADY_EXISTS (a folder or a file) maps to CM_EEXIST. */
+  rc = CreateDirectoryW(w, NULL) ? CM_OK : plat__win_error(GetLastError());
+  free(w);
+  return rc;
+}
+
 /* MoveFileExW with REPLACE_EXISTING is the closest Windows has to POSIX
  * rename(): it replaces a file atomically on NTFS. WRITE_THROUGH makes it
  * return only once the move is on disk, which archives rely on. */

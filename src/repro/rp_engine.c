@@ -111,6 +111,72 @@ int rp_make_run_id(int64_t epoch_s, const char *host, unsigned rnd, char *buf,
   return cm_snprintf(buf, size, "%s-%s-%04x", stamp, clean, rnd & 0xffffu);
 }
 
+int rp_make_run_dir(const char *parent, int64_t epoch_s, const char *host,
+                    const unsigned *rnd, int tries, char *id, size_t id_size,
+                    char *dir, size_t dir_size) {
+  int i, r = plat_mkdir_p(parent);
+  /* plat_mkdir_p on Windows says CM_EEXIST for a file in a folder's place;
+   * that is no taken run id. */
+  if (r == CM_EEXIST)
+    r = CM_ENOTDIR;
+  for (i = 0; r == CM_OK && i < tries; i++) {
+    r = rp_make_run_id(epoch_s, host, rnd[i], id, id_size);
+    if (r == CM_OK)
+      r = cm_snprintf(dir, dir_size, "%s/%s", parent, id);
+    if (r == CM_OK)
+      r = plat_mkdir_new(dir);
+    if (r == CM_OK)
+      return CM_OK;
+    if (r == CM_EEXIST && i + 1 < tries)
+      r = CM_OK; /* another run's folder: draw again */
+  }
+  return r == CM_OK ? CM_EEXIST : r;
+}
+
+/* The random parts of the run ids to try, RP_RUN_ID_TRIES of them. */
+static void rp__run_id_random(unsigned *rnd) {
+  unsigned char b[2 * RP_RUN_ID_TRIES];
+  int i;
+  if (uv_random(NULL, NULL, b, sizeof b, 0, NULL) == 0) {
+    for (i = 0; i < RP_RUN_ID_TRIES; i++)
+      rnd[i] = (unsigned)b[2 * i] << 8 | b[2 * i + 1];
+    return;
+  }
+  /* Without an entropy source, time and pid still separate two runs
+   * started in the same second on one host; a linear congruential step
+   * gives each try its own value. */
+  {
+    unsigned v = (unsigned)uv_os_getpid() ^ (unsigned)(uv_hrtime() >> 10);
+    for (i = 0; i < RP_RUN_ID_TRIES; i++) {
+      v = v * 1103515245u + 12345u;
+      rnd[i] = (v >> 16) & 0xffffu;
+    }
+  }
+}
+
+/* Says on stderr why the run folder could not be made (r from
+ * rp_make_run_dir), and what to do about it. */
+static void rp__run_dir_error(const rp_ctx *ctx, int r) {
+  const char *parent = ctx->opt.out_parent;
+  if (plat_path_exists(parent) && !plat_path_is_dir(parent))
+    fprintf(stderr,
+            "repro: cannot create run folder %s: %s is a file, not a "
+            "folder; give --out a folder (or leave it out: <root>/logs)\n",
+            ctx->run_dir[0] ? ctx->run_dir : parent, parent);
+  else if (r == CM_EEXIST)
+    fprintf(stderr,
+            "repro: cannot create a run folder under %s: the folders of "
+            "all %d run ids drawn (the last %s) exist already, so each "
+            "belongs to another run; run again, or give --out a folder of "
+            "its own\n",
+            parent, RP_RUN_ID_TRIES, ctx->run_dir);
+  else
+    fprintf(stderr,
+            "repro: cannot create run folder %s: %s; give --out a folder "
+            "repro may create folders in (or leave it out: <root>/logs)\n",
+            ctx->run_dir[0] ? ctx->run_dir : parent, cm_strerror(r));
+}
+
 /* Runs a git query in the root; the first line of its stdout into buf. */
 static int rp__git(const rp_ctx *ctx, const char *const *args, char *buf,
                    size_t size, size_t *out_len) {
@@ -186,38 +252,21 @@ static void rp__manifest_tools(rp_ctx *ctx, json_t *m) {
 
 int rp_engine_begin(rp_ctx *ctx, int argc, char **argv, const char *command) {
   char host[256], now[64];
-  unsigned char rnd[2] = {0, 0};
+  unsigned rnd[RP_RUN_ID_TRIES];
   json_t *m, *a, *o;
   int i, r;
 
   if (plat_hostname(host, sizeof host) != CM_OK)
     cm_strlcpy(host, "unknown", sizeof host);
-  if (uv_random(NULL, NULL, rnd, sizeof rnd, 0, NULL) != 0) {
-    /* Without an entropy source, time and pid still separate two runs
-     * started in the same second on one host. */
-    unsigned v = (unsigned)uv_os_getpid() ^ (unsigned)(uv_hrtime() >> 10);
-    rnd[0] = (unsigned char)v;
-    rnd[1] = (unsigned char)(v >> 8);
-  }
-  r = rp_make_run_id((int64_t)time(NULL), host, (unsigned)rnd[0] << 8 | rnd[1],
-                     ctx->run_id, sizeof ctx->run_id);
+  rp__run_id_random(rnd);
+  ctx->run_dir[0] = '\0';
+  r = cm_snprintf(ctx->env_dir, sizeof ctx->env_dir, "%s/env", ctx->opt.root);
   if (r == CM_OK)
-    r = cm_snprintf(ctx->run_dir, sizeof ctx->run_dir, "%s/%s",
-                    ctx->opt.out_parent, ctx->run_id);
-  if (r == CM_OK)
-    r = cm_snprintf(ctx->env_dir, sizeof ctx->env_dir, "%s/env", ctx->opt.root);
-  if (r == CM_OK)
-    r = plat_mkdir_p(ctx->run_dir);
+    r = rp_make_run_dir(ctx->opt.out_parent, (int64_t)time(NULL), host, rnd,
+                        RP_RUN_ID_TRIES, ctx->run_id, sizeof ctx->run_id,
+                        ctx->run_dir, sizeof ctx->run_dir);
   if (r != CM_OK) {
-    if (plat_path_exists(ctx->opt.out_parent) &&
-        !plat_path_is_dir(ctx->opt.out_parent))
-      fprintf(stderr,
-              "repro: cannot create run folder %s: %s is a file, not a "
-              "folder; give --out a folder (or leave it out: <root>/logs)\n",
-              ctx->run_dir, ctx->opt.out_parent);
-    else
-      fprintf(stderr, "repro: cannot create run folder %s: %s\n", ctx->run_dir,
-              cm_strerror(r));
+    rp__run_dir_error(ctx, r);
     return r;
   }
   ctx->manifest = m = json_object();

@@ -195,4 +195,26 @@ int rp_stage_contract_path(const rp_ctx *ctx, const char *name, char *buf,
 int rp_make_run_id(int64_t epoch_s, const char *host, unsigned rnd, char *buf,
                    size_t size);
 
+/* How many run ids rp_engine_begin draws before it gives up on finding a
+ * run folder no other run has. */
+#define RP_RUN_ID_TRIES 8
+
+/* Creates a run's folder, <parent>/<run id>, and makes sure it is this
+ * run's alone: two runs that draw the same id (same second, same host, same
+ * 16-bit random part) would otherwise share one folder, and one would
+ * overwrite the other's logs and manifest. parent and the folders above it
+ * are made when missing (plat_mkdir_p); then the id rp_make_run_id gives
+ * for epoch_s, host and rnd[i] is tried for i = 0 .. tries - 1, and the
+ * first whose folder plat_mkdir_new could create is taken. A folder that
+ * already exists belongs to someone else and is never used. The id goes to
+ * id[id_size], the folder's path to dir[dir_size] (the last one tried when
+ * none could be made). Returns CM_OK; CM_EEXIST when every try found its
+ * folder there already; CM_ENOTDIR when parent, or a folder above it, is a
+ * file; CM_ERANGE when a path does not fit; else the mkdir error
+ * (CM_EACCES, CM_ENOSPC, ...). The random parts are the caller's, so that
+ * tests can make two runs collide. */
+int rp_make_run_dir(const char *parent, int64_t epoch_s, const char *host,
+                    const unsigned *rnd, int tries, char *id, size_t id_size,
+                    char *dir, size_t dir_size);
+
 #endif

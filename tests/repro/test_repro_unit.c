@@ -12,8 +12,11 @@
 #include "pf_instrument.h"
 #include "rp_doctor.h"
 #include "rp_preflight.h"
+#include "rp_stage.h"
 #include "rp_test_util.h"
+#include "archive/rp_archive.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1013,6 +1016,86 @@ TEST_IMPL(run_id_format) {
   ASSERT_STR_EQ(id, "20261129T121530Z-gpu-box-beef");
   ASSERT_OK(rp_make_run_id(0, "we ird/", 1, id, sizeof id));
   ASSERT_STR_EQ(id, "19700101T000000Z-we-ird--0001");
+  return 0;
+}
+
+/* A finished manifest for run id in folder run, with a file step.txt
+ * holding text beside it. 0 on success. */
+static int run_dir_fill(const char *run, const char *id, const char *text) {
+  char p[1300];
+  json_t *m = json_object();
+  int r;
+  snprintf(p, sizeof p, "%s/step.txt", run);
+  if (rt_write(p, text, 0) != 0)
+    return -1;
+  json_object_set_new(m, "run_id", json_string(id));
+  json_object_set_new(m, "status", json_string("complete"));
+  r = rp_manifest_finish(run, m);
+  json_decref(m);
+  return r == CM_OK ? 0 : -1;
+}
+
+/* The run folder holds manifest.json and step.txt as run_dir_fill left
+ * them: verify passes, names id, and step.txt still says text. */
+static int run_dir_intact(const char *run, const char *id, const char *text) {
+  rp_verify_result vr;
+  char p[1300], *got;
+  memset(&vr, 0, sizeof vr);
+  ASSERT_OK(rp_verify(run, &vr));
+  ASSERT_STR_EQ(vr.problem, "");
+  ASSERT_EQ(vr.ok, 1);
+  ASSERT_STR_EQ(vr.run_id, id);
+  snprintf(p, sizeof p, "%s/step.txt", run);
+  got = rt_read(p, NULL);
+  ASSERT_TRUE(got != NULL);
+  ASSERT_STR_EQ(got, text);
+  free(got);
+  return 0;
+}
+
+/* Two runs that draw the same run id (same second, same host, same random
+ * part: 1 in 65536) get a folder each. The second finds the first's folder
+ * there, draws again and takes a new one, and both manifests stay whole.
+ * Before, the folder was made with mkdir -p, which takes an existing folder
+ * as its own: the second run wrote its logs and manifest over the first's.
+ * When every draw is taken the answer is CM_EEXIST and nothing is touched;
+ * an --out that is a file is another error, not a collision. */
+TEST_IMPL(run_dir_exclusive) {
+  static const unsigned draw1[] = {0xbeef};
+  static const unsigned draw2[] = {0xbeef, 0xbeef, 0x0042};
+  static const unsigned taken[] = {0x0042, 0xbeef};
+  char dir[512], parent[1300], id1[128], id2[128], id3[128];
+  char run1[1200], run2[1200], run3[1200];
+  int r;
+  ASSERT_EQ(rt_fresh_dir("run-dirs", dir, sizeof dir), 0);
+  snprintf(parent, sizeof parent, "%s/logs", dir); /* made by the first */
+  ASSERT_OK(rp_make_run_dir(parent, 1795954530, "gpu-box.example.org", draw1, 1,
+                            id1, sizeof id1, run1, sizeof run1));
+  ASSERT_STR_EQ(id1, "20261129T121530Z-gpu-box-beef");
+  ASSERT_TRUE(plat_path_is_dir(run1));
+  ASSERT_EQ(run_dir_fill(run1, id1, "first run\n"), 0);
+  /* the second run: same second, same host, same first draw */
+  ASSERT_OK(rp_make_run_dir(parent, 1795954530, "gpu-box", draw2, 3, id2,
+                            sizeof id2, run2, sizeof run2));
+  ASSERT_STR_EQ(id2, "20261129T121530Z-gpu-box-0042");
+  ASSERT_TRUE(strcmp(run1, run2) != 0);
+  ASSERT_TRUE(plat_path_is_dir(run2));
+  ASSERT_EQ(run_dir_fill(run2, id2, "second run\n"), 0);
+  ASSERT_EQ(run_dir_intact(run1, id1, "first run\n"), 0);
+  ASSERT_EQ(run_dir_intact(run2, id2, "second run\n"), 0);
+  /* every draw taken: no folder is shared, none is touched */
+  ASSERT_EQ(rp_make_run_dir(parent, 1795954530, "gpu-box", taken, 2, id3,
+                            sizeof id3, run3, sizeof run3),
+            CM_EEXIST);
+  ASSERT_EQ(run_dir_intact(run1, id1, "first run\n"), 0);
+  ASSERT_EQ(run_dir_intact(run2, id2, "second run\n"), 0);
+  /* a file where the runs' folder should be is no collision */
+  snprintf(parent, sizeof parent, "%s/step.txt", run1);
+  r = rp_make_run_dir(parent, 1795954530, "gpu-box", draw1, 1, id3, sizeof id3,
+                      run3, sizeof run3);
+  ASSERT_NE(r, CM_OK);
+  ASSERT_NE(r, CM_EEXIST);
+  ASSERT_EQ(run_dir_intact(run1, id1, "first run\n"), 0);
   return 0;
 }
 

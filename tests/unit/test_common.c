@@ -358,6 +358,27 @@ TEST_IMPL(write_file_atomic) {
   return 0;
 }
 
+/* plat_mkdir_new: a folder is made only where nothing is: a second call,
+ * or a file in its place, is CM_EEXIST (plat_mkdir_p takes the existing
+ * folder as success), and a missing parent is CM_ENOENT. */
+TEST_IMPL(mkdir_new) {
+  char path[1024], file[1100], deep[1100];
+  ASSERT_OK(plat_mkdir_p(cm_test_tmpdir()));
+  /* the suite's scratch folder outlives a run: a name of this process's */
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/new-%ld", cm_test_tmpdir(),
+                        (long)uv_os_getpid()));
+  ASSERT_OK(plat_mkdir_new(path));
+  ASSERT_EQ(plat_path_is_dir(path), 1);
+  ASSERT_EQ(plat_mkdir_new(path), CM_EEXIST);
+  ASSERT_OK(plat_mkdir_p(path));
+  ASSERT_OK(cm_snprintf(file, sizeof file, "%s/file", path));
+  ASSERT_OK(plat_write_file_atomic(file, "x", 1));
+  ASSERT_EQ(plat_mkdir_new(file), CM_EEXIST);
+  ASSERT_OK(cm_snprintf(deep, sizeof deep, "%s/missing/new", path));
+  ASSERT_EQ(plat_mkdir_new(deep), CM_ENOENT);
+  return 0;
+}
+
 /* plat_probe_write_atomic: a folder is refused as CM_EEXIST, a file in a
  * missing folder as CM_ENOENT, a device as CM_EINVAL; a writable path passes,
  * leaving no temporary and an existing file as it was. */
