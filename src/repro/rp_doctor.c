@@ -76,6 +76,8 @@ static int rp__doctor_stage(rp_ctx *ctx, plat_os os, const rp_stage_desc *d,
     rp_time_lock_check(ctx, &cs);
   if (d == &rp_stage_profile)
     rp_profile_nsys_check(ctx, &cs, NULL, 0);
+  if (d == &rp_stage_inspect)
+    rp_inspect_nvcc_check(ctx, &cs, NULL);
   for (i = 0; i < cs.n; i++) {
     /* In place, so that the verdict's reason reads the same. */
     const char *t =

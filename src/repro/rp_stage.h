@@ -171,6 +171,19 @@ void rp_time_lock_check(const rp_ctx *ctx, rp_checks *out);
 void rp_profile_nsys_check(const rp_ctx *ctx, rp_checks *out, char *path,
                            size_t size);
 
+/* The inspect stage's nvcc check, for its preflight and for doctor. The
+ * stage compiles the kernels again with the nvcc the contract's tool check
+ * found (rp_tool_probe: PATH first, then the CUDA folders), in place of the
+ * compiler their compile command names; that is only the same compiler when
+ * both name one file (links followed). PASS when every kernels/<name>.cu of
+ * <build-dir>/compile_commands.json names that file; FAIL that refuses the
+ * stage (exit 3) when one names another, with both paths and how to make
+ * them agree; FAIL that skips it when no nvcc is found. Adds nothing when
+ * the build folder has no compile_commands.json or no kernel in it (the
+ * stage's steps say so). *nvcc (may be NULL) gets the probed nvcc. */
+void rp_inspect_nvcc_check(const rp_ctx *ctx, rp_checks *out,
+                           rp_tool_info *nvcc);
+
 /* ---- The engine (rp_engine.c) ---- */
 
 /* Creates the run: run id, folder, the manifest's fixed fields (host, OS,

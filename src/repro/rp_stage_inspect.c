@@ -6,6 +6,12 @@
  * not, that part alone is skipped and the stage ends limited. The table is
  * written as inspect/resources.txt and .json; a kernel that spills is
  * flagged (a warning, not a failure).
+ *
+ * The compiler is the nvcc the preflight checked (path and version), never
+ * the one the compile command names: the preflight refuses the stage when
+ * the two are not the same file (a PATH nvcc beside the preset's toolkit),
+ * since the tables would then describe another compiler's code than the
+ * one checked, or than the one the build used.
  */
 #include "archive/rp_archive.h"
 #include "cm_file.h"
@@ -16,10 +22,16 @@
 #include "rp_resource_parse.h"
 #include "rp_stage.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #define RP__INSP_MAX_ARGS 128
+
+/* The nvcc the preflight checked (preflight hook -> steps; one stage at a
+ * time). */
+static rp_tool_info rp__nvcc;
 
 /* Splits a compile command on blanks, honouring double quotes. The words
  * point into buf (modified). Returns the count, or -1 if too many. */
@@ -59,11 +71,50 @@ static const char *rp__base(const char *path) {
   return s ? s + 1 : path;
 }
 
-/* One kernels/<name>.cu: PTX and cubin (+ ptxas -v into t). Returns 0 when the
- * file was handled, -1 when the stage must stop. */
-static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
-                            const char *file, const char *cuobjdump,
-                            rp_res_table *t, json_t *files) {
+/* 1 when a compile_commands.json entry's file is a kernels/<name>.cu. */
+static int rp__is_kernel(const char *file) {
+  size_t fl = strlen(file);
+  return fl >= 4 && strcmp(file + fl - 3, ".cu") == 0 &&
+         (strstr(file, "/kernels/") != NULL ||
+          strstr(file, "\\kernels\\") != NULL);
+}
+
+/* The index of the compiler among a compile command's n words: the first
+ * whose file name is nvcc (a launcher such as ccache may come before it),
+ * else the first word. */
+static int rp__compiler_word(char *const *words, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    const char *b = rp__base(words[i]);
+    size_t j;
+    /* nvcc, or nvcc.exe in any case (Windows) */
+    for (j = 0; b[j] != '\0' && j < 8; j++)
+      if (tolower((unsigned char)b[j]) != "nvcc.exe"[j])
+        break;
+    if ((j == 4 && b[4] == '\0') || (j == 8 && b[8] == '\0'))
+      return i;
+  }
+  return 0;
+}
+
+/* Splits a copy of cmd into words; *buf receives the copy, which the caller
+ * frees (NULL on failure). Returns the word count, <= 0 on failure. */
+static int rp__split_copy(const char *cmd, char **buf, char **words) {
+  size_t len = strlen(cmd) + 1;
+  *buf = malloc(len);
+  if (*buf == NULL)
+    return -1;
+  memcpy(*buf, cmd, len);
+  return rp__split(*buf, words, RP__INSP_MAX_ARGS);
+}
+
+/* One kernels/<name>.cu: PTX and cubin (+ ptxas -v into t), compiled by
+ * nvcc with the flags of its compile command. Returns 0 when the file was
+ * handled, -1 when the stage must stop. */
+static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *nvcc,
+                            const char *cmd, const char *file,
+                            const char *cuobjdump, rp_res_table *t,
+                            json_t *files) {
   char *buf = NULL, *words[RP__INSP_MAX_ARGS];
   const char *argv[RP__INSP_MAX_ARGS + 8];
   char arch[32] = "", archflag[48], out[1800], step[160], rel[400];
@@ -76,20 +127,20 @@ static int rp__inspect_file(rp_ctx *ctx, rp_stage_run *st, const char *cmd,
 
   json_object_set_new(rec, "source", cm_json_text(file));
   json_array_append_new(files, rec);
-  buf = malloc(strlen(cmd) + 1);
+  n = rp__split_copy(cmd, &buf, words);
   if (buf == NULL)
     return -1;
-  memcpy(buf, cmd, strlen(cmd) + 1);
-  n = rp__split(buf, words, RP__INSP_MAX_ARGS);
   if (n <= 0) {
     rp_stage_set(st, RP_ST_FAILED, "%s: cannot split its compile command",
                  base);
     free(buf);
     return -1;
   }
-  /* Keep the flags; drop the multi-target code generation (a cubin takes
+  /* The checked nvcc in the compiler's place (a launcher before it goes);
+   * keep the flags; drop the multi-target code generation (a cubin takes
    * one target) and the object output, remembering the first real arch. */
-  for (i = 0; i < n; i++) {
+  argv[k++] = nvcc;
+  for (i = rp__compiler_word(words, n) + 1; i < n; i++) {
     const char *w = words[i];
     const char *sm;
     if (skip) {
@@ -242,9 +293,93 @@ static void rp__demangle(rp_ctx *ctx, rp_stage_run *st, rp_res_table *t) {
   rp_step_result_free(&res);
 }
 
+/* The build's compile_commands.json, parsed (the caller owns it; NULL or a
+ * non-array when it cannot be read, jerr then says why). Its path goes to
+ * path[size]. */
+static json_t *rp__compile_commands(const rp_ctx *ctx, char *path, size_t size,
+                                    json_error_t *jerr) {
+  if (cm_snprintf(path, size, "%s/compile_commands.json", ctx->opt.build_dir) !=
+      CM_OK)
+    return NULL;
+  return cm_json_load_file(path, 0, jerr);
+}
+
+/* The file a command word names, as the OS resolves it (a bare name looked
+ * up in PATH, links followed), into buf[size]; 0 when it cannot be found. */
+static int rp__real_path(const char *word, char *buf, size_t size) {
+  char found[1024];
+  uv_fs_t req;
+  int ok;
+  if (plat_find_executable(word, NULL, found, sizeof found) != CM_OK)
+    return 0;
+  ok = uv_fs_realpath(NULL, &req, found, NULL) == 0 &&
+       cm_strlcpy(buf, req.ptr, size) == CM_OK;
+  uv_fs_req_cleanup(&req);
+  return ok;
+}
+
+void rp_inspect_nvcc_check(const rp_ctx *ctx, rp_checks *out,
+                           rp_tool_info *nvcc) {
+  static const char name[] = "nvcc of the build";
+  char path[1200], mine[1024], theirs[1024], *buf, *words[RP__INSP_MAX_ARGS];
+  char built[1024] = "";
+  rp_tool_info local;
+  json_t *cc, *e;
+  size_t i;
+  int kernels = 0, same = 1, mine_ok;
+  if (nvcc == NULL)
+    nvcc = &local;
+  rp_tool_probe(&ctx->probe, "nvcc", nvcc);
+  mine_ok = nvcc->found && rp__real_path(nvcc->path, mine, sizeof mine);
+  cc = rp__compile_commands(ctx, path, sizeof path, NULL);
+  json_array_foreach(cc, i, e) {
+    const char *file = json_string_value(json_object_get(e, "file"));
+    const char *cmd = json_string_value(json_object_get(e, "command"));
+    int n;
+    if (file == NULL || cmd == NULL || !rp__is_kernel(file))
+      continue;
+    n = rp__split_copy(cmd, &buf, words);
+    if (n > 0) {
+      const char *w = words[rp__compiler_word(words, n)];
+      kernels++;
+      cm_strlcpy(built, w, sizeof built);
+      same = mine_ok && rp__real_path(w, theirs, sizeof theirs) &&
+             strcmp(mine, theirs) == 0;
+    }
+    free(buf);
+    if (!same)
+      break;
+  }
+  json_decref(cc);
+  /* No build yet, or no kernel in it: the steps say so. */
+  if (kernels == 0)
+    return;
+  if (!nvcc->found)
+    rp_checks_add(out, name, RP_CHECK_FAIL, RP_EFFECT_SKIP,
+                  "no nvcc found in PATH or the CUDA folders to check; the "
+                  "build compiled the kernels with %s: put its folder on PATH",
+                  built);
+  else if (!same)
+    rp_checks_add(out, name, RP_CHECK_FAIL, RP_EFFECT_REFUSE,
+                  "the build compiled the kernels with %s, but the nvcc "
+                  "checked is %s; make them one: put the first's folder "
+                  "first on PATH, or build with the second "
+                  "(-DCMAKE_CUDA_COMPILER)",
+                  built, nvcc->path);
+  else
+    rp_checks_add(out, name, RP_CHECK_PASS, RP_EFFECT_NONE,
+                  "%s, version %s, is the nvcc the build compiled the "
+                  "kernels with",
+                  nvcc->path, nvcc->version[0] ? nvcc->version : "unknown");
+}
+
+static void rp__inspect_preflight(rp_ctx *ctx, rp_stage_run *st) {
+  rp_inspect_nvcc_check(ctx, &st->checks, &rp__nvcc);
+}
+
 static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
   char path[1200];
-  json_t *cc, *files = json_array(), *e;
+  json_t *cc, *files = json_array(), *e, *nv;
   json_error_t jerr;
   rp_res_table t;
   rp_tool_info cuob;
@@ -253,9 +388,7 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
   json_t *table;
 
   json_object_set_new(st->record, "files", files);
-  cm_snprintf(path, sizeof path, "%s/compile_commands.json",
-              ctx->opt.build_dir);
-  cc = cm_json_load_file(path, 0, &jerr);
+  cc = rp__compile_commands(ctx, path, sizeof path, &jerr);
   if (!json_is_array(cc)) {
     rp_stage_set(st, RP_ST_FAILED,
                  "cannot read %s: %s (configure the "
@@ -264,21 +397,27 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
     json_decref(cc);
     return;
   }
+  /* The compiler every step below runs: the one the preflight checked. */
+  nv = json_object();
+  json_object_set_new(
+      nv, "path", rp__nvcc.found ? cm_json_text(rp__nvcc.path) : json_null());
+  json_object_set_new(nv, "version",
+                      rp__nvcc.version[0] ? cm_json_text(rp__nvcc.version)
+                                          : json_null());
+  json_object_set_new(st->record, "nvcc", nv);
   rp_tool_probe(&ctx->probe, "cuobjdump", &cuob);
   rp_res_table_init(&t);
   json_array_foreach(cc, i, e) {
     const char *file = json_string_value(json_object_get(e, "file"));
     const char *cmd = json_string_value(json_object_get(e, "command"));
-    size_t fl;
-    if (file == NULL || cmd == NULL)
+    if (file == NULL || cmd == NULL || !rp__is_kernel(file))
       continue;
-    fl = strlen(file);
-    if (fl < 4 || strcmp(file + fl - 3, ".cu") != 0 ||
-        (strstr(file, "/kernels/") == NULL &&
-         strstr(file, "\\kernels\\") == NULL))
-      continue;
-    if (rp__inspect_file(ctx, st, cmd, file, cuob.found ? cuob.path : NULL, &t,
-                         files) != 0 ||
+    if (!rp__nvcc.found) { /* the preflight skips the stage first */
+      rp_stage_set(st, RP_ST_FAILED, "no nvcc was checked to compile %s", file);
+      break;
+    }
+    if (rp__inspect_file(ctx, st, rp__nvcc.path, cmd, file,
+                         cuob.found ? cuob.path : NULL, &t, files) != 0 ||
         rp_runner_interrupted())
       break;
   }
@@ -318,5 +457,5 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
 }
 
 const rp_stage_desc rp_stage_inspect = {
-    "inspect", "PTX, SASS, registers/spills/shared memory per kernel", NULL,
-    rp__inspect_steps, NULL};
+    "inspect", "PTX, SASS, registers/spills/shared memory per kernel",
+    rp__inspect_preflight, rp__inspect_steps, NULL};

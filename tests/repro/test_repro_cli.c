@@ -263,6 +263,139 @@ TEST_IMPL(cli_inspect_no_kernel) {
   return 0;
 }
 
+/* `repro inspect` under env in a fresh root NAME whose build compiles
+ * kernels/k.cu with the compiler at cc (its compile_commands.json), and
+ * whose inspect contract needs nvcc (cuobjdump optional, no device): its
+ * manifest when it exited with want (run gets the run folder), else NULL. */
+static json_t *inspect_manifest(const char *name, const char *cc,
+                                const char *const *env, int64_t want, char *run,
+                                size_t size) {
+  static const char *const args[] = {"inspect", NULL};
+  char root[600], p[1500], file[1300], cmd[3000], *text;
+  rp_step_result res;
+  json_t *a;
+  int r;
+  if (rt_make_root(name, root, sizeof root) != 0)
+    return NULL;
+  snprintf(p, sizeof p, "%s/env/inspect.contract", root);
+  if (rt_write(p,
+               "tool nvcc >= 12.0\ntool cuobjdump >= 12.0 optional\n"
+               "device none\ntimeout 60\ninstrumented no\n",
+               0) != 0)
+    return NULL;
+  snprintf(file, sizeof file, "%s/kernels/k.cu", root);
+  snprintf(cmd, sizeof cmd,
+           "\"%s\" -O3 --generate-code=arch=compute_90,code=[sm_90] -c "
+           "\"%s\" -o k.o",
+           cc, file);
+  a = json_pack("[{s:s, s:s, s:s}]", "directory", root, "command", cmd, "file",
+                file);
+  text = a != NULL ? json_dumps(a, 0) : NULL;
+  snprintf(p, sizeof p, "%s/build/linux/compile_commands.json", root);
+  r = text != NULL ? rt_write(p, text, 0) : -1;
+  free(text);
+  json_decref(a);
+  if (r != 0 || rt_run_repro(root, args, env, &res) != CM_OK)
+    return NULL;
+  r = res.exit_code == want;
+  rp_step_result_free(&res);
+  return r ? rt_load_manifest(root, run, size) : NULL;
+}
+
+/* inspect compiles with the nvcc its preflight checked, and with no other.
+ * Two copies of a fake nvcc (rt_fake_nvcc): a/nvcc, which the build's
+ * compile command names (the preset's toolkit), and b/nvcc, first on PATH,
+ * which the contract's tool check finds. The stage is refused (exit 3),
+ * naming both, and neither compiles anything; before, the steps ran
+ * a/nvcc, which no check had seen, and the stage passed. When the compile
+ * command names b/nvcc, spelled a/../b/nvcc, b/nvcc compiles every step
+ * and the stage record names it, with its version. */
+TEST_IMPL(cli_inspect_checked_nvcc) {
+  const char *sfx = rt_exe_suffix();
+  char dir[512], a[600], b[600], nv_a[700], nv_b[700], same[800], p[1500];
+  char found_b[700], run[1300], path_env[700], ptxas_env[1200], *text;
+  const char *env[3];
+  json_t *m, *st, *step;
+  size_t i, compiles = 0;
+  if (rt_engine_names_exe() != 0)
+    return TEST_SKIP;
+  ASSERT_EQ(rt_fresh_dir("nvcc-two", dir, sizeof dir), 0);
+  /* '/' only: the stage splits a compile command as sh does, where a
+   * backslash escapes the next character (Wine's folders have them) */
+  for (i = 0; dir[i] != '\0'; i++)
+    if (dir[i] == '\\')
+      dir[i] = '/';
+  snprintf(a, sizeof a, "%s/a", dir);
+  snprintf(b, sizeof b, "%s/b", dir);
+  ASSERT_OK(plat_mkdir_p(a));
+  ASSERT_OK(plat_mkdir_p(b));
+  snprintf(nv_a, sizeof nv_a, "%s/nvcc%s", a, sfx);
+  snprintf(nv_b, sizeof nv_b, "%s/nvcc%s", b, sfx);
+  /* b/nvcc as PATH's search names it (Windows joins with a backslash) */
+  snprintf(found_b, sizeof found_b, "%s%cnvcc%s", b, *sfx ? '\\' : '/', sfx);
+  ASSERT_EQ(rt_copy_file(RP_FAKE_NVCC_EXE, nv_a), 0);
+  ASSERT_EQ(rt_copy_file(RP_FAKE_NVCC_EXE, nv_b), 0);
+  snprintf(p, sizeof p, "%s/cuobjdump%s", b, sfx);
+  ASSERT_EQ(rt_copy_file(RP_FAKE_NVCC_EXE, p), 0);
+  snprintf(path_env, sizeof path_env, "PATH=%s", b);
+  snprintf(ptxas_env, sizeof ptxas_env,
+           "FAKE_NVCC_PTXAS=%s/tests/fixtures/tools/ptxas_kernels_sm90.txt",
+           CM_SOURCE_DIR);
+  env[0] = path_env;
+  env[1] = ptxas_env;
+  env[2] = NULL;
+
+  /* the build's nvcc is not the one checked: refused, nothing compiled */
+  m = inspect_manifest("nvcc-other", nv_a, env, 3, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  st = rt_stage(m, "inspect");
+  ASSERT_STR_EQ(rt_str(st, "status"), "failed");
+  ASSERT_TRUE(json_is_true(json_object_get(st, "refused")));
+  ASSERT_CONTAINS(rt_str(st, "reason"), "nvcc of the build");
+  ASSERT_CONTAINS(rt_str(st, "reason"), nv_a);
+  ASSERT_CONTAINS(rt_str(st, "reason"), found_b);
+  ASSERT_EQ(json_array_size(json_object_get(st, "steps")), 0);
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/ran.txt", a);
+  ASSERT_EQ(plat_path_exists(p), 0);
+  snprintf(p, sizeof p, "%s/ran.txt", b);
+  ASSERT_EQ(plat_path_exists(p), 0);
+
+  /* the checked nvcc, spelled another way: it compiles, and is recorded */
+  snprintf(same, sizeof same, "%s/../b/nvcc%s", a, sfx);
+  m = inspect_manifest("nvcc-same", same, env, 0, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  st = rt_stage(m, "inspect");
+  ASSERT_STR_EQ(rt_str(st, "status"), "passed");
+  ASSERT_STR_EQ(rt_str(json_object_get(st, "nvcc"), "path"), found_b);
+  ASSERT_STR_EQ(rt_str(json_object_get(st, "nvcc"), "version"), "13.0");
+  json_array_foreach(json_object_get(st, "steps"), i, step) {
+    const char *name = rt_str(step, "name");
+    if (cm_starts_with(name, "ptx-") || cm_starts_with(name, "cubin-")) {
+      compiles++;
+      ASSERT_STR_EQ(
+          json_string_value(json_array_get(json_object_get(step, "argv"), 0)),
+          found_b);
+    }
+  }
+  ASSERT_EQ(compiles, 2);
+  json_decref(m);
+  snprintf(p, sizeof p, "%s/ran.txt", a);
+  ASSERT_EQ(plat_path_exists(p), 0);
+  snprintf(p, sizeof p, "%s/ran.txt", b);
+  text = rt_read(p, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_CONTAINS(text, "-ptx");
+  ASSERT_CONTAINS(text, "-cubin");
+  free(text);
+  snprintf(p, sizeof p, "%s/inspect/ptx/k.cu.ptx", run);
+  text = rt_read(p, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_CONTAINS(text, "fake nvcc");
+  free(text);
+  return 0;
+}
+
 TEST_IMPL(cli_time_results_filed) {
   static const char *const args[] = {"time", NULL};
   static const char *const clean[] = {"FAKE_PF_MODE=json_clean", NULL};
