@@ -184,6 +184,14 @@ void rp_profile_nsys_check(const rp_ctx *ctx, rp_checks *out, char *path,
 void rp_inspect_nvcc_check(const rp_ctx *ctx, rp_checks *out,
                            rp_tool_info *nvcc);
 
+/* Splits a compile command (compile_commands.json's "command") into words,
+ * in place in buf, as the generator quoted it: POSIX shell rules (double
+ * quotes, a backslash escapes the next character) when windows_rules is 0;
+ * the Windows command line's when 1 (double quotes; backslashes are literal
+ * unless they run into a double quote, as in CMake's native paths such
+ * as C:\CUDA\bin\nvcc.exe). Returns the count, or -1 past max words. */
+int rp_inspect_split(char *buf, char **words, int max, int windows_rules);
+
 /* ---- The engine (rp_engine.c) ---- */
 
 /* Creates the run: run id, folder, the manifest's fixed fields (host, OS,

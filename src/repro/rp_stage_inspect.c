@@ -33,9 +33,7 @@
  * time). */
 static rp_tool_info rp__nvcc;
 
-/* Splits a compile command on blanks, honouring double quotes. The words
- * point into buf (modified). Returns the count, or -1 if too many. */
-static int rp__split(char *buf, char **words, int max) {
+int rp_inspect_split(char *buf, char **words, int max, int windows_rules) {
   int n = 0;
   char *p = buf, *o;
   while (*p) {
@@ -48,6 +46,28 @@ static int rp__split(char *buf, char **words, int max) {
       return -1;
     words[n++] = o = p;
     while (*p && (q || (*p != ' ' && *p != '\t'))) {
+      if (*p == '\\' && windows_rules) {
+        /* A run of backslashes is literal unless a double quote ends it:
+         * then each pair is one backslash and an odd one out makes the
+         * quote literal. */
+        size_t k = 0, i;
+        while (p[k] == '\\')
+          k++;
+        if (p[k] != '"') {
+          for (i = 0; i < k; i++)
+            *o++ = '\\';
+          p += k;
+          continue;
+        }
+        for (i = 0; i < k / 2; i++)
+          *o++ = '\\';
+        p += k;
+        if (k % 2) {
+          *o++ = '"';
+          p++;
+        }
+        continue;
+      }
       if (*p == '"')
         q = !q;
       else if (*p == '\\' && p[1])
@@ -105,7 +125,11 @@ static int rp__split_copy(const char *cmd, char **buf, char **words) {
   if (*buf == NULL)
     return -1;
   memcpy(*buf, cmd, len);
-  return rp__split(*buf, words, RP__INSP_MAX_ARGS);
+#ifdef _WIN32
+  return rp_inspect_split(*buf, words, RP__INSP_MAX_ARGS, 1);
+#else
+  return rp_inspect_split(*buf, words, RP__INSP_MAX_ARGS, 0);
+#endif
 }
 
 /* One kernels/<name>.cu: PTX and cubin (+ ptxas -v into t), compiled by

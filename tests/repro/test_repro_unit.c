@@ -1237,3 +1237,28 @@ TEST_IMPL(doctor_injected_os) {
   free(t);
   return 0;
 }
+
+/* A compile command split as its generator quoted it: POSIX shell words
+ * (a backslash escapes) and Windows command-line words (backslashes
+ * literal but before a double quote), so a native Windows path reaches
+ * inspect whole (it lost every backslash when split the POSIX way). */
+TEST_IMPL(inspect_split_rules) {
+  char *w[8];
+  char posix[] = "/usr/cuda/bin/nvcc -DA=\"x y\" a\\ b -c /k/s.cu";
+  char win[] = "C:\\PROGRA~1\\CUDA\\bin\\nvcc.exe -I\"C:\\a b\\\\\" "
+               "x\\\"y 3\\\\\\\\\"q\" -c C:\\k\\s.cu";
+  char narrow[] = "a b c";
+  ASSERT_EQ(rp_inspect_split(posix, w, 8, 0), 5);
+  ASSERT_STR_EQ(w[0], "/usr/cuda/bin/nvcc");
+  ASSERT_STR_EQ(w[1], "-DA=x y");
+  ASSERT_STR_EQ(w[2], "a b");
+  ASSERT_STR_EQ(w[4], "/k/s.cu");
+  ASSERT_EQ(rp_inspect_split(win, w, 8, 1), 6);
+  ASSERT_STR_EQ(w[0], "C:\\PROGRA~1\\CUDA\\bin\\nvcc.exe");
+  ASSERT_STR_EQ(w[1], "-IC:\\a b\\");
+  ASSERT_STR_EQ(w[2], "x\"y");
+  ASSERT_STR_EQ(w[3], "3\\\\q");
+  ASSERT_STR_EQ(w[5], "C:\\k\\s.cu");
+  ASSERT_EQ(rp_inspect_split(narrow, w, 2, 0), -1);
+  return 0;
+}
