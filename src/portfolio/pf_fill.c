@@ -384,10 +384,17 @@ static int cmp_i64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The sample of an m x n output (pf_fill.h). The uniform draws catch
+ * scattered errors with a probability; the block draws make sure that a
+ * wrong region covering a whole block (a tile stored in the wrong place, a
+ * fragment garbled) has an element in the sample on every seed. They come
+ * after the uniform draws, so that those stay what they were. */
 static void choose_sample(pf_case *c, pf_rng *rng) {
-  int64_t m = c->g.m, n = c->g.n, cap, k = 0, i, j;
+  const int64_t m = c->g.m, n = c->g.n, bs = PF_MATMUL_BLOCK;
+  const int64_t mb = (m + bs - 1) / bs, nb = (n + bs - 1) / bs;
+  int64_t cap, k = 0, i, j;
   int64_t *s;
-  cap = PF_MATMUL_SAMPLE + 2 * m + 2 * n;
+  cap = PF_MATMUL_SAMPLE + 2 * m + 2 * n + mb * nb;
   s = malloc((size_t)cap * sizeof *s);
   if (!s)
     return;
@@ -401,6 +408,14 @@ static void choose_sample(pf_case *c, pf_rng *rng) {
     s[k++] = i * n;
     s[k++] = i * n + n - 1;
   }
+  /* Blocks in row-major order, one draw each: an offset in the clipped
+   * block, h rows of w. */
+  for (i = 0; i < m; i += bs)
+    for (j = 0; j < n; j += bs) {
+      const int64_t h = m - i < bs ? m - i : bs, w = n - j < bs ? n - j : bs;
+      const int64_t off = (int64_t)pf_rng_below(rng, (uint64_t)(h * w));
+      s[k++] = (i + off / w) * n + j + off % w;
+    }
   qsort(s, (size_t)k, sizeof *s, cmp_i64);
   for (i = j = 0; i < k; i++)
     if (j == 0 || s[i] != s[j - 1])

@@ -21,14 +21,22 @@
 #define PF_MATMUL_FULL_MACS (1ll << 31)
 /* Random output elements in a sample (plus the first/last rows/columns). */
 #define PF_MATMUL_SAMPLE 4096
+/* Side of the square blocks that tile the output for the sample's strata:
+ * each block (clipped at the last rows and columns) has at least one
+ * element of the sample, drawn at random within it. */
+#define PF_MATMUL_BLOCK 32
 
 void pf_fill_elementwise(pf_case *c, pf_rng *rng);
 void pf_fill_row_sum(pf_case *c, pf_rng *rng);
 void pf_fill_softmax(pf_case *c, pf_rng *rng);
 void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng);
 void pf_fill_rmsnorm(pf_case *c, pf_rng *rng); /* forward and backward */
-/* Also chooses c->sample when the product is too large to check in full;
- * on allocation failure it leaves sample NULL (then all is checked). */
+/* Also chooses c->sample when the product is too large to check in full
+ * (above PF_MATMUL_FULL_MACS): the flat indices, sorted and unique, of
+ * PF_MATMUL_SAMPLE random elements, the first and last rows and columns,
+ * and one random element of every PF_MATMUL_BLOCK block, drawn from rng in
+ * that order after the inputs' keys; on allocation failure it leaves sample
+ * NULL (then all is checked). */
 void pf_fill_matmul(pf_case *c, pf_rng *rng);
 
 /* Writes each input's image from val (rounded to the case dtype), with the

@@ -70,7 +70,9 @@ int pf_ref_rmsnorm_bwd(const double *dy, const double *x, const double *w,
 
 /* C (m x n) = op(A) op(B): A is m x k (trans_a = 0) or k x m (1), B is
  * k x n (trans_b = 0) or n x k (1), all compact. With idx != NULL only the
- * nidx listed flat indices of C (and scale) are computed. */
+ * nidx listed flat indices of C (and scale) are computed, each bit for bit
+ * the value the full computation gives it (the same products summed in
+ * the same order), in whatever order idx lists them. */
 typedef struct {
   int64_t m, n, k;
   int trans_a, trans_b;

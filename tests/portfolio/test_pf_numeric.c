@@ -284,6 +284,49 @@ TEST_IMPL(ref_matmul) {
   return 0;
 }
 
+/* The listed path (a sampled matmul) reads strided operands from
+ * contiguous copies of 8 columns, in an order of its own: every element
+ * it computes is the full path's bit for bit, in each transpose, on a
+ * shape whose last panels are ragged (101 rows, 77 columns), on one thread
+ * and on several (the list is long enough for two ranges); elements not
+ * listed stay untouched. */
+TEST_IMPL(ref_matmul_listed) {
+  enum { M = 101, N = 77, K = 29 };
+  static double a[M * K], b[K * N], full[M * N], fs[M * N], part[M * N],
+      ps[M * N];
+  static int64_t idx[M * N];
+  pf_rng rng;
+  int64_t i, nidx = 0;
+  int tr, threads;
+  pf_rng_seed(&rng, 3);
+  for (i = 0; i < M * K; i++)
+    a[i] = pf_rng_uniform(&rng, -1.0, 1.0);
+  for (i = 0; i < K * N; i++)
+    b[i] = pf_rng_uniform(&rng, -1.0, 1.0);
+  for (i = 0; i < M * N; i++)
+    if (i % 3 != 1)
+      idx[nidx++] = i;
+  for (threads = 1; threads <= 3; threads += 2)
+    for (tr = 0; tr < 4; tr++) {
+      pf_ref_gemm g = {M, N, K, tr & 1, tr >> 1};
+      pf_ref_set_threads(threads);
+      ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
+      for (i = 0; i < M * N; i++)
+        part[i] = ps[i] = -1;
+      ASSERT_OK(pf_ref_matmul(a, b, g, part, ps, idx, nidx));
+      for (i = 0; i < M * N; i++)
+        if (i % 3 == 1 ? part[i] != -1 || ps[i] != -1
+                       : memcmp(&part[i], &full[i], sizeof part[i]) != 0 ||
+                             memcmp(&ps[i], &fs[i], sizeof ps[i]) != 0)
+          CM_TEST_FAIL_("trans %d%d, %d threads: element %lld is %.17g "
+                        "(scale %.17g), the full path's %.17g (%.17g)",
+                        tr & 1, tr >> 1, threads, (long long)i, part[i], ps[i],
+                        full[i], fs[i]);
+    }
+  pf_ref_set_threads(0);
+  return 0;
+}
+
 /* pf_compare over several blocks: counts add up, the worst of two equally
  * bad elements in different blocks is the earlier one, and the answer is
  * the same on 1 and 4 threads. */
@@ -1102,6 +1145,97 @@ TEST_IMPL(row_and_matmul_mutations_caught) {
       pf_case_free(&c);
     }
   }
+  return 0;
+}
+
+static int cmp_index(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A wrong region of a sampled matmul (docs/VALIDATION.md, "Matmul: sampled
+ * verification of large products"): 1100x1000x2000 is 2.2e9 multiply-adds,
+ * so it is checked on a sample. Its output is made equal to the reference,
+ * then each 32x32 block of it (clipped at the edges) in turn is put 1 off
+ * in full, as a tile stored in the wrong place or a garbled fragment would
+ * be: the check on the sample must fail for every one. Before the block
+ * draws were added the sample was the 4096 uniform draws and the edges,
+ * and the uniform draws leave interior blocks without an element
+ * (measured, seed 11: 16 of the 990 blocks that touch no edge row or
+ * column, printed below); a block put off there passed. The sample is
+ * sorted, unique, the same for the same seed, and keeps the uniform draws:
+ * the block draws come after them. */
+TEST_IMPL(matmul_sample_blocks) {
+  static const int64_t dims[3] = {1100, 1000, 2000};
+  const int64_t m = dims[0], n = dims[1], bs = PF_MATMUL_BLOCK;
+  const int64_t mb = (m + bs - 1) / bs, nb = (n + bs - 1) / bs;
+  pf_case c, again;
+  pf_tensor *y;
+  pf_rng rng;
+  pf_cmp cmp;
+  pf_tol tol;
+  unsigned char *hit = calloc((size_t)(mb * nb), 1);
+  int64_t q, i, j, r, missed = 0, interior = 0, passed = 0, first = -1;
+  ASSERT_TRUE(hit != NULL);
+  ASSERT_OK(host_case_x(&c, "matmul", CPK_F32, dims, 3, 0, 11, 0));
+  ASSERT_TRUE(c.sample != NULL);
+  for (q = 1; q < c.nsample; q++)
+    ASSERT_TRUE(c.sample[q] > c.sample[q - 1]); /* sorted, unique */
+  ASSERT_TRUE(c.sample[0] == 0 && c.sample[c.nsample - 1] == m * n - 1);
+  ASSERT_OK(host_case_x(&again, "matmul", CPK_F32, dims, 3, 0, 11, 0));
+  ASSERT_EQ(again.nsample, c.nsample);
+  ASSERT_TRUE(memcmp(again.sample, c.sample,
+                     (size_t)c.nsample * sizeof *c.sample) == 0);
+  pf_case_free(&again);
+  /* The uniform draws, after the inputs' two keys: all still listed. */
+  pf_rng_seed(&rng, 11);
+  (void)pf_rng_next(&rng);
+  (void)pf_rng_next(&rng);
+  for (q = 0; q < PF_MATMUL_SAMPLE; q++) {
+    const int64_t e = (int64_t)pf_rng_below(&rng, (uint64_t)(m * n));
+    ASSERT_TRUE(bsearch(&e, c.sample, (size_t)c.nsample, sizeof e, cmp_index) !=
+                NULL);
+    hit[(e / n / bs) * nb + e % n / bs] = 1;
+  }
+  for (i = 0; i < mb; i++)
+    for (j = 0; j < nb; j++)
+      if (i > 0 && j > 0 && (i + 1) * bs < m && (j + 1) * bs < n) {
+        interior++;
+        missed += !hit[i * nb + j];
+      }
+  printf("# uniform draws alone: %lld of %lld interior blocks without an "
+         "element\n",
+         (long long)missed, (long long)interior);
+  ASSERT_GT(missed, 0);
+  /* Every block put off, one at a time, fails on the sample. */
+  y = &c.t[2];
+  ASSERT_TRUE(y->is_output);
+  tol = pf_tol_get(c.kop, c.dt);
+  memcpy(y->val, y->expected, (size_t)(m * n) * sizeof *y->val);
+  ASSERT_TRUE(pf_compare(y->val, y->expected, y->scale, m * n, c.sample,
+                         c.nsample, tol, &cmp));
+  for (i = 0; i < m; i += bs)
+    for (j = 0; j < n; j += bs) {
+      const int64_t h = m - i < bs ? m - i : bs, w = n - j < bs ? n - j : bs;
+      for (r = i; r < i + h; r++)
+        for (q = j; q < j + w; q++)
+          y->val[r * n + q] = y->expected[r * n + q] + 1.0;
+      if ((pf_compare(y->val, y->expected, y->scale, m * n, c.sample, c.nsample,
+                      tol, &cmp) ||
+           cmp.failed < 1) &&
+          passed++ == 0)
+        first = i * n + j;
+      for (r = i; r < i + h; r++)
+        for (q = j; q < j + w; q++)
+          y->val[r * n + q] = y->expected[r * n + q];
+    }
+  if (passed)
+    CM_TEST_FAIL_("%lld of the %lld blocks put off passed, the first at row "
+                  "%lld, column %lld",
+                  (long long)passed, (long long)(mb * nb),
+                  (long long)(first / n), (long long)(first % n));
+  free(hit);
+  pf_case_free(&c);
   return 0;
 }
 
