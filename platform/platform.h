@@ -79,6 +79,11 @@ int plat_cpu_count(void);
  * CM_OK, or CM_ENOTSUP where the OS does not say (*bytes untouched). */
 int plat_mem_available(uint64_t *bytes);
 
+/* The file functions from here to plat_probe_write_atomic take UTF-8
+ * paths; on Windows one of 248 UTF-16 units or more goes to the OS in the
+ * extended form, "\\?\C:\..." (cm_path.h), so folders of any depth work
+ * without the system's long-path setting. */
+
 /* Creates a directory and its parents (like mkdir -p). */
 int plat_mkdir_p(const char *path);
 /* Creates the one directory path, whose parent must exist, and only if

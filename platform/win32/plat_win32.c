@@ -19,6 +19,7 @@
 #include "platform.h"
 #include "plat_win32.h"
 #include "cm_error.h"
+#include "cm_path.h"
 #include "cm_str.h"
 
 #include <io.h>
@@ -377,23 +378,25 @@ static int plat__mkdir_one(const wchar_t *w) {
 
 int plat_mkdir_p(const char *path) {
   int rc;
-  wchar_t *w = plat__utf8_to_wide(path, &rc), *p, *start;
+  wchar_t *w, *p, *start;
+  if (path == NULL || *path == '\0')
+    return CM_EINVAL;
+  /* a long path comes back as "\\?\C:\..." or "\\?\UNC\server\share\..." */
+  w = cm_path_wide(path, &rc);
   if (w == NULL)
     return rc;
-  if (*w == L'\0') {
-    free(w);
-    return CM_EINVAL;
-  }
   /* Skip what cannot be created: a drive ("C:\"), a UNC share
-   * ("\\server\share\") or the long-path prefix ("\\?\C:\"). */
+   * ("\\server\share\"), either in the long-path form ("\\?\C:\",
+   * "\\?\UNC\server\share\"). */
   start = w;
   if (wcsncmp(start, L"\\\\?\\", 4) == 0)
     start += 4;
   if (start[0] != L'\0' && start[1] == L':') {
     start += 2;
-  } else if (start == w && plat__is_sep(w[0]) && plat__is_sep(w[1])) {
+  } else if ((start == w && plat__is_sep(w[0]) && plat__is_sep(w[1])) ||
+             (start != w && _wcsnicmp(start, L"UNC\\", 4) == 0)) {
     int seps = 0;
-    for (start = w + 2; *start != L'\0' && seps < 2; start++)
+    for (start += start == w ? 2 : 4; *start != L'\0' && seps < 2; start++)
       if (plat__is_sep(*start))
         seps++;
   }
@@ -430,10 +433,10 @@ int plat_mkdir_new(const char *path) {
  * return only once the move is on disk, which archives rely on. */
 int plat_rename(const char *from, const char *to) {
   int rc;
-  wchar_t *wf = plat__utf8_to_wide(from, &rc), *wt;
+  wchar_t *wf = cm_path_wide(from, &rc), *wt;
   if (wf == NULL)
     return rc;
-  wt = plat__utf8_to_wide(to, &rc);
+  wt = cm_path_wide(to, &rc);
   if (wt != NULL) {
     if (MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
       rc = CM_OK;
@@ -446,7 +449,7 @@ int plat_rename(const char *from, const char *to) {
 }
 
 unsigned long plat__attributes(const char *path) {
-  wchar_t *w = plat__utf8_to_wide(path, NULL);
+  wchar_t *w = cm_path_wide(path, NULL);
   DWORD a;
   if (w == NULL)
     return INVALID_FILE_ATTRIBUTES;
@@ -525,7 +528,7 @@ static int plat__device_namespace(const wchar_t *w) {
  * reserves is no place for results); the attribute; then what the handle
  * is, when the path opens (no access asked, everything shared). */
 int plat_path_is_special(const char *path) {
-  wchar_t *w = plat__utf8_to_wide(path, NULL);
+  wchar_t *w = cm_path_wide(path, NULL);
   DWORD a, type;
   HANDLE h;
   if (w == NULL)

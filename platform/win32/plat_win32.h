@@ -22,8 +22,9 @@ int plat__win_error(unsigned long win_err);
  * CM_ENOMEM when err is not NULL). */
 wchar_t *plat__utf8_to_wide(const char *s, int *err);
 
-/* GetFileAttributesW of a UTF-8 path: INVALID_FILE_ATTRIBUTES (as an
- * unsigned long) when the path does not exist or is not valid UTF-8. */
+/* GetFileAttributesW of a UTF-8 path (a long one in the extended form,
+ * cm_path_wide): INVALID_FILE_ATTRIBUTES (as an unsigned long) when the
+ * path does not exist or is not valid UTF-8. */
 unsigned long plat__attributes(const char *path);
 
 /* UTF-16 -> UTF-8 into buf[size]. Returns CM_OK, CM_ERANGE when buf is too

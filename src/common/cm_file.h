@@ -13,8 +13,9 @@
  * remove read a path in the ANSI code page, so a root such as
  * "C:\Users\Zoë\cuda_portfolio" could not be opened from UTF-8 (repro
  * refused every stage: "cannot open contract"); these convert the path to
- * UTF-16 and call _wfopen and _wremove. A path that is not valid UTF-8 is
- * passed on unchanged, as an ANSI name. errno is set as by fopen/remove.
+ * UTF-16 and call _wfopen and _wremove, a long path in the extended form
+ * (cm_path_wide, cm_path.h). A path that is not valid UTF-8 is passed on
+ * unchanged, as an ANSI name. errno is set as by fopen/remove.
  * One file per platform (cm_fopen_posix.c, cm_fopen_win32.c). */
 FILE *cm_fopen(const char *path, const char *mode);
 int cm_remove(const char *path);

@@ -6,6 +6,7 @@
 #endif
 #include "archive/rp_archive.h"
 #include "cm_error.h"
+#include "cm_path.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "platform.h"
@@ -560,8 +561,12 @@ static int rp__exit_code(const rp_ctx *ctx, int interrupted) {
 /* Removes a file by its UTF-8 path (libuv, so that Windows takes the same
  * path as every other call here). 0 or a libuv error. */
 static int rp__unlink(const char *path) {
+  char os[4096];
   uv_fs_t req;
-  int r = uv_fs_unlink(NULL, &req, path, NULL);
+  int r;
+  if (cm_path_os(path, os, sizeof os) != CM_OK)
+    return UV_ENAMETOOLONG;
+  r = uv_fs_unlink(NULL, &req, os, NULL);
   uv_fs_req_cleanup(&req);
   return r;
 }

@@ -1,6 +1,7 @@
 /* Preflight: the contract's checks, with their outcomes and effects. */
 #include "rp_preflight.h"
 #include "cm_error.h"
+#include "cm_path.h"
 #include "cm_str.h"
 #include "platform.h"
 #include "rp_runner.h"
@@ -200,10 +201,12 @@ static int rp__newest_under(const char *base, const char *prefix,
                             const char *tail, char *buf, size_t size) {
   uv_fs_t req;
   uv_dirent_t ent;
-  char best[256] = "", cand[1024];
+  char best[256] = "", cand[1024], os[4096];
   size_t pl = strlen(prefix);
   int found = 0;
-  if (uv_fs_scandir(NULL, &req, base, 0, NULL) < 0) {
+  if (cm_path_os(base, os, sizeof os) != CM_OK)
+    return 0;
+  if (uv_fs_scandir(NULL, &req, os, 0, NULL) < 0) {
     uv_fs_req_cleanup(&req);
     return 0;
   }

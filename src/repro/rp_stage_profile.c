@@ -21,6 +21,7 @@
  */
 #include "cm_error.h"
 #include "cm_file.h"
+#include "cm_path.h"
 #include "cm_sha256.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
@@ -70,9 +71,12 @@ static char *rp__prof_console(const rp_ctx *ctx, const rp_step_result *res,
 
 /* Size of a file, 0 when absent or empty. */
 static uint64_t rp__prof_size(const char *path) {
+  char os[4096];
   uv_fs_t req;
   uint64_t n = 0;
-  if (uv_fs_stat(NULL, &req, path, NULL) == 0)
+  if (cm_path_os(path, os, sizeof os) != CM_OK)
+    return 0;
+  if (uv_fs_stat(NULL, &req, os, NULL) == 0)
     n = (uint64_t)req.statbuf.st_size;
   uv_fs_req_cleanup(&req);
   return n;

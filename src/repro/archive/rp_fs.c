@@ -2,12 +2,15 @@
  *
  * Every uv_fs_* call below passes a NULL loop and a NULL callback: libuv then
  * runs the request on the calling thread and returns its result, which is
- * what keeps this file free of POSIX-only calls.
+ * what keeps this file free of POSIX-only calls. Every path goes to libuv as
+ * cm_path_os spells it: libuv hands a path to Windows as it gets it, so a
+ * long one must already be in the extended form (cm_path.h).
  */
 #include "rp_fs.h"
 
 #include "cm_error.h"
 #include "cm_file.h"
+#include "cm_path.h"
 #include "cm_str.h"
 #include "platform.h"
 
@@ -64,27 +67,36 @@ static void fill_info(const uv_stat_t *st, rp__fs_info *info) {
   info->mtime_s = (int64_t)st->st_mtim.tv_sec;
 }
 
-int rp__fs_stat(const char *path, rp__fs_info *info) {
+/* uv_fs_stat, or uv_fs_lstat when link is 1. */
+static int stat_path(const char *path, int link, rp__fs_info *info) {
+  char os[RP__PATH_MAX];
   uv_fs_t req;
-  int r = uv_fs_stat(NULL, &req, path, NULL);
+  int r = cm_path_os(path, os, sizeof os);
+  if (r != CM_OK)
+    return r;
+  r = link ? uv_fs_lstat(NULL, &req, os, NULL)
+           : uv_fs_stat(NULL, &req, os, NULL);
   if (r >= 0)
     fill_info(&req.statbuf, info);
   uv_fs_req_cleanup(&req);
   return r < 0 ? rp__fs_err(r) : CM_OK;
+}
+
+int rp__fs_stat(const char *path, rp__fs_info *info) {
+  return stat_path(path, 0, info);
 }
 
 int rp__fs_lstat(const char *path, rp__fs_info *info) {
-  uv_fs_t req;
-  int r = uv_fs_lstat(NULL, &req, path, NULL);
-  if (r >= 0)
-    fill_info(&req.statbuf, info);
-  uv_fs_req_cleanup(&req);
-  return r < 0 ? rp__fs_err(r) : CM_OK;
+  return stat_path(path, 1, info);
 }
 
 static int open_flags(const char *path, int flags, int mode, uv_file *fd) {
+  char os[RP__PATH_MAX];
   uv_fs_t req;
-  int r = uv_fs_open(NULL, &req, path, flags, mode, NULL);
+  int r = cm_path_os(path, os, sizeof os);
+  if (r != CM_OK)
+    return r;
+  r = uv_fs_open(NULL, &req, os, flags, mode, NULL);
   uv_fs_req_cleanup(&req);
   if (r < 0)
     return rp__fs_err(r);
@@ -154,8 +166,12 @@ int rp__fs_close(uv_file fd) {
 }
 
 int rp__fs_unlink(const char *path) {
+  char os[RP__PATH_MAX];
   uv_fs_t req;
-  int r = uv_fs_unlink(NULL, &req, path, NULL);
+  int r = cm_path_os(path, os, sizeof os);
+  if (r != CM_OK)
+    return r;
+  r = uv_fs_unlink(NULL, &req, os, NULL);
   uv_fs_req_cleanup(&req);
   return r < 0 ? rp__fs_err(r) : CM_OK;
 }
@@ -306,14 +322,17 @@ static void skip_reason(const char *path, const rp__fs_info *info, char *why,
                         size_t size) {
   const char *what;
   if (info->kind == RP__FS_LINK) {
+    /* on the heap: this runs inside walk_dir's recursion */
+    char *os = malloc(RP__PATH_MAX);
     uv_fs_t req;
-    int r = uv_fs_readlink(NULL, &req, path, NULL);
-    if (r >= 0 && req.ptr != NULL)
-      (void)cm_snprintf(why, size, "symbolic link to %s",
-                        (const char *)req.ptr);
-    else
-      (void)cm_strlcpy(why, "symbolic link (target unreadable)", size);
-    uv_fs_req_cleanup(&req);
+    (void)cm_strlcpy(why, "symbolic link (target unreadable)", size);
+    if (os != NULL && cm_path_os(path, os, RP__PATH_MAX) == CM_OK) {
+      if (uv_fs_readlink(NULL, &req, os, NULL) >= 0 && req.ptr != NULL)
+        (void)cm_snprintf(why, size, "symbolic link to %s",
+                          (const char *)req.ptr);
+      uv_fs_req_cleanup(&req);
+    }
+    free(os);
     return;
   }
   switch (info->mode_fmt) {
@@ -349,7 +368,10 @@ static int walk_dir(const char *root, const char *rel, rp__strlist *out,
     rp__fs_note_path(rel);
     return CM_ERANGE;
   }
-  rc = rp__path_join(dir, sizeof dir, root, rel);
+  /* child serves as scratch here: dir is the joined path as libuv takes it */
+  rc = rp__path_join(child, sizeof child, root, rel);
+  if (rc == CM_OK)
+    rc = cm_path_os(child, dir, sizeof dir);
   if (rc != CM_OK) {
     rp__fs_note_path(rel);
     return rc;

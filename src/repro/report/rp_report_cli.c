@@ -3,6 +3,7 @@
 #include "rp_report_cli.h"
 
 #include "cm_error.h"
+#include "cm_path.h"
 #include "cm_str.h"
 #include "platform.h"
 #include "rp_compare.h"
@@ -116,8 +117,10 @@ static int is_run_id(const char *name) {
 static int newest_run(const char *runs, char *buf, size_t size) {
   uv_fs_t req;
   uv_dirent_t ent;
-  char best[512] = "", path[1024];
-  if (uv_fs_scandir(NULL, &req, runs, 0, NULL) < 0) {
+  char best[512] = "", path[1024], os[4096];
+  if (cm_path_os(runs, os, sizeof os) != CM_OK)
+    return CM_ENOENT;
+  if (uv_fs_scandir(NULL, &req, os, 0, NULL) < 0) {
     uv_fs_req_cleanup(&req);
     return CM_ENOENT;
   }
@@ -128,13 +131,8 @@ static int newest_run(const char *runs, char *buf, size_t size) {
     if (cm_snprintf(path, sizeof path, "%s/%s/manifest.json", runs, ent.name) !=
         CM_OK)
       continue;
-    {
-      uv_fs_t st;
-      int ok = uv_fs_stat(NULL, &st, path, NULL) == 0;
-      uv_fs_req_cleanup(&st);
-      if (ok && strcmp(ent.name, best) > 0)
-        cm_strlcpy(best, ent.name, sizeof best);
-    }
+    if (plat_path_exists(path) && strcmp(ent.name, best) > 0)
+      cm_strlcpy(best, ent.name, sizeof best);
   }
   uv_fs_req_cleanup(&req);
   if (!best[0])

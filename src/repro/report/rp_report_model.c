@@ -5,6 +5,7 @@
 #include "cm_error.h"
 #include "cm_sha256.h"
 #include "cm_file.h"
+#include "cm_path.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "platform.h"
@@ -262,16 +263,30 @@ static const char *shown(const char *s, char *buf, size_t size) {
   return buf;
 }
 
+/* uv_fs_stat of path as the OS's file calls take it (cm_path_os: a long
+ * Windows path in the extended form) into *st: 0, or a libuv error. */
+static int stat_os(const char *path, uv_stat_t *st) {
+  char os[4096];
+  uv_fs_t req;
+  int r;
+  if (cm_path_os(path, os, sizeof os) != CM_OK)
+    return UV_ENAMETOOLONG;
+  r = uv_fs_stat(NULL, &req, os, NULL);
+  if (r == 0)
+    *st = req.statbuf;
+  uv_fs_req_cleanup(&req);
+  return r;
+}
+
 static json_t *load_json(const char *path, int *err) {
   json_error_t je;
   char *buf, p[2048];
   size_t len;
   json_t *doc;
-  uv_fs_t req;
-  int st = uv_fs_stat(NULL, &req, path, NULL);
-  int reg = st == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFREG;
-  uint64_t size = st == 0 ? (uint64_t)req.statbuf.st_size : 0;
-  uv_fs_req_cleanup(&req);
+  uv_stat_t sb;
+  int st = stat_os(path, &sb);
+  int reg = st == 0 && (sb.st_mode & S_IFMT) == S_IFREG;
+  uint64_t size = st == 0 ? (uint64_t)sb.st_size : 0;
   /* Followed links included: a FIFO in a run's results folder would be
    * waited on for ever, /dev/zero read until memory ran out. */
   if (st == 0 && !reg) {
@@ -343,13 +358,16 @@ static int cmp_str(const void *a, const void *b) {
  * malloc'd array of malloc'd strings. A missing folder gives 0 names. */
 static int list_files(const char *dir, const char *suffix, char ***names,
                       size_t *count) {
+  char os[4096];
   uv_fs_t req;
   uv_dirent_t ent;
   size_t sl = strlen(suffix);
   int n;
   *names = NULL;
   *count = 0;
-  n = uv_fs_scandir(NULL, &req, dir, 0, NULL);
+  if (cm_path_os(dir, os, sizeof os) != CM_OK)
+    return CM_OK; /* as a folder that is not there */
+  n = uv_fs_scandir(NULL, &req, os, 0, NULL);
   if (n < 0) {
     uv_fs_req_cleanup(&req);
     return CM_OK;
@@ -432,7 +450,11 @@ static int is_gzip_file(const char *path) {
   unsigned char m[2] = {0, 0};
   uv_buf_t buf = uv_buf_init((char *)m, 2);
   uv_fs_t req;
-  int fd = uv_fs_open(NULL, &req, path, UV_FS_O_RDONLY, 0, NULL), got;
+  char os[4096];
+  int fd, got;
+  if (cm_path_os(path, os, sizeof os) != CM_OK)
+    return 0;
+  fd = uv_fs_open(NULL, &req, os, UV_FS_O_RDONLY, 0, NULL);
   uv_fs_req_cleanup(&req);
   if (fd < 0)
     return 0;
@@ -556,16 +578,15 @@ static int load_results_bundle(const char *path, rp_results **all, size_t *n) {
 }
 
 int rp_results_load_any(const char *path, rp_results *out) {
-  uv_fs_t req;
+  uv_stat_t sb;
   char dir[2048];
   rp_results *all = NULL;
   size_t n = 0, i;
   int isdir, isreg, r;
   memset(out, 0, sizeof *out);
-  r = uv_fs_stat(NULL, &req, path, NULL);
-  isdir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
-  isreg = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFREG;
-  uv_fs_req_cleanup(&req);
+  r = stat_os(path, &sb);
+  isdir = r == 0 && (sb.st_mode & S_IFMT) == S_IFDIR;
+  isreg = r == 0 && (sb.st_mode & S_IFMT) == S_IFREG;
   if (r < 0)
     return CM_ENOENT;
   /* a FIFO or a device: opening it to look for gzip's magic would wait
@@ -918,7 +939,7 @@ static int walk_stage_files(rp_run *run, const char *sub) {
 }
 
 int rp_run_load(const char *dir, rp_run *out) {
-  uv_fs_t req;
+  uv_stat_t sb;
   char path[2048], sub[2048];
   json_t *m = NULL;
   size_t i;
@@ -928,9 +949,8 @@ int rp_run_load(const char *dir, rp_run *out) {
   out->negative_control_caught = -1;
   out->verify_control = -1;
   out->verify_control_exit = -1;
-  r = uv_fs_stat(NULL, &req, dir, NULL);
-  isdir = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
-  uv_fs_req_cleanup(&req);
+  r = stat_os(dir, &sb);
+  isdir = r == 0 && (sb.st_mode & S_IFMT) == S_IFDIR;
   if (!isdir)
     return CM_ENOENT;
   cm_strlcpy(out->dir, dir, sizeof out->dir);
