@@ -419,7 +419,7 @@ int plat_mkdir_p(const char *path) {
 
 int plat_mkdir_new(const char *path) {
   int rc;
-  wchar_t *w = plat__utf8_to_wide(path, &rc);
+  wchar_t *w = cm_path_wide(path, &rc);
   if (w == NULL)
     return rc;
   /* ERROR_ALREADY_EXISTS (a folder or a file) maps to CM_EEXIST. */
