@@ -56,7 +56,7 @@ static int rp__doctor_stage(rp_ctx *ctx, plat_os os, const rp_stage_desc *d,
                             FILE *out) {
   rp_contract c;
   rp_checks cs;
-  char path[1200], err[512], reason[512];
+  char path[1200], err[512], reason[1200];
   rp_effect eff;
   int i, failed = 0;
   memset(&cs, 0, sizeof cs);

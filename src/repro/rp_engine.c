@@ -422,7 +422,7 @@ static json_t *rp__checks_json(const rp_checks *cs) {
 
 /* Contract + preflight; returns 1 if the stage may run its steps. */
 static int rp__stage_preflight(rp_ctx *ctx, rp_stage_run *st) {
-  char path[1200], err[512], reason[512];
+  char path[1200], err[512], reason[1200];
   rp_effect eff;
   int r = rp_stage_contract_path(ctx, st->desc->name, path, sizeof path);
   if (r == CM_OK)

@@ -516,7 +516,7 @@ static void rp__check_tools(const rp_contract *c, const rp_probe *p,
 
 void rp_preflight(const rp_contract *c, const rp_probe *p, rp_checks *out) {
   char *const *env = p != NULL && p->env != NULL ? p->env : plat_environ();
-  char detail[384];
+  char detail[1024];
   int ndev = -1;
 
   rp__check_forbid(c, env, out);

@@ -91,7 +91,7 @@ typedef struct {
   rp_contract contract;
   rp_checks checks;
   rp_stage_status status;
-  char reason[512];
+  char reason[1200];
   int refused;
   int advisory_checks; /* 1: checks are recorded but do not decide */
   int64_t exit_code;   /* of the step that decided, -1 if none ran */

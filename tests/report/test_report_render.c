@@ -206,7 +206,7 @@ TEST_IMPL(report_verify_control_no_exit) {
  * "control", last in its stage with a non-zero exit, gets neither; a long
  * detail is left whole rather than cut mid-sentence. */
 TEST_IMPL(report_exit_note_scope) {
-  char d[512], p[1024], longd[500];
+  char d[512], p[1024], longd[sizeof(((rp_item *)0)->detail) - 12];
   json_t *m, *st, *steps, *step;
   rp_run run;
   size_t i;

@@ -314,17 +314,16 @@ TEST_IMPL(cli_inspect_checked_nvcc) {
   const char *sfx = rt_exe_suffix();
   char dir[512], a[600], b[600], nv_a[700], nv_b[700], same[800], p[1500];
   char found_b[700], run[1300], path_env[700], ptxas_env[1200], *text;
+  char deep[1000];
   const char *env[3];
   json_t *m, *st, *step;
   size_t i, compiles = 0;
   if (rt_engine_names_exe() != 0)
     return TEST_SKIP;
   ASSERT_EQ(rt_fresh_dir("nvcc-two", dir, sizeof dir), 0);
-  /* '/' only: the stage splits a compile command as sh does, where a
-   * backslash escapes the next character (Wine's folders have them) */
-  for (i = 0; dir[i] != '\0'; i++)
-    if (dir[i] == '\\')
-      dir[i] = '/';
+  /* dir as the platform spells it: under Wine its backslashes reach the
+   * compile command, which the stage splits by the Windows command line's
+   * rules there (until 2026-12-06 by the shell's, which dropped them) */
   snprintf(a, sizeof a, "%s/a", dir);
   snprintf(b, sizeof b, "%s/b", dir);
   ASSERT_OK(plat_mkdir_p(a));
@@ -360,6 +359,19 @@ TEST_IMPL(cli_inspect_checked_nvcc) {
   ASSERT_EQ(plat_path_exists(p), 0);
   snprintf(p, sizeof p, "%s/ran.txt", b);
   ASSERT_EQ(plat_path_exists(p), 0);
+
+  /* a build's nvcc under a deep folder (named, never run): the refusal
+   * keeps both paths and the fix whole (its detail was cut at 384
+   * characters, before the fix, until 2026-12-06) */
+  snprintf(deep, sizeof deep, "%s/%0100d/%0100d/%0100d/nvcc%s", a, 1, 2, 3,
+           sfx);
+  m = inspect_manifest("nvcc-deep", deep, env, 3, run, sizeof run);
+  ASSERT_TRUE(m != NULL);
+  st = rt_stage(m, "inspect");
+  ASSERT_CONTAINS(rt_str(st, "reason"), deep);
+  ASSERT_CONTAINS(rt_str(st, "reason"), found_b);
+  ASSERT_CONTAINS(rt_str(st, "reason"), "(-DCMAKE_CUDA_COMPILER)");
+  json_decref(m);
 
   /* the checked nvcc, spelled another way: it compiles, and is recorded */
   snprintf(same, sizeof same, "%s/../b/nvcc%s", a, sfx);

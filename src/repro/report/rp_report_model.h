@@ -99,13 +99,13 @@ void rp_case_key(const rp_case *c, char *buf, size_t size);
 typedef struct {
   char name[96];
   char status[24]; /* as written: "passed", "failed", ... or "" */
-  char detail[512];
+  char detail[1200];
 } rp_item;
 
 typedef struct {
   char name[32];
   char status[16]; /* passed | failed | skipped | limited | "" */
-  char reason[512];
+  char reason[1200];
   int64_t exit_code; /* -1 unknown */
   /* what the exit code is, where it is not the stage's verdict: the
    * sanitize stage's is its last step's, the negative control's, which
