@@ -145,6 +145,10 @@ int cm_path_win_extended(const char *path, const char *cwd, char *out,
   cm__ext e;
   if (path == NULL || out == NULL || size == 0)
     return CM_EINVAL;
+  /* "" names no file on either platform; joined to a long cwd it would
+   * name the cwd */
+  if (path[0] == '\0')
+    return cm__copy(path, out, size);
   if (cm__root_parse(path, &r)) {
     units = cm__utf16_units(path, strlen(path));
   } else if ((cm__is_sep(path[0]) && cm__is_sep(path[1])) ||

@@ -16,6 +16,7 @@
 #include "archive/rp_archive.h"
 #include "cm_file.h"
 #include "cm_error.h"
+#include "cm_path.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "platform.h"
@@ -331,12 +332,13 @@ static json_t *rp__compile_commands(const rp_ctx *ctx, char *path, size_t size,
 /* The file a command word names, as the OS resolves it (a bare name looked
  * up in PATH, links followed), into buf[size]; 0 when it cannot be found. */
 static int rp__real_path(const char *word, char *buf, size_t size) {
-  char found[1024];
+  char found[1024], os[4096];
   uv_fs_t req;
   int ok;
-  if (plat_find_executable(word, NULL, found, sizeof found) != CM_OK)
+  if (plat_find_executable(word, NULL, found, sizeof found) != CM_OK ||
+      cm_path_os(found, os, sizeof os) != CM_OK)
     return 0;
-  ok = uv_fs_realpath(NULL, &req, found, NULL) == 0 &&
+  ok = uv_fs_realpath(NULL, &req, os, NULL) == 0 &&
        cm_strlcpy(buf, req.ptr, size) == CM_OK;
   uv_fs_req_cleanup(&req);
   return ok;
@@ -378,7 +380,13 @@ void rp_inspect_nvcc_check(const rp_ctx *ctx, rp_checks *out,
   /* No build yet, or no kernel in it: the steps say so. */
   if (kernels == 0)
     return;
-  if (!nvcc->found)
+  if (nvcc->found && !mine_ok)
+    rp_checks_add(out, name, RP_CHECK_FAIL, RP_EFFECT_REFUSE,
+                  "cannot resolve the nvcc checked, %s, to its file (links "
+                  "followed), so it cannot be compared with the build's, %s; "
+                  "make the first a readable file of under 1024 characters",
+                  nvcc->path, built);
+  else if (!nvcc->found)
     rp_checks_add(out, name, RP_CHECK_FAIL, RP_EFFECT_SKIP,
                   "no nvcc found in PATH or the CUDA folders to check; the "
                   "build compiled the kernels with %s: put its folder on PATH",

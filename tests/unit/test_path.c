@@ -80,7 +80,9 @@ TEST_IMPL(path_win_short) {
       {"\\\\srv\\share\\x", NULL, "\\\\srv\\share\\x"},
       {"logs/run", "C:\\work", "logs/run"},
       {"\\x", "D:\\work", "\\x"},
-      {"", "C:\\work", ""}};
+      {"", "C:\\work", ""},
+      /* "" stays "", also against a long cwd (it named the cwd) */
+      {"", "C:\\@", ""}};
   return CHECK_CASES(c);
 }
 

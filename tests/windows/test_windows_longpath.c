@@ -197,7 +197,9 @@ TEST_IMPL(long_path_manifest) {
     text[0] = '\0';
   }
   FreeLibrary(exe);
-  ASSERT_CONTAINS(text, "<ws2:longPathAware>true</ws2:longPathAware>");
+  /* the setting, not one spelling of it: MSVC's linker merges manifests
+   * and may write the namespace's prefix another way */
+  ASSERT_CONTAINS(text, "longPathAware>true</");
   ASSERT_CONTAINS(text,
                   "http://schemas.microsoft.com/SMI/2016/WindowsSettings");
   return 0;

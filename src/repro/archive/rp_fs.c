@@ -355,11 +355,18 @@ static void skip_reason(const char *path, const rp__fs_info *info, char *why,
   (void)cm_strlcpy(why, what, size);
 }
 
+/* One level's paths: on the heap, since a level's 16 KiB on the stack
+ * times 65 levels passes the 1 MiB main-thread stack of an MSVC build. */
+typedef struct {
+  char dir[RP__PATH_MAX], child_rel[RP__PATH_MAX], child[RP__PATH_MAX];
+  char why[RP__PATH_MAX + 32];
+} rp__walk_bufs;
+
 /* Lists root/rel (rel "" for root itself) into out, descending folders;
  * links and special files go to skipped (when not NULL). */
 static int walk_dir(const char *root, const char *rel, rp__strlist *out,
                     rp__strlist *skipped, int depth) {
-  char dir[RP__PATH_MAX], child_rel[RP__PATH_MAX], child[RP__PATH_MAX];
+  rp__walk_bufs *b;
   uv_fs_t req;
   uv_dirent_t ent;
   int r, rc = CM_OK;
@@ -368,46 +375,53 @@ static int walk_dir(const char *root, const char *rel, rp__strlist *out,
     rp__fs_note_path(rel);
     return CM_ERANGE;
   }
+  b = malloc(sizeof *b);
+  if (b == NULL) {
+    rp__fs_note_path(rel);
+    return CM_ENOMEM;
+  }
   /* child serves as scratch here: dir is the joined path as libuv takes it */
-  rc = rp__path_join(child, sizeof child, root, rel);
+  rc = rp__path_join(b->child, sizeof b->child, root, rel);
   if (rc == CM_OK)
-    rc = cm_path_os(child, dir, sizeof dir);
+    rc = cm_path_os(b->child, b->dir, sizeof b->dir);
   if (rc != CM_OK) {
     rp__fs_note_path(rel);
+    free(b);
     return rc;
   }
-  r = uv_fs_scandir(NULL, &req, dir, 0, NULL);
+  r = uv_fs_scandir(NULL, &req, b->dir, 0, NULL);
   if (r < 0) {
     uv_fs_req_cleanup(&req);
     rp__fs_note_path(*rel != '\0' ? rel : root);
+    free(b);
     return rp__fs_err(r);
   }
   while (rc == CM_OK && uv_fs_scandir_next(&req, &ent) != UV_EOF) {
     rp__fs_info info;
-    char why[RP__PATH_MAX + 32];
-    rc = rp__path_join(child_rel, sizeof child_rel, rel, ent.name);
+    rc = rp__path_join(b->child_rel, sizeof b->child_rel, rel, ent.name);
     if (rc == CM_OK)
-      rc = rp__path_join(child, sizeof child, root, child_rel);
+      rc = rp__path_join(b->child, sizeof b->child, root, b->child_rel);
     /* The dirent type may be UNKNOWN on some file systems: always stat,
      * the entry itself (a link is recorded, never followed: a link to
      * ".." would list the run's parent, one to a file outside the run
      * would bring that file's content into the archive). */
     if (rc == CM_OK)
-      rc = rp__fs_lstat(child, &info);
+      rc = rp__fs_lstat(b->child, &info);
     if (rc != CM_OK) {
-      rp__fs_note_path(child_rel);
+      rp__fs_note_path(b->child_rel);
       break;
     }
     if (info.kind == RP__FS_DIR) {
-      rc = walk_dir(root, child_rel, out, skipped, depth + 1);
+      rc = walk_dir(root, b->child_rel, out, skipped, depth + 1);
     } else if (info.kind == RP__FS_FILE) {
-      rc = rp__strlist_push(out, child_rel);
+      rc = rp__strlist_push(out, b->child_rel);
     } else if (skipped != NULL) {
-      skip_reason(child, &info, why, sizeof why);
-      rc = rp__strlist_push2(skipped, child_rel, why);
+      skip_reason(b->child, &info, b->why, sizeof b->why);
+      rc = rp__strlist_push2(skipped, b->child_rel, b->why);
     }
   }
   uv_fs_req_cleanup(&req);
+  free(b);
   return rc;
 }
 
