@@ -18,6 +18,7 @@
 #include "pf_rng.h"
 #include "pf_sets.h"
 #include "pf_tol.h"
+#include "platform.h"
 
 static float f32_of(uint32_t u) {
   float f;
@@ -1369,5 +1370,27 @@ TEST_IMPL(small_rows_rmsbwd_caught) {
       }
       pf_case_free(&c);
     }
+  return 0;
+}
+
+/* A product above PF_MATMUL_FULL_MACS whose sample is missing (its
+ * allocation failed) is refused at once, never referenced in full (2.25e9
+ * multiply-adds here: seconds; 8192^3, minutes to hours). */
+TEST_IMPL(matmul_no_sample_refused) {
+  static const int64_t dims[3] = {2048, 1100, 1000};
+  pf_case c;
+  int n;
+  double t0;
+  memset(&c, 0, sizeof c);
+  c.spec.op = pf_op_find("matmul");
+  c.spec.dt = CPK_F32;
+  memcpy(c.spec.dims, dims, sizeof dims);
+  c.spec.ndims = 3;
+  ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_NAIVE));
+  ASSERT_TRUE(c.sample == NULL); /* no fill: as if its malloc failed */
+  t0 = plat_monotonic_s();
+  ASSERT_EQ(c.op->reference(&c), CM_ENOMEM);
+  ASSERT_TRUE(plat_monotonic_s() - t0 < 0.5);
+  pf_case_free(&c);
   return 0;
 }
