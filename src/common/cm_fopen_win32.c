@@ -70,10 +70,11 @@ static char *cm__cwd(void) {
   return u;
 }
 
-/* cm_path_win_extended of path against the current folder, malloc'd into
- * *out. Returns CM_OK, CM_ENOMEM or cm_path_win_extended's error. */
+/* cm_path_win_extended of path against the current folder (fetched only
+ * for a path that reads it), malloc'd into *out. Returns CM_OK, CM_ENOMEM
+ * or cm_path_win_extended's error. */
 static int cm__os_path(const char *path, char **out) {
-  char *cwd = cm__cwd();
+  char *cwd = cm_path_win_uses_cwd(path) ? cm__cwd() : NULL;
   size_t size = strlen(path) + (cwd != NULL ? strlen(cwd) : 0) + 16;
   int r = CM_ENOMEM;
   *out = malloc(size);

@@ -137,6 +137,12 @@ static void cm__ext_components(cm__ext *e, const char *s) {
   }
 }
 
+int cm_path_win_uses_cwd(const char *path) {
+  cm__root r;
+  return path != NULL && path[0] != '\0' && !cm__root_parse(path, &r) &&
+         !(cm__is_sep(path[0]) && cm__is_sep(path[1])) && path[1] != ':';
+}
+
 int cm_path_win_extended(const char *path, const char *cwd, char *out,
                          size_t size) {
   cm__root r, c;
@@ -151,8 +157,7 @@ int cm_path_win_extended(const char *path, const char *cwd, char *out,
     return cm__copy(path, out, size);
   if (cm__root_parse(path, &r)) {
     units = cm__utf16_units(path, strlen(path));
-  } else if ((cm__is_sep(path[0]) && cm__is_sep(path[1])) ||
-             (path[0] != '\0' && path[1] == ':') || cwd == NULL ||
+  } else if (!cm_path_win_uses_cwd(path) || cwd == NULL ||
              !cm__root_parse(cwd, &c)) {
     return cm__copy(path, out, size); /* device, "C:x", no cwd */
   } else if (cm__is_sep(path[0])) {

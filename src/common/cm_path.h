@@ -48,6 +48,12 @@
 int cm_path_win_extended(const char *path, const char *cwd, char *out,
                          size_t size);
 
+/* 1 when cm_path_win_extended reads cwd for path: a relative or
+ * root-relative one ("logs\x", "\x"); 0 for an absolute, device,
+ * drive-relative ("C:x") or empty path, whose spelling needs no current
+ * folder (so that the caller need not fetch it). */
+int cm_path_win_uses_cwd(const char *path);
+
 /* The spelling of path to hand this OS's file calls, libuv's uv_fs_*
  * included, into out[size]. POSIX: path itself. Windows:
  * cm_path_win_extended against the current folder. Returns CM_OK,

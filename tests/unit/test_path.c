@@ -130,6 +130,44 @@ TEST_IMPL(path_win_relative) {
   return CHECK_CASES(c);
 }
 
+/* cm_path_win_uses_cwd says which paths read the current folder; a path
+ * it says does not comes out the same with no current folder as with a
+ * long one (cm_path_os on Windows fetches the folder only when it does). */
+TEST_IMPL(path_win_uses_cwd) {
+  static const struct {
+    const char *path;
+    int uses;
+  } c[] = {{"#", 1},
+           {"x", 1},
+           {"../#", 1},
+           {"/#", 1},
+           {"\\@", 1},
+           {"C:\\@", 0},
+           {"c:/#", 0},
+           {"C:x", 0},
+           {"\\\\srv\\share\\@", 0},
+           {"//srv/share/#", 0},
+           {"\\\\.\\NUL", 0},
+           {"\\\\?\\C:\\@", 0},
+           {"\\\\srv", 0},
+           {"", 0}};
+  char path[1024], cwd[1024], with[2048];
+  size_t i;
+  (void)expand("C:\\@", cwd, sizeof cwd);
+  for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+    (void)expand(c[i].path, path, sizeof path);
+    if (cm_path_win_uses_cwd(path) != c[i].uses)
+      printf("case %u: %s\n", (unsigned)i, c[i].path);
+    ASSERT_EQ(cm_path_win_uses_cwd(path), c[i].uses);
+    if (!c[i].uses) {
+      ASSERT_OK(cm_path_win_extended(path, cwd, with, sizeof with));
+      ASSERT_STR_EQ(ext(path, NULL), with);
+    }
+  }
+  ASSERT_EQ(cm_path_win_uses_cwd(NULL), 0);
+  return 0;
+}
+
 TEST_IMPL(path_win_prefixed) {
   static const path_case c[] = {
       /* already extended: a well-formed one is unchanged, any length */
