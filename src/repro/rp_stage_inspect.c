@@ -368,9 +368,13 @@ void rp_inspect_nvcc_check(const rp_ctx *ctx, rp_checks *out,
     if (n > 0) {
       const char *w = words[rp__compiler_word(words, n)];
       kernels++;
-      cm_strlcpy(built, w, sizeof built);
-      same = mine_ok && rp__real_path(w, theirs, sizeof theirs) &&
-             strcmp(mine, theirs) == 0;
+      /* every kernel names one compiler as a rule: look it up once (the
+       * loop ends at the first that differs) */
+      if (strcmp(w, built) != 0) {
+        cm_strlcpy(built, w, sizeof built);
+        same = mine_ok && rp__real_path(w, theirs, sizeof theirs) &&
+               strcmp(mine, theirs) == 0;
+      }
     }
     free(buf);
     if (!same)
