@@ -359,11 +359,11 @@ TEST_IMPL(compare_blocks) {
 
 /* A case built on the host as the runner builds it: inputs, reference,
  * expected values saturated to the dtype; extreme values or not. */
-static int host_case_x(pf_case *c, const char *op, cpk_dtype dt,
-                       const int64_t *dims, int ndims, int mask, uint64_t seed,
-                       int extreme) {
-  pf_rng rng;
-  int n, i;
+/* The case set up, its buffers allocated, nothing filled or computed. */
+static int host_case_setup(pf_case *c, const char *op, cpk_dtype dt,
+                           const int64_t *dims, int ndims, int mask,
+                           int extreme) {
+  int n;
   memset(c, 0, sizeof *c);
   c->spec.op = pf_op_find(op);
   c->spec.dt = dt;
@@ -371,8 +371,18 @@ static int host_case_x(pf_case *c, const char *op, cpk_dtype dt,
   c->spec.ndims = ndims;
   c->spec.extreme = extreme;
   c->spec.mask = mask;
-  if (pf_case_setup(c, &pf_ops(&n)[c->spec.op],
-                    ndims == 3 ? CPK_V_NAIVE : CPK_V_SPLIT) != CM_OK)
+  return pf_case_setup(c, &pf_ops(&n)[c->spec.op],
+                       ndims == 3 ? CPK_V_NAIVE : CPK_V_SPLIT) == CM_OK
+             ? CM_OK
+             : CM_EINVAL;
+}
+
+static int host_case_x(pf_case *c, const char *op, cpk_dtype dt,
+                       const int64_t *dims, int ndims, int mask, uint64_t seed,
+                       int extreme) {
+  pf_rng rng;
+  int n, i;
+  if (host_case_setup(c, op, dt, dims, ndims, mask, extreme) != CM_OK)
     return CM_EINVAL;
   pf_rng_seed(&rng, seed);
   c->op->fill(c, &rng);
@@ -1379,14 +1389,8 @@ TEST_IMPL(small_rows_rmsbwd_caught) {
 TEST_IMPL(matmul_no_sample_refused) {
   static const int64_t dims[3] = {2048, 1100, 1000};
   pf_case c;
-  int n;
   double t0;
-  memset(&c, 0, sizeof c);
-  c.spec.op = pf_op_find("matmul");
-  c.spec.dt = CPK_F32;
-  memcpy(c.spec.dims, dims, sizeof dims);
-  c.spec.ndims = 3;
-  ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_NAIVE));
+  ASSERT_OK(host_case_setup(&c, "matmul", CPK_F32, dims, 3, 0, 0));
   ASSERT_TRUE(c.sample == NULL); /* no fill: as if its malloc failed */
   t0 = plat_monotonic_s();
   ASSERT_EQ(c.op->reference(&c), CM_ENOMEM);
