@@ -33,6 +33,9 @@ typedef struct {
    * furthest off the nearest values. */
   int rounding_checked;
   pf_rounding rounding;
+  /* The output elements the verification compared when it compared a
+   * sample of them (a large matmul, docs/VALIDATION.md); 0: every one. */
+  int64_t sampled;
 } pf_case_info;
 
 typedef struct {

@@ -24,6 +24,7 @@ void pf_opts_init(pf_opts *o) {
   o->peer_sampling = -1;
   o->warmup_s = o->target_cv = o->budget_s = -1;
   o->min_samples = o->max_samples = -1;
+  o->sample_above = -1;
 }
 
 /* Checks that every element count derived from a shape fits comfortably:
@@ -91,14 +92,14 @@ static int set_mode(pf_opts *o, const char *a, int mode, const char **prev,
 
 static int takes_value(const char *a) {
   static const char *const flags[] = {
-      "--op",          "--variant",   "--dtype",
-      "--shape",       "--stride",    "--ld-pad",
-      "--trans",       "--seed",      "--gpu",
-      "--threads",     "--alloc",     "--dump",
-      "--json",        "--format",    "--warmup",
-      "--budget",      "--target-cv", "--min-samples",
-      "--max-samples", "--flush",     "--peer-sampling",
-      "--lock-clocks", NULL};
+      "--op",          "--variant",      "--dtype",
+      "--shape",       "--stride",       "--ld-pad",
+      "--trans",       "--seed",         "--gpu",
+      "--threads",     "--alloc",        "--dump",
+      "--json",        "--format",       "--warmup",
+      "--budget",      "--target-cv",    "--min-samples",
+      "--max-samples", "--flush",        "--peer-sampling",
+      "--lock-clocks", "--sample-above", NULL};
   return cm_str_among(a, flags);
 }
 
@@ -173,9 +174,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
   int64_t v;
   const char *format = NULL, *timing = NULL, *mode_word = NULL;
   const char *list_word = NULL;
-  static const char *const once[] = {"--op",   "--variant", "--dtype",
-                                     "--json", "--dump",    "--seed",
-                                     "--gpu",  "--format",  NULL};
+  static const char *const once[] = {
+      "--op",   "--variant", "--dtype",        "--json",   "--dump",
+      "--seed", "--gpu",     "--sample-above", "--format", NULL};
   const char *seen[sizeof once / sizeof once[0]] = {NULL};
   pf_opts_init(o);
   err[0] = '\0';
@@ -289,6 +290,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
       if ((r = parse_int(a, val, 1, 256, &v, err, errsize)))
         return r;
       o->threads = (int)v;
+    } else if (strcmp(a, "--sample-above") == 0) {
+      if ((r = parse_int(a, val, 0, INT64_MAX, &o->sample_above, err, errsize)))
+        return r;
     } else if (strcmp(a, "--alloc") == 0) {
       pf_alloc_mode m;
       if ((r = pf_alloc_resolve(-1, val, &m, err, errsize)))
@@ -598,6 +602,9 @@ void pf_cli_usage(void *stream) {
       "  --alloc exact|pooled   (default: $CUDA_PORTFOLIO_ALLOC, else pooled)\n"
       "  --dump DIR      write inputs, outputs, references as .npy\n"
       "  --threads N     CPU threads for the float64 references\n"
+      "  --sample-above MACS   verify matmul products of more multiply-adds\n"
+      "                  on a sample (default 2^37 = 137438953472: 8192^3\n"
+      "                  sampled, 4096^3 in full; 0 samples every product)\n"
       "  --json PATH [--format json|gbench] [--warmup S] [--min-samples N]\n"
       "    [--max-samples N] [--target-cv X] [--budget S]\n"
       "    [--hot | --flush write|read] [--peer-sampling "

@@ -65,6 +65,7 @@ typedef struct {
   int flush;         /* -1 unset, else pf_flush (--flush write|read) */
   int peer_sampling; /* -1 unset, 1 interleaved, 0 sequential */
   int threads;       /* reference threads, 0: default */
+  int64_t sample_above; /* --sample-above: matmul sampling limit, -1 unset */
   unsigned lock_sm_mhz, lock_mem_mhz; /* --lock-clocks SM[:MEM], 0: unset */
 } pf_opts;
 

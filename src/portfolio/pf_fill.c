@@ -424,13 +424,30 @@ static void choose_sample(pf_case *c, pf_rng *rng) {
   c->nsample = j;
 }
 
+/* -1: the default, PF_MATMUL_SAMPLE_ABOVE (set once, before any case) */
+static int64_t sample_above = -1;
+
+int64_t pf_matmul_sample_above(void) {
+  return sample_above < 0 ? PF_MATMUL_SAMPLE_ABOVE : sample_above;
+}
+
+void pf_set_matmul_sample_above(int64_t macs) {
+  sample_above = macs < 0 ? -1 : macs;
+}
+
+int pf_matmul_sampled(int64_t m, int64_t n, int64_t k) {
+  /* in double: m n k may pass 2^63; the limit's rounding to double (above
+   * 2^53) moves it by less than one part in 2^52 */
+  return (double)m * (double)n * (double)k > (double)pf_matmul_sample_above();
+}
+
 void pf_fill_matmul(pf_case *c, pf_rng *rng) {
   const cpk_gemm *g = &c->g;
   uint64_t akey = pf_rng_next(rng), bkey = pf_rng_next(rng);
   uniform(c, c->t[0].val, g->m * g->k, -1.0, 1.0, akey);
   uniform(c, c->t[1].val, g->k * g->n, -1.0, 1.0, bkey);
   /* The sample draws sequentially from the case stream (after the keys). */
-  if ((double)g->m * (double)g->n * (double)g->k > (double)PF_MATMUL_FULL_MACS)
+  if (pf_matmul_sampled(g->m, g->n, g->k))
     choose_sample(c, rng);
 }
 

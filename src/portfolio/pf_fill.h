@@ -17,8 +17,16 @@
 #include "pf_case.h"
 #include "pf_rng.h"
 
-/* Matmul outputs above this many multiply-adds are verified on a sample. */
-#define PF_MATMUL_FULL_MACS (1ll << 31)
+/* Matmul products of more multiply-adds than the limit in force are
+ * verified on a sample (below), the others in full. The default limit,
+ * 2^37 (1.4e11), checks 4095x4097x4093 and 4096^3 in full (the blocked
+ * float64 reference: seconds on a few cores) and samples 8192^3 (5.5e11);
+ * --sample-above MACS sets another for the run (0: every product sampled). */
+#define PF_MATMUL_SAMPLE_ABOVE ((int64_t)1 << 37)
+int64_t pf_matmul_sample_above(void);
+void pf_set_matmul_sample_above(int64_t macs); /* < 0: the default again */
+/* 1 when an m x n x k product is sampled under the limit in force. */
+int pf_matmul_sampled(int64_t m, int64_t n, int64_t k);
 /* Random output elements in a sample (plus the first/last rows/columns). */
 #define PF_MATMUL_SAMPLE 4096
 /* Side of the square blocks that tile the output for the sample's strata:
@@ -31,12 +39,12 @@ void pf_fill_row_sum(pf_case *c, pf_rng *rng);
 void pf_fill_softmax(pf_case *c, pf_rng *rng);
 void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng);
 void pf_fill_rmsnorm(pf_case *c, pf_rng *rng); /* forward and backward */
-/* Also chooses c->sample when the product is too large to check in full
- * (above PF_MATMUL_FULL_MACS): the flat indices, sorted and unique, of
- * PF_MATMUL_SAMPLE random elements, the first and last rows and columns,
- * and one random element of every PF_MATMUL_BLOCK block, drawn from rng in
- * that order after the inputs' keys; on allocation failure it leaves sample
- * NULL (then all is checked). */
+/* Also chooses c->sample when the product is sampled (pf_matmul_sampled):
+ * the flat indices, sorted and unique, of PF_MATMUL_SAMPLE random
+ * elements, the first and last rows and columns, and one random element of
+ * every PF_MATMUL_BLOCK block, drawn from rng in that order after the
+ * inputs' keys; on allocation failure it leaves sample NULL (then the
+ * reference refuses the case: out of memory). */
 void pf_fill_matmul(pf_case *c, pf_rng *rng);
 
 /* Writes each input's image from val (rounded to the case dtype), with the

@@ -317,6 +317,10 @@ static json_t *settings_json(const pf_bench_opts *o) {
   json_object_set_new(s, "allocator", str_or_null(o->allocator));
   json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
   json_object_set_new(s, "roofline_slack", json_real(PF_ROOFLINE_SLACK));
+  json_object_set_new(s, "sample_above_macs",
+                      o->sample_above_macs >= 0
+                          ? json_integer((json_int_t)o->sample_above_macs)
+                          : json_null());
   if (o->lock_sm_mhz > 0) {
     json_t *l = json_object();
     json_object_set_new(l, "sm_mhz", json_integer(o->lock_sm_mhz));
@@ -370,6 +374,9 @@ static json_t *case_json(const pf_case_result *c) {
   } else {
     json_object_set_new(cor, "rounding", json_null());
   }
+  json_object_set_new(cor, "sampled",
+                      c->sampled > 0 ? json_integer((json_int_t)c->sampled)
+                                     : json_null());
   json_object_set_new(o, "correctness", cor);
 
   series_json(tim, &c->series);

@@ -66,6 +66,7 @@ typedef struct {
   int recheck_passed;
   int rounding_checked; /* pf_case_info's, as given */
   pf_rounding rounding;
+  int64_t sampled; /* pf_case_info's: elements compared, 0 every one */
 
   /* timing */
   pf_series series;

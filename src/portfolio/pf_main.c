@@ -13,6 +13,7 @@
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "pf_cli.h"
+#include "pf_fill.h"
 #include "pf_half.h"
 #include "pf_instrument.h"
 #include "pf_ops.h"
@@ -405,6 +406,7 @@ int main(int argc, char **argv, char **envp) {
   r.out = stdout;
   if (o.threads)
     pf_ref_set_threads(o.threads);
+  pf_set_matmul_sample_above(o.sample_above);
   print_header(alloc, r.seed, envp);
   rc = open_device(o.gpu, &r.dev.sm_count);
   if (rc != PF_EXIT_OK)

@@ -1,8 +1,10 @@
 /* pf_ref.c: the float64 references (see pf_ref.h). Written from the
  * definitions of the ops, deliberately simple: a reference should be easy to
  * read and obviously right, not fast; threads are the only speed-up but
- * one: a sampled matmul reads its strided columns from contiguous copies
- * (the same products, summed in the same order). */
+ * matmul's: a sampled matmul reads its strided columns from contiguous
+ * copies, and the full product is computed in cache blocks and register
+ * tiles; both sum the same products in the same order as the plain dot
+ * product (mm_dot), bit for bit, which the unit tests hold them to. */
 #include "pf_ref.h"
 
 #include <math.h>
@@ -465,6 +467,138 @@ static int64_t *panel_order(pf_ref_gemm g, const int64_t *idx, int64_t nidx) {
   return out;
 }
 
+/* The full product in blocks (mm_blocked): for each block of MM_NC
+ * columns of op(B) and MM_KC of the depth, a thread copies that block of
+ * op(B) into panels of MM_NJ columns (MM_KC x MM_NJ contiguous values
+ * each), then, for each MM_RI rows of its range, those rows' MM_KC values
+ * of op(A), and adds the block's products to an MM_RI x MM_NJ tile of C
+ * and of the scale held in locals. Each element's sum still runs over
+ * p = 0 .. k-1 in order, one product x = a * b and one s += x, sa += |x| at
+ * a time: between depth blocks the running sums wait in c and scale, and a
+ * double stored and loaded again is the same double. So every element is
+ * mm_dot's bit for bit (test_pf_numeric.ref_matmul_listed,
+ * ref_matmul_blocked), while the operands come from L1 and L2 instead of
+ * a strided column read k times from memory: 4095x4097x4093 takes seconds
+ * on a few cores, where the dot products took minutes. Rows or columns
+ * past the edge are computed from zeros and never stored. */
+#define MM_RI 2 /* mm_tile is written out for 2 x 4 */
+#define MM_NJ 4
+#define MM_KC 256
+#define MM_NC 256
+
+typedef struct {
+  const mm_ctx *c;
+  double *bp; /* MM_NC / MM_NJ panels of MM_KC x MM_NJ */
+  double ap[MM_KC * MM_RI];
+} mm_block_buf;
+
+static double op_a(const mm_ctx *c, int64_t i, int64_t p) {
+  return c->g.trans_a ? c->a[p * c->g.m + i] : c->a[i * c->g.k + p];
+}
+
+static double op_b(const mm_ctx *c, int64_t p, int64_t j) {
+  return c->g.trans_b ? c->b[j * c->g.k + p] : c->b[p * c->g.n + j];
+}
+
+/* The tile's running sums: MM_RI x MM_NJ (2 x 4) of s and of sa, added
+ * over kc depths of ap (kc x 2) and bp (kc x 4). Written out element by
+ * element so that the sixteen sums stay in registers (as arrays in a loop
+ * they went to the stack at -O2, at a quarter of the speed). */
+#define MM_ADD(S, T, A, B)                                                     \
+  do {                                                                         \
+    const double x_ = (A) * (B);                                               \
+    S += x_;                                                                   \
+    T += fabs(x_);                                                             \
+  } while (0)
+
+static void mm_tile(const double *ap, const double *bp, int64_t kc, double *ts,
+                    double *tsa) {
+  double s0 = ts[0], s1 = ts[1], s2 = ts[2], s3 = ts[3], s4 = ts[4], s5 = ts[5],
+         s6 = ts[6], s7 = ts[7];
+  double t0 = tsa[0], t1 = tsa[1], t2 = tsa[2], t3 = tsa[3], t4 = tsa[4],
+         t5 = tsa[5], t6 = tsa[6], t7 = tsa[7];
+  int64_t p;
+  for (p = 0; p < kc; p++) {
+    const double a0 = ap[2 * p], a1 = ap[2 * p + 1];
+    const double *bv = bp + 4 * p;
+    MM_ADD(s0, t0, a0, bv[0]);
+    MM_ADD(s1, t1, a0, bv[1]);
+    MM_ADD(s2, t2, a0, bv[2]);
+    MM_ADD(s3, t3, a0, bv[3]);
+    MM_ADD(s4, t4, a1, bv[0]);
+    MM_ADD(s5, t5, a1, bv[1]);
+    MM_ADD(s6, t6, a1, bv[2]);
+    MM_ADD(s7, t7, a1, bv[3]);
+  }
+  ts[0] = s0, ts[1] = s1, ts[2] = s2, ts[3] = s3;
+  ts[4] = s4, ts[5] = s5, ts[6] = s6, ts[7] = s7;
+  tsa[0] = t0, tsa[1] = t1, tsa[2] = t2, tsa[3] = t3;
+  tsa[4] = t4, tsa[5] = t5, tsa[6] = t6, tsa[7] = t7;
+}
+#undef MM_ADD
+
+static void mm_block_rows(mm_block_buf *w, int64_t r0, int64_t r1) {
+  const mm_ctx *c = w->c;
+  const pf_ref_gemm *g = &c->g;
+  int64_t j0, p0, i0, jn, kc, q, p, i, j;
+  double ts[MM_RI * MM_NJ], tsa[MM_RI * MM_NJ];
+  for (j0 = 0; j0 < g->n; j0 += MM_NC) {
+    jn = g->n - j0 < MM_NC ? g->n - j0 : MM_NC;
+    for (p0 = 0; p0 < g->k; p0 += MM_KC) {
+      kc = g->k - p0 < MM_KC ? g->k - p0 : MM_KC;
+      for (q = 0; q * MM_NJ < jn; q++)
+        for (p = 0; p < kc; p++)
+          for (j = 0; j < MM_NJ; j++) {
+            const int64_t col = j0 + q * MM_NJ + j;
+            w->bp[(q * kc + p) * MM_NJ + j] =
+                col < g->n ? op_b(c, p0 + p, col) : 0.0;
+          }
+      for (i0 = r0; i0 < r1; i0 += MM_RI) {
+        for (p = 0; p < kc; p++)
+          for (i = 0; i < MM_RI; i++)
+            w->ap[p * MM_RI + i] = i0 + i < r1 ? op_a(c, i0 + i, p0 + p) : 0.0;
+        for (q = 0; q * MM_NJ < jn; q++) {
+          for (i = 0; i < MM_RI; i++)
+            for (j = 0; j < MM_NJ; j++) {
+              const int64_t row = i0 + i, col = j0 + q * MM_NJ + j;
+              const int in = row < r1 && col < g->n && p0 > 0;
+              ts[i * MM_NJ + j] = in ? c->c[row * g->n + col] : 0.0;
+              tsa[i * MM_NJ + j] =
+                  in && c->scale ? c->scale[row * g->n + col] : 0.0;
+            }
+          mm_tile(w->ap, w->bp + q * kc * MM_NJ, kc, ts, tsa);
+          for (i = 0; i < MM_RI; i++)
+            for (j = 0; j < MM_NJ; j++) {
+              const int64_t row = i0 + i, col = j0 + q * MM_NJ + j;
+              if (row < r1 && col < g->n) {
+                c->c[row * g->n + col] = ts[i * MM_NJ + j];
+                if (c->scale)
+                  c->scale[row * g->n + col] = tsa[i * MM_NJ + j];
+              }
+            }
+        }
+      }
+    }
+  }
+}
+
+static void mm_blocked(void *p, int64_t r0, int64_t r1) {
+  mm_block_buf *w = malloc(sizeof *w);
+  if (w)
+    w->bp = malloc((size_t)MM_KC * MM_NC * sizeof *w->bp);
+  if (!w || !w->bp) {
+    /* no room for the copies: the plain dot products, the same values */
+    if (w)
+      free(w);
+    mm_rows(p, r0, r1);
+    return;
+  }
+  w->c = p;
+  mm_block_rows(w, r0, r1);
+  free(w->bp);
+  free(w);
+}
+
 int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
                   double *scale, const int64_t *idx, int64_t nidx) {
   mm_ctx ctx = {a, b, g, c, scale, idx};
@@ -478,6 +612,6 @@ int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
     free(order);
     return err;
   }
-  return pf_ref_parallel(g.m, 1 + 65536 / (per_row ? per_row : 1), mm_rows,
+  return pf_ref_parallel(g.m, 1 + 65536 / (per_row ? per_row : 1), mm_blocked,
                          &ctx);
 }

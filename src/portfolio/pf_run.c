@@ -507,6 +507,7 @@ static int time_case(pf_runner *r, pf_case *c, const verdict *v) {
   tc.info.flops = c->op->flops(c);
   tc.info.rounding_checked = v->rounding_checked;
   tc.info.rounding = v->rounding;
+  tc.info.sampled = c->sample ? c->nsample : 0;
   tc.ctx = &bc;
   tc.nsets = c->nsets;
   tc.launch = bench_launch;

@@ -74,6 +74,7 @@ void pf_bench_opts_init(pf_bench_opts *o) {
   o->peer_interleaved = 1;
   o->progress = 1;
   o->format = PF_FORMAT_JSON;
+  o->sample_above_macs = -1;
 }
 
 struct pf_peer *pf_bench_peer(pf_bench *b) {
@@ -722,6 +723,7 @@ int pf_bench_case(pf_bench *b, const pf_timed_case *tc, double max_abs_err,
   c->atol = atol;
   c->rounding_checked = tc->info.rounding_checked;
   c->rounding = tc->info.rounding;
+  c->sampled = tc->info.sampled;
   progress(b, c);
 
   cm_snprintf(range, sizeof range, "%s/%s/%s/%s", c->op, c->variant, c->dtype,

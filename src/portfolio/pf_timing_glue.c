@@ -3,6 +3,7 @@
 
 #include "cm_error.h"
 #include "pf_env.h"
+#include "pf_fill.h"
 #include "pf_peer.h"
 #include "pf_timing.h"
 #include "pf_timing_glue.h"
@@ -73,6 +74,7 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   bo.lock_sm_mhz = o->lock_sm_mhz;
   bo.lock_mem_mhz = o->lock_mem_mhz;
   bo.allocator = pf_alloc_name(r->alloc);
+  bo.sample_above_macs = pf_matmul_sample_above();
   bo.seed = r->seed;
   bo.argc = argc;
   bo.argv = argv;

@@ -381,6 +381,42 @@ TEST_IMPL(settings_clocks_locked) {
   return 0;
 }
 
+/* The matmul sampling limit in the settings and each case's sampled count
+ * under correctness: null when not told or when every element was
+ * compared, the integers otherwise, and the schema holds both forms. */
+TEST_IMPL(settings_sampled) {
+  pf_results r;
+  json_t *doc, *cor, *schema = load_schema();
+  char err[512];
+  ASSERT_TRUE(schema != NULL);
+  ASSERT_OK(make_results(&r));
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_is_null(
+      json_object_get(json_object_get(doc, "settings"), "sample_above_macs")));
+  cor = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
+                        "correctness");
+  ASSERT_TRUE(json_is_null(json_object_get(cor, "sampled")));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
+  json_decref(doc);
+  r.opts.sample_above_macs = (int64_t)1 << 37;
+  r.cases[0].sampled = 36848;
+  doc = pf_json_document(&r);
+  ASSERT_TRUE(json_integer_value(json_object_get(
+                  json_object_get(doc, "settings"), "sample_above_macs")) ==
+              ((json_int_t)1 << 37));
+  cor = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
+                        "correctness");
+  ASSERT_EQ(json_integer_value(json_object_get(cor, "sampled")), 36848);
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
+  /* a sample of no element is no record of a check */
+  json_object_set_new(cor, "sampled", json_integer(0));
+  ASSERT_NE(schema_check(schema, doc, err, sizeof err), 0);
+  json_decref(doc);
+  json_decref(schema);
+  pf_results_free(&r);
+  return 0;
+}
+
 TEST_IMPL(suspicious_flag) {
   pf_ceiling copy;
   pf_case_result c;

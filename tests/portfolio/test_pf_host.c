@@ -251,6 +251,13 @@ TEST_IMPL(cli_parse) {
   ASSERT_OK(
       parse(&o, err, "--peer-sampling", "interleaved", "--json", "r.json"));
   ASSERT_EQ(o.peer_sampling, 1);
+  ASSERT_OK(parse(&o, err, "--test-only", NULL, NULL, NULL));
+  ASSERT_TRUE(o.sample_above == -1); /* unset: PF_MATMUL_SAMPLE_ABOVE */
+  ASSERT_OK(parse(&o, err, "--test-only", "--sample-above", "0", NULL));
+  ASSERT_TRUE(o.sample_above == 0);
+  ASSERT_OK(
+      parse(&o, err, "--sample-above", "9223372036854775807", NULL, NULL));
+  ASSERT_TRUE(o.sample_above == INT64_MAX);
   return 0;
 }
 
@@ -348,6 +355,12 @@ TEST_IMPL(cli_errors) {
   ASSERT_CONTAINS(err, "smaller than the row width");
   ASSERT_EQ(parse(&o, err, "--trans", "nx", NULL, NULL), CM_EINVAL);
   ASSERT_EQ(parse(&o, err, "--gpu", "-1", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--sample-above", "-1", NULL, NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--sample-above -1: expected an integer from 0");
+  ASSERT_EQ(parse(&o, err, "--sample-above", "1e9", NULL, NULL), CM_EINVAL);
+  ASSERT_EQ(parse(&o, err, "--sample-above", "5", "--sample-above", "6"),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--sample-above given twice");
   ASSERT_EQ(parse(&o, err, "--flush", "clean", NULL, NULL), CM_EINVAL);
   ASSERT_CONTAINS(err, "--flush clean: expected write");
   ASSERT_EQ(parse(&o, err, "--flush", NULL, NULL, NULL), CM_EINVAL);
@@ -756,6 +769,22 @@ static int make_case(pf_case *c, const char *op, int64_t r, int64_t w,
   return pf_case_setup(c, &pf_ops(&n)[c->spec.op], CPK_V_BLOCK);
 }
 
+/* A matmul case of M x N x K in dt on the TILED path, leading dimensions
+ * padded by ld_pad, set up (no fill). */
+static int matmul_case(pf_case *c, cpk_dtype dt, int64_t m, int64_t n,
+                       int64_t k, int64_t ld_pad) {
+  int nops;
+  memset(c, 0, sizeof *c);
+  c->spec.op = pf_op_find("matmul");
+  c->spec.dt = dt;
+  c->spec.dims[0] = m;
+  c->spec.dims[1] = n;
+  c->spec.dims[2] = k;
+  c->spec.ndims = 3;
+  c->spec.ld_pad = ld_pad;
+  return pf_case_setup(c, &pf_ops(&nops)[c->spec.op], CPK_V_TILED);
+}
+
 /* The bytes behind gbps and the roofline (docs/PERFORMANCE.md, "The two
  * numbers"): each tensor's logical elements once, a row's padding never;
  * rmsnorm's w and rmsnorm_backward's w and dw once, row_sum's output one
@@ -787,15 +816,7 @@ TEST_IMPL(op_bytes) {
   }
   /* matmul 6 x 10 x 4 with leading dimensions padded by 3: A, B and C
    * once, 2 M N K flops */
-  memset(&c, 0, sizeof c);
-  c.spec.op = pf_op_find("matmul");
-  c.spec.dt = CPK_F16;
-  c.spec.dims[0] = 6;
-  c.spec.dims[1] = 10;
-  c.spec.dims[2] = 4;
-  c.spec.ndims = 3;
-  c.spec.ld_pad = 3;
-  ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_TILED));
+  ASSERT_OK(matmul_case(&c, CPK_F16, 6, 10, 4, 3));
   ASSERT_NEAR(c.op->bytes(&c), 2.0 * (6 * 4 + 4 * 10 + 6 * 10), 0);
   ASSERT_NEAR(c.op->flops(&c), 2.0 * 6 * 10 * 4, 0);
   pf_case_free(&c);
@@ -850,24 +871,40 @@ TEST_IMPL(case_seed) {
   return 0;
 }
 
+/* Which products are sampled: above the limit in force, 2^37 unless
+ * --sample-above (pf_set_matmul_sample_above) set another. The benchmark's
+ * 4095x4097x4093 and 4096^3 (6.9e10) are checked in full by default, 8192^3
+ * (5.5e11) on a sample; 1500x1400x1300 (2.7e9) in full by default and on a
+ * sample under a limit of 2^31 (the limit before 2026-12-06). */
 TEST_IMPL(matmul_sample) {
   pf_case c;
   pf_rng rng;
-  int n;
   int64_t i;
-  memset(&c, 0, sizeof c);
-  c.spec.op = pf_op_find("matmul");
-  c.spec.dt = CPK_F32;
-  c.spec.dims[0] = 1500;
-  c.spec.dims[1] = 1400;
-  c.spec.dims[2] = 1300; /* 2.7e9 MACs: above the full-check limit */
-  c.spec.ndims = 3;
-  c.spec.ld_pad = 3;
-  ASSERT_OK(pf_case_setup(&c, &pf_ops(&n)[c.spec.op], CPK_V_TILED));
+  ASSERT_TRUE(pf_matmul_sample_above() == PF_MATMUL_SAMPLE_ABOVE);
+  ASSERT_TRUE(!pf_matmul_sampled(4095, 4097, 4093));
+  ASSERT_TRUE(!pf_matmul_sampled(4096, 4096, 4096));
+  ASSERT_TRUE(!pf_matmul_sampled(1, 1, PF_MATMUL_SAMPLE_ABOVE));
+  ASSERT_TRUE(pf_matmul_sampled(1, 1, PF_MATMUL_SAMPLE_ABOVE + 1));
+  ASSERT_TRUE(pf_matmul_sampled(8192, 8192, 8192));
+  ASSERT_TRUE(pf_matmul_sampled(INT64_MAX, INT64_MAX, INT64_MAX));
+  pf_set_matmul_sample_above(0);
+  ASSERT_TRUE(pf_matmul_sampled(1, 1, 1));
+  pf_set_matmul_sample_above(INT64_MAX);
+  ASSERT_TRUE(!pf_matmul_sampled(1 << 20, 1 << 20, 1 << 20)); /* 2^60 */
+  pf_set_matmul_sample_above(-1);
+  ASSERT_TRUE(pf_matmul_sample_above() == PF_MATMUL_SAMPLE_ABOVE);
+  ASSERT_OK(matmul_case(&c, CPK_F32, 1500, 1400, 1300, 3)); /* 2.7e9 MACs */
   ASSERT_EQ(c.g.lda, 1303);
   ASSERT_EQ(c.g.ldc, 1403);
   pf_rng_seed(&rng, 1);
   c.op->fill(&c, &rng);
+  ASSERT_TRUE(c.sample == NULL); /* under the default limit: in full */
+  pf_case_free(&c);
+  ASSERT_OK(matmul_case(&c, CPK_F32, 1500, 1400, 1300, 3));
+  pf_set_matmul_sample_above((int64_t)1 << 31);
+  pf_rng_seed(&rng, 1);
+  c.op->fill(&c, &rng);
+  pf_set_matmul_sample_above(-1);
   ASSERT_TRUE(c.sample != NULL);
   ASSERT_TRUE(c.nsample > 2 * (1500 + 1400));
   for (i = 1; i < c.nsample; i++)

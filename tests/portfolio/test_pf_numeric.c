@@ -328,6 +328,63 @@ TEST_IMPL(ref_matmul_listed) {
   return 0;
 }
 
+/* The full path computes in cache blocks of 256 columns and 256 of the
+ * depth and in 2 x 4 register tiles (pf_ref.c, mm_blocked); the listed
+ * path computes each element as one plain dot product (mm_dot). On a shape
+ * with several blocks each way and ragged last ones (odd rows, columns not
+ * a multiple of 4 past two column blocks, a depth past two depth blocks),
+ * every element of every transpose is the plain dot product's bit for bit,
+ * its scale too, on one thread and on three (odd row ranges), with the
+ * scale and without it. */
+TEST_IMPL(ref_matmul_blocked) {
+  enum { M = 37, N = 517, K = 600 };
+  static double a[M * K], b[K * N], full[M * N], fs[M * N], dot[M * N],
+      ds[M * N], ns[M * N];
+  static int64_t idx[M * N];
+  pf_rng rng;
+  int64_t i;
+  int tr, threads;
+  pf_rng_seed(&rng, 5);
+  for (i = 0; i < M * K; i++)
+    a[i] = pf_rng_uniform(&rng, -1.0, 1.0);
+  for (i = 0; i < K * N; i++)
+    b[i] = pf_rng_uniform(&rng, -1.0, 1.0);
+  for (i = 0; i < M * N; i++)
+    idx[i] = i;
+  for (threads = 1; threads <= 3; threads += 2)
+    for (tr = 0; tr < 4; tr++) {
+      pf_ref_gemm g = {M, N, K, tr & 1, tr >> 1};
+      pf_ref_set_threads(threads);
+      for (i = 0; i < M * N; i++)
+        full[i] = fs[i] = ns[i] = -7;
+      ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
+      ASSERT_OK(pf_ref_matmul(a, b, g, ns, NULL, NULL, 0));
+      ASSERT_OK(pf_ref_matmul(a, b, g, dot, ds, idx, M * N));
+      for (i = 0; i < M * N; i++)
+        if (memcmp(&full[i], &dot[i], sizeof full[i]) != 0 ||
+            memcmp(&fs[i], &ds[i], sizeof fs[i]) != 0 ||
+            memcmp(&ns[i], &dot[i], sizeof ns[i]) != 0)
+          CM_TEST_FAIL_("trans %d%d, %d threads: element %lld (row %lld, "
+                        "column %lld) is %.17g (scale %.17g; %.17g without "
+                        "it), the dot product's %.17g (%.17g)",
+                        tr & 1, tr >> 1, threads, (long long)i,
+                        (long long)(i / N), (long long)(i % N), full[i], fs[i],
+                        ns[i], dot[i], ds[i]);
+    }
+  /* and a value checked by hand: C[0][0] of the nn product is the sum of
+   * a[0][p] b[p][0] in order */
+  {
+    pf_ref_gemm g = {M, N, K, 0, 0};
+    double s = 0;
+    ASSERT_OK(pf_ref_matmul(a, b, g, full, NULL, NULL, 0));
+    for (i = 0; i < K; i++)
+      s += a[i] * b[i * N];
+    ASSERT_TRUE(memcmp(&s, &full[0], sizeof s) == 0);
+  }
+  pf_ref_set_threads(0);
+  return 0;
+}
+
 /* pf_compare over several blocks: counts add up, the worst of two equally
  * bad elements in different blocks is the earlier one, and the answer is
  * the same on 1 and 4 threads. */
@@ -1166,12 +1223,13 @@ static int cmp_index(const void *a, const void *b) {
 
 /* A wrong region of a sampled matmul (docs/VALIDATION.md, "Matmul: sampled
  * verification of large products"): 1100x1000x2000 is 2.2e9 multiply-adds,
- * so it is checked on a sample. Its output is made equal to the reference,
- * then each 32x32 block of it (clipped at the edges) in turn is put 1 off
- * in full, as a tile stored in the wrong place or a garbled fragment would
- * be: the check on the sample must fail for every one. Before the block
- * draws were added the sample was the 4096 uniform draws and the edges,
- * and the uniform draws leave interior blocks without an element
+ * so it is checked on a sample under a limit of 2^31 (--sample-above
+ * 2147483648; the default, 2^37, checks it in full). Its output is made equal
+ * to the reference, then each 32x32 block of it (clipped at the edges) in turn
+ * is put 1 off in full, as a tile stored in the wrong place or a garbled
+ * fragment would be: the check on the sample must fail for every one. Before
+ * the block draws were added the sample was the 4096 uniform draws and the
+ * edges, and the uniform draws leave interior blocks without an element
  * (measured, seed 11: 16 of the 990 blocks that touch no edge row or
  * column, printed below); a block put off there passed. The sample is
  * sorted, unique, the same for the same seed, and keeps the uniform draws:
@@ -1188,6 +1246,7 @@ TEST_IMPL(matmul_sample_blocks) {
   unsigned char *hit = calloc((size_t)(mb * nb), 1);
   int64_t q, i, j, r, missed = 0, interior = 0, passed = 0, first = -1;
   ASSERT_TRUE(hit != NULL);
+  pf_set_matmul_sample_above((int64_t)1 << 31);
   ASSERT_OK(host_case_x(&c, "matmul", CPK_F32, dims, 3, 0, 11, 0));
   ASSERT_TRUE(c.sample != NULL);
   for (q = 1; q < c.nsample; q++)
@@ -1247,6 +1306,7 @@ TEST_IMPL(matmul_sample_blocks) {
                   (long long)(first / n), (long long)(first % n));
   free(hit);
   pf_case_free(&c);
+  pf_set_matmul_sample_above(-1);
   return 0;
 }
 
@@ -1383,18 +1443,21 @@ TEST_IMPL(small_rows_rmsbwd_caught) {
   return 0;
 }
 
-/* A product above PF_MATMUL_FULL_MACS whose sample is missing (its
+/* A product above the sampling limit whose sample is missing (its
  * allocation failed) is refused at once, never referenced in full (2.25e9
- * multiply-adds here: seconds; 8192^3, minutes to hours). */
+ * multiply-adds here, above a limit of 2^31: a second; 8192^3 above the
+ * default, a minute on 8 cores). */
 TEST_IMPL(matmul_no_sample_refused) {
   static const int64_t dims[3] = {2048, 1100, 1000};
   pf_case c;
   double t0;
+  pf_set_matmul_sample_above((int64_t)1 << 31);
   ASSERT_OK(host_case_setup(&c, "matmul", CPK_F32, dims, 3, 0, 0));
   ASSERT_TRUE(c.sample == NULL); /* no fill: as if its malloc failed */
   t0 = plat_monotonic_s();
   ASSERT_EQ(c.op->reference(&c), CM_ENOMEM);
   ASSERT_TRUE(plat_monotonic_s() - t0 < 0.5);
   pf_case_free(&c);
+  pf_set_matmul_sample_above(-1);
   return 0;
 }
