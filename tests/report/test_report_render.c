@@ -531,6 +531,12 @@ TEST_IMPL(report_writes_and_binds) {
   ASSERT_CONTAINS(html, "86 (the negative control");
   ASSERT_CONTAINS(md, "softmax_warp\\<float\\>");
   ASSERT_CONTAINS(md, "cublasGemmEx");
+  /* a case verified on a sample says so beside its verdict, the others
+   * do not */
+  ASSERT_CONTAINS(md, "| yes, sampled 102358 |");
+  ASSERT_CONTAINS(html, ">yes, sampled 102358</td>");
+  ASSERT_EQ(count(md, "sampled 102358"), 1);
+  ASSERT_EQ(count(md, ", sampled"), 1);
   /* The results' ceilings and timing protocol reach the environment. */
   ASSERT_CONTAINS(md,
                   "| read ceiling | 4400.0 GB/s (reading alone, this run) |");

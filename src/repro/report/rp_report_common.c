@@ -152,6 +152,14 @@ size_t rp__env_rows(const rp_run *run, rp__kv *rows) {
   return n;
 }
 
+const char *rp__sampled_note(const rp_case *c, char *buf, size_t size) {
+  if (size > 0)
+    buf[0] = '\0';
+  if (c->sampled > 0)
+    (void)cm_snprintf(buf, size, ", sampled %lld", (long long)c->sampled);
+  return buf;
+}
+
 void rp__case_label(const rp_case *c, char *buf, size_t size) {
   if (c->stride > 1)
     cm_snprintf(buf, size, "%s %s %s %s s%lld", c->op, c->variant, c->dtype,

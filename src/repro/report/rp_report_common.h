@@ -27,6 +27,9 @@ const rp_results *rp__main_results(const rp_run *run);
 
 /* "op variant dtype shape" for a chart label. */
 void rp__case_label(const rp_case *c, char *buf, size_t size);
+/* ", sampled N" after a verdict whose verification compared a sample of N
+ * output elements (correctness.sampled), else "": the note is in buf. */
+const char *rp__sampled_note(const rp_case *c, char *buf, size_t size);
 
 /* The negative control's outcome in words, and 1 caught, 0 not, -1 not
  * recorded. */

@@ -4,6 +4,7 @@
 #include "rp_report.h"
 
 #include "cm_error.h"
+#include "cm_str.h"
 #include "rp_report_common.h"
 #include "rp_sb.h"
 #include "rp_svg.h"
@@ -351,16 +352,18 @@ static void h_timing(rp__sb *b, const rp_run *run, int *ncharts) {
   for (i = 0; i < r->ncases; i++) {
     const rp_case *c = &r->cases[i];
     rp_five f = {NAN, NAN, NAN, NAN, NAN};
-    char l[256], t[32];
+    char l[256], t[32], ok[64];
     if (c->n > 0)
       rp_five_number(c->samples, c->n, &f);
     rp__case_label(c, l, sizeof l);
     rp__sb_add(b, "<tr>");
     td(b, NULL, l);
-    td(b, c->passed == 1 ? "pass" : "fail",
-       c->passed == 1   ? "yes"
-       : c->passed == 0 ? "NO"
-                        : "?");
+    cm_snprintf(ok, sizeof ok, "%s%s",
+                c->passed == 1   ? "yes"
+                : c->passed == 0 ? "NO"
+                                 : "?",
+                rp__sampled_note(c, t, sizeof t));
+    td(b, c->passed == 1 ? "pass" : "fail", ok);
     rp__sb_printf(b, "<td class=\"n\">%zu</td>", c->n);
     td(b, "n", rp__fmt(t, sizeof t, 3, f.min * 1e6));
     td(b, "n", rp__fmt(t, sizeof t, 3, f.q1 * 1e6));

@@ -241,17 +241,18 @@ static void md_timing(rp__sb *b, const rp_run *run) {
   for (i = 0; i < r->ncases; i++) {
     const rp_case *c = &r->cases[i];
     rp_five f = {NAN, NAN, NAN, NAN, NAN};
-    char l[256], t[8][32];
+    char l[256], t[8][32], sn[48];
     if (c->n > 0)
       rp_five_number(c->samples, c->n, &f);
     rp__case_label(c, l, sizeof l);
     rp__sb_add(b, "| ");
     rp__sb_md(b, l);
-    rp__sb_printf(b, " | %s | %zu | %s | %s | %s | %s | %s | %s | %s | ",
+    rp__sb_printf(b, " | %s%s | %zu | %s | %s | %s | %s | %s | %s | %s | ",
                   c->passed == 1   ? "yes"
                   : c->passed == 0 ? "**NO**"
                                    : "?",
-                  c->n, rp__fmt(t[0], 32, 3, f.median * 1e6),
+                  rp__sampled_note(c, sn, sizeof sn), c->n,
+                  rp__fmt(t[0], 32, 3, f.median * 1e6),
                   rp__fmt(t[1], 32, 3, f.q1 * 1e6),
                   rp__fmt(t[2], 32, 3, f.q3 * 1e6), rp__fmt(t[3], 32, 4, c->cv),
                   rp__fmt(t[4], 32, 1, c->gbps),

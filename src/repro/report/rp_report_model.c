@@ -79,6 +79,9 @@ static int parse_case(const json_t *c, rp_case *k) {
   k->max_rel_err = get_num(cor, "max_rel_err");
   k->rtol = get_num(cor, "rtol");
   k->atol = get_num(cor, "atol");
+  k->sampled = get_int(cor, "sampled");
+  if (k->sampled < 0)
+    k->sampled = 0;
   if (json_is_array(s) && json_array_size(s) > 0) {
     k->samples = malloc(json_array_size(s) * sizeof *k->samples);
     if (k->samples == NULL)

@@ -27,6 +27,9 @@ typedef struct {
   int memory_bound; /* 1: "bound": "memory" (or no flops) */
   int passed;       /* correctness.passed; -1 unknown */
   double max_abs_err, max_rel_err, rtol, atol;
+  int64_t sampled; /* correctness.sampled: the output elements compared
+                      on a sample (a large matmul); 0: every element, or
+                      not recorded (files before 2026-12-06) */
   double *samples; /* timing.samples_s, seconds; owned */
   size_t n;
   double median_s, min_s, max_s, mean_s, stddev_s, cv;
