@@ -409,6 +409,9 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
     FAIL("--list with %s: --list runs nothing, so nothing is written there; "
          "drop one",
          o->json_path ? "--json" : "--dump");
+  if (list_word != NULL && o->sample_above >= 0)
+    FAIL("--list with --sample-above: --list runs nothing, so nothing is "
+         "verified; drop one");
   if (o->json_path && o->dump_dir && strcmp(o->json_path, o->dump_dir) == 0)
     FAIL("--json %s and --dump %s: one path for the results file and the "
          "dump folder (the folder is made first, and the results could not "
@@ -433,6 +436,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
          "MxNxK; %s",
          o->ld_pad ? "--ld-pad" : "--trans",
          o->ld_pad ? "pad rows with --stride S" : "drop it");
+  if (o->op < 0 && o->have_shape && o->ndims == 2 && o->sample_above >= 0)
+    FAIL("--sample-above with an RxW shape: it says which matmul products "
+         "are verified on a sample, and an RxW shape selects no matmul; "
+         "drop it");
   if (o->have_shape && !shape_fits(o->dims, o->ndims, o->stride, o->ld_pad)) {
     if (o->ndims == 3)
       FAIL("--shape: %lld x %lld x %lld%s overflows a 64-bit byte count",
@@ -466,6 +473,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
                  "to each leading dimension)"
                : "runs on contiguous tensors",
            op->kind == PF_KIND_MATMUL ? "use that" : "drop --stride");
+    if (o->sample_above >= 0 && op->kind != PF_KIND_MATMUL)
+      FAIL("--sample-above says which matmul products are verified on a "
+           "sample; %s's outputs are always verified in full: drop it",
+           op->name);
     if ((o->ld_pad || o->trans_a || o->trans_b) && op->kind != PF_KIND_MATMUL)
       FAIL("%s shapes matmul's operands; %s has none%s",
            o->ld_pad ? "--ld-pad" : "--trans", op->name,
@@ -526,18 +537,19 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
    * dropped, not obeyed, and neither writes --dump's files */
   if ((o->mode == PF_MODE_NEGATIVE || o->mode == PF_MODE_VERIFY_CONTROL) &&
       (o->op >= 0 || o->json_path || o->variant >= 0 || o->dtype >= 0 ||
-       o->mask >= 0 || o->dump_dir))
+       o->mask >= 0 || o->dump_dir || o->sample_above >= 0))
     FAIL("%s runs alone (%s): drop %s", mode_flag(o->mode),
          o->mode == PF_MODE_NEGATIVE
              ? "copy_unmasked, fp32, 4097 elements"
              : "add_ftz, fp32, the cases of add's verification set",
-         o->op >= 0        ? "--op"
-         : o->json_path    ? "--json"
-         : o->variant >= 0 ? "--variant"
-         : o->dtype >= 0   ? "--dtype"
-         : o->dump_dir     ? "--dump"
-         : o->mask == 1    ? "--mask"
-                           : "--no-mask");
+         o->op >= 0             ? "--op"
+         : o->json_path         ? "--json"
+         : o->variant >= 0      ? "--variant"
+         : o->dtype >= 0        ? "--dtype"
+         : o->dump_dir          ? "--dump"
+         : o->sample_above >= 0 ? "--sample-above"
+         : o->mask == 1         ? "--mask"
+                                : "--no-mask");
   return CM_OK;
 }
 

@@ -15,6 +15,13 @@
 #include "cm_error.h"
 #include "platform.h"
 
+/* Every product rounded on its own, never fused into a multiply-add: the
+ * matmul reference's blocked, listed and plain paths give the same bits
+ * only so (CMakeLists.txt passes -ffp-contract=off to GCC and Clang). */
+#ifdef _MSC_VER
+#pragma fp_contract(off)
+#endif
+
 /* 0: not chosen yet, use the CPUs online (read once, when first needed). */
 static int ref_threads = 0;
 
@@ -603,6 +610,19 @@ int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
                   double *scale, const int64_t *idx, int64_t nidx) {
   mm_ctx ctx = {a, b, g, c, scale, idx};
   int64_t per_row = g.n * g.k;
+  if (g.k == 0) {
+    /* empty sums: 0, which the paths below (a chunk size divided by k,
+     * a depth loop that never runs) would not write */
+    const int64_t count = idx ? nidx : g.m * g.n;
+    int64_t t;
+    for (t = 0; t < count; t++) {
+      const int64_t e = idx ? idx[t] : t;
+      c[e] = 0.0;
+      if (scale)
+        scale[e] = 0.0;
+    }
+    return CM_OK;
+  }
   if (idx) {
     int64_t *order = panel_order(g, idx, nidx);
     int err;

@@ -267,7 +267,9 @@ TEST_IMPL(cli_parse) {
  * --bench (timed unmasked), an empty --json or --dump (misnamed, or read
  * past the string), one path for both, --list beside a mode word (which
  * won depended on the order) or an output, options for the other kind of
- * op than the shape's rank allows, and a padding that overflows. */
+ * op than the shape's rank allows, a padding that overflows, and
+ * --sample-above where no matmul runs (another op, an RxW shape, --list,
+ * the controls). */
 TEST_IMPL(cli_dropped_words) {
   static const char *const bad[][8] = {
       {"--seed", "18446744073709551615", NULL},
@@ -284,6 +286,11 @@ TEST_IMPL(cli_dropped_words) {
       {"--shape", "4x5", "--ld-pad", "3", NULL},
       {"--op", "matmul", "--shape", "4398046511104x1x1", "--ld-pad", "1048576",
        NULL},
+      {"--op", "softmax", "--sample-above", "0", NULL},
+      {"--shape", "4x5", "--sample-above", "0", NULL},
+      {"--list", "--sample-above", "0", NULL},
+      {"--negative-control", "--sample-above", "0", NULL},
+      {"--verify-control", "--sample-above", "0", NULL},
   };
   static const char *const want[] = {
       "from 0 to 9223372036854775807",
@@ -299,6 +306,11 @@ TEST_IMPL(cli_dropped_words) {
       "--trans with an RxW shape",
       "--ld-pad with an RxW shape",
       "with --ld-pad overflows",
+      "--sample-above says which matmul products",
+      "--sample-above with an RxW shape",
+      "--list with --sample-above",
+      "drop --sample-above",
+      "drop --sample-above",
   };
   pf_opts o;
   char err[256], *argv[9];

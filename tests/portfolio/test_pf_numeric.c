@@ -282,6 +282,16 @@ TEST_IMPL(ref_matmul) {
   ASSERT_OK(pf_ref_matmul(at, bt, g, c2, NULL, idx, 1));
   ASSERT_NEAR(c2[3], 11, 0);
   ASSERT_NEAR(c2[0], -1, 0); /* not in the sample: untouched */
+  /* K = 0: every sum is empty, 0 (the full path wrote nothing, the listed
+   * one divided by K) */
+  g.k = 0;
+  g.trans_a = g.trans_b = 0;
+  c2[0] = c2[1] = c2[2] = c2[3] = s[0] = s[1] = s[2] = s[3] = -1;
+  ASSERT_OK(pf_ref_matmul(a, b, g, c2, s, NULL, 0));
+  ASSERT_TRUE(c2[0] == 0 && c2[3] == 0 && s[0] == 0 && s[3] == 0);
+  c2[0] = c2[3] = -1;
+  ASSERT_OK(pf_ref_matmul(a, b, g, c2, NULL, idx, 1));
+  ASSERT_TRUE(c2[3] == 0 && c2[0] == -1);
   return 0;
 }
 
@@ -377,8 +387,10 @@ TEST_IMPL(ref_matmul_blocked) {
     pf_ref_gemm g = {M, N, K, 0, 0};
     double s = 0;
     ASSERT_OK(pf_ref_matmul(a, b, g, full, NULL, NULL, 0));
-    for (i = 0; i < K; i++)
-      s += a[i] * b[i * N];
+    for (i = 0; i < K; i++) {
+      const double x = a[i] * b[i * N]; /* two statements: never an FMA */
+      s += x;
+    }
     ASSERT_TRUE(memcmp(&s, &full[0], sizeof s) == 0);
   }
   pf_ref_set_threads(0);

@@ -574,6 +574,44 @@ TEST_IMPL(results_schema_version) {
   return 0;
 }
 
+/* correctness.sampled as the model reads it: an integer as it is; a real
+ * that holds an integer likewise; a real past what a double holds exactly
+ * and a string are not a count (0: the note is not printed). For 1e300
+ * the model cast the real to int64 before it checked the range, undefined
+ * behaviour (x86 gives INT64_MIN, which the clamp to 0 hid, so this test
+ * passed then too: it pins the answer, the range check removes the cast). */
+TEST_IMPL(results_sampled_read) {
+  fx_opts o;
+  rp_results r;
+  json_t *doc, *cor;
+  size_t k;
+  static const struct {
+    double real; /* < 0: an integer 102358; 0: a string */
+    int64_t want;
+  } cases[] = {{-1, 102358}, {4096.0, 4096}, {1e300, 0}, {-1e300, 0}, {0, 0}};
+  fx_opts_init(&o);
+  for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    doc = fx_results(&o);
+    cor = json_object_get(json_array_get(json_object_get(doc, "cases"), 2),
+                          "correctness");
+    if (cases[k].real == -1)
+      json_object_set_new(cor, "sampled", json_integer(102358));
+    else if (cases[k].real == 0)
+      json_object_set_new(cor, "sampled", json_string("many"));
+    else
+      json_object_set_new(cor, "sampled", json_real(cases[k].real));
+    ASSERT_OK(rp_results_from_json(doc, &r));
+    ASSERT_TRUE(r.ncases > 2);
+    if (r.cases[2].sampled != cases[k].want)
+      CM_TEST_FAIL_("case %lu: sampled %lld, want %lld", (unsigned long)k,
+                    (long long)r.cases[2].sampled, (long long)cases[k].want);
+    ASSERT_TRUE(r.cases[0].sampled == 0); /* the fixture's null */
+    rp_results_free(&r);
+    json_decref(doc);
+  }
+  return 0;
+}
+
 /* A run without clean results: compare read every
  * JSON file of results/instrumented/, profile-ncu.json and profile-nsys.json
  * before time.json, and the first file's case won: profiled timings

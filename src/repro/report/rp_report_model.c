@@ -45,8 +45,13 @@ static int64_t get_int(const json_t *o, const char *key) {
   const json_t *v = get(o, key);
   if (json_is_integer(v))
     return (int64_t)json_integer_value(v);
-  if (json_is_real(v))
-    return (int64_t)json_real_value(v);
+  if (json_is_real(v)) {
+    /* in range before the cast (a file's 1e300 or NaN would be undefined
+     * behaviour): the integers a double holds exactly, else unknown */
+    const double d = json_real_value(v);
+    return d >= -9007199254740992.0 && d <= 9007199254740992.0 ? (int64_t)d
+                                                               : -1;
+  }
   return -1;
 }
 
