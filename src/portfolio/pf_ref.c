@@ -595,8 +595,7 @@ static void mm_blocked(void *p, int64_t r0, int64_t r1) {
     w->bp = malloc((size_t)MM_KC * MM_NC * sizeof *w->bp);
   if (!w || !w->bp) {
     /* no room for the copies: the plain dot products, the same values */
-    if (w)
-      free(w);
+    free(w);
     mm_rows(p, r0, r1);
     return;
   }

@@ -295,6 +295,17 @@ TEST_IMPL(ref_matmul) {
   return 0;
 }
 
+/* A and B of a reference test: uniform in [-1, 1), A's values drawn
+ * first, from rng. */
+static void mm_operands(pf_rng *rng, double *a, int64_t na, double *b,
+                        int64_t nb) {
+  int64_t i;
+  for (i = 0; i < na; i++)
+    a[i] = pf_rng_uniform(rng, -1.0, 1.0);
+  for (i = 0; i < nb; i++)
+    b[i] = pf_rng_uniform(rng, -1.0, 1.0);
+}
+
 /* The listed path (a sampled matmul) reads strided operands from
  * contiguous copies of 8 columns, in an order of its own: every element
  * it computes is the full path's bit for bit, in each transpose, on a
@@ -310,10 +321,7 @@ TEST_IMPL(ref_matmul_listed) {
   int64_t i, nidx = 0;
   int tr, threads;
   pf_rng_seed(&rng, 3);
-  for (i = 0; i < M * K; i++)
-    a[i] = pf_rng_uniform(&rng, -1.0, 1.0);
-  for (i = 0; i < K * N; i++)
-    b[i] = pf_rng_uniform(&rng, -1.0, 1.0);
+  mm_operands(&rng, a, M * K, b, K * N);
   for (i = 0; i < M * N; i++)
     if (i % 3 != 1)
       idx[nidx++] = i;
@@ -355,10 +363,7 @@ TEST_IMPL(ref_matmul_blocked) {
   int64_t i;
   int tr, threads;
   pf_rng_seed(&rng, 5);
-  for (i = 0; i < M * K; i++)
-    a[i] = pf_rng_uniform(&rng, -1.0, 1.0);
-  for (i = 0; i < K * N; i++)
-    b[i] = pf_rng_uniform(&rng, -1.0, 1.0);
+  mm_operands(&rng, a, M * K, b, K * N);
   for (i = 0; i < M * N; i++)
     idx[i] = i;
   for (threads = 1; threads <= 3; threads += 2)
