@@ -883,11 +883,13 @@ TEST_IMPL(case_seed) {
   return 0;
 }
 
-/* Which products are sampled: above the limit in force, 2^37 unless
+/* Which products are sampled: above the limit in force, 2^40 unless
  * --sample-above (pf_set_matmul_sample_above) set another. The benchmark's
- * 4095x4097x4093 and 4096^3 (6.9e10) are checked in full by default, 8192^3
- * (5.5e11) on a sample; 1500x1400x1300 (2.7e9) in full by default and on a
- * sample under a limit of 2^31 (the limit before 2026-12-06). */
+ * 4095x4097x4093 and 4096^3 (6.9e10) and 8192^3 (5.5e11) are checked in
+ * full by default (8192^3 was sampled under the limit of 2^37, before the
+ * thirteenth session), 16384^3 (4.4e12) on a sample; 1500x1400x1300 (2.7e9)
+ * in full by default and on a sample under a limit of 2^31 (the limit
+ * before 2026-12-06). */
 TEST_IMPL(matmul_sample) {
   pf_case c;
   pf_rng rng;
@@ -897,7 +899,8 @@ TEST_IMPL(matmul_sample) {
   ASSERT_TRUE(!pf_matmul_sampled(4096, 4096, 4096));
   ASSERT_TRUE(!pf_matmul_sampled(1, 1, PF_MATMUL_SAMPLE_ABOVE));
   ASSERT_TRUE(pf_matmul_sampled(1, 1, PF_MATMUL_SAMPLE_ABOVE + 1));
-  ASSERT_TRUE(pf_matmul_sampled(8192, 8192, 8192));
+  ASSERT_TRUE(!pf_matmul_sampled(8192, 8192, 8192));
+  ASSERT_TRUE(pf_matmul_sampled(16384, 16384, 16384));
   ASSERT_TRUE(pf_matmul_sampled(INT64_MAX, INT64_MAX, INT64_MAX));
   pf_set_matmul_sample_above(0);
   ASSERT_TRUE(pf_matmul_sampled(1, 1, 1));

@@ -1241,7 +1241,7 @@ static int cmp_index(const void *a, const void *b) {
 /* A wrong region of a sampled matmul (docs/VALIDATION.md, "Matmul: sampled
  * verification of large products"): 1100x1000x2000 is 2.2e9 multiply-adds,
  * so it is checked on a sample under a limit of 2^31 (--sample-above
- * 2147483648; the default, 2^37, checks it in full). Its output is made equal
+ * 2147483648; the default, 2^40, checks it in full). Its output is made equal
  * to the reference, then each 32x32 block of it (clipped at the edges) in turn
  * is put 1 off in full, as a tile stored in the wrong place or a garbled
  * fragment would be: the check on the sample must fail for every one. Before
