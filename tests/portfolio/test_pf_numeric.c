@@ -347,45 +347,62 @@ TEST_IMPL(ref_matmul_listed) {
 }
 
 /* The full path computes in cache blocks of 256 columns and 256 of the
- * depth and in 2 x 4 register tiles (pf_ref.c, mm_blocked); the listed
- * path computes each element as one plain dot product (mm_dot). On a shape
- * with several blocks each way and ragged last ones (odd rows, columns not
- * a multiple of 4 past two column blocks, a depth past two depth blocks),
- * every element of every transpose is the plain dot product's bit for bit,
- * its scale too, on one thread and on three (odd row ranges), with the
- * scale and without it. */
+ * depth and in register tiles (pf_ref.c, mm_blocked: 2 x 4, and 4 x 4 and
+ * 4 x 8 where the CPU has AVX2 and AVX-512); the listed path computes each
+ * element as one plain dot product (mm_dot). On a shape with several blocks
+ * each way and ragged last ones (rows not a multiple of 4, columns not a
+ * multiple of 4 or 8 past two column blocks, a depth past two depth
+ * blocks), every element of every transpose is the plain dot product's bit
+ * for bit, its scale too, in every tile the CPU runs, on one thread and on
+ * three (odd row ranges), with the scale and without it. A tile the CPU
+ * lacks is said on stderr, not run. */
 TEST_IMPL(ref_matmul_blocked) {
   enum { M = 37, N = 517, K = 600 };
   static double a[M * K], b[K * N], full[M * N], fs[M * N], dot[M * N],
       ds[M * N], ns[M * N];
   static int64_t idx[M * N];
+  static const char *const tile[3] = {"2x4", "4x4 (AVX2)", "4x8 (AVX-512)"};
   pf_rng rng;
   int64_t i;
-  int tr, threads;
+  int tr, threads, level, ran = 0;
   pf_rng_seed(&rng, 5);
   mm_operands(&rng, a, M * K, b, K * N);
   for (i = 0; i < M * N; i++)
     idx[i] = i;
-  for (threads = 1; threads <= 3; threads += 2)
-    for (tr = 0; tr < 4; tr++) {
-      pf_ref_gemm g = {M, N, K, tr & 1, tr >> 1};
-      pf_ref_set_threads(threads);
-      for (i = 0; i < M * N; i++)
-        full[i] = fs[i] = ns[i] = -7;
-      ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
-      ASSERT_OK(pf_ref_matmul(a, b, g, ns, NULL, NULL, 0));
-      ASSERT_OK(pf_ref_matmul(a, b, g, dot, ds, idx, M * N));
-      for (i = 0; i < M * N; i++)
-        if (memcmp(&full[i], &dot[i], sizeof full[i]) != 0 ||
-            memcmp(&fs[i], &ds[i], sizeof fs[i]) != 0 ||
-            memcmp(&ns[i], &dot[i], sizeof ns[i]) != 0)
-          CM_TEST_FAIL_("trans %d%d, %d threads: element %lld (row %lld, "
-                        "column %lld) is %.17g (scale %.17g; %.17g without "
-                        "it), the dot product's %.17g (%.17g)",
-                        tr & 1, tr >> 1, threads, (long long)i,
-                        (long long)(i / N), (long long)(i % N), full[i], fs[i],
-                        ns[i], dot[i], ds[i]);
+  ASSERT_EQ(pf_ref_set_matmul_tiles(0), 0);
+  for (level = 0; level <= 2; level++) {
+    if (pf_ref_set_matmul_tiles(level) != level) {
+      fprintf(stderr,
+              "ref_matmul_blocked: tile %s not run: this CPU lacks "
+              "it\n",
+              tile[level]);
+      continue;
     }
+    ran++;
+    for (threads = 1; threads <= 3; threads += 2)
+      for (tr = 0; tr < 4; tr++) {
+        pf_ref_gemm g = {M, N, K, tr & 1, tr >> 1};
+        pf_ref_set_threads(threads);
+        for (i = 0; i < M * N; i++)
+          full[i] = fs[i] = ns[i] = -7;
+        ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
+        ASSERT_OK(pf_ref_matmul(a, b, g, ns, NULL, NULL, 0));
+        ASSERT_OK(pf_ref_matmul(a, b, g, dot, ds, idx, M * N));
+        for (i = 0; i < M * N; i++)
+          if (memcmp(&full[i], &dot[i], sizeof full[i]) != 0 ||
+              memcmp(&fs[i], &ds[i], sizeof fs[i]) != 0 ||
+              memcmp(&ns[i], &dot[i], sizeof ns[i]) != 0)
+            CM_TEST_FAIL_("tile %s, trans %d%d, %d threads: element %lld "
+                          "(row %lld, column %lld) is %.17g (scale %.17g; "
+                          "%.17g without it), the dot product's %.17g "
+                          "(%.17g)",
+                          tile[level], tr & 1, tr >> 1, threads, (long long)i,
+                          (long long)(i / N), (long long)(i % N), full[i],
+                          fs[i], ns[i], dot[i], ds[i]);
+      }
+  }
+  ASSERT_TRUE(ran >= 1);
+  pf_ref_set_matmul_tiles(-1);
   /* and a value checked by hand: C[0][0] of the nn product is the sum of
    * a[0][p] b[p][0] in order */
   {
