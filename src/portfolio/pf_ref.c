@@ -22,6 +22,18 @@
 #ifdef _MSC_VER
 #pragma fp_contract(off)
 #endif
+/* Clang's own spelling, which clang-cl and icx (both Clang) honour where
+ * they ignore the MSVC pragma and the command line's flag. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+/* -ffast-math lets the compiler reorder the sums: the paths would no longer
+ * give the same bits (measured with Clang), nor the reference its stated
+ * order. */
+#ifdef __FAST_MATH__
+#error                                                                         \
+    "pf_ref.c must not be compiled with -ffast-math (the float64 references rely on IEEE order)"
+#endif
 
 /* 0: not chosen yet, use the CPUs online (read once, when first needed). */
 static int ref_threads = 0;
@@ -490,11 +502,12 @@ static int64_t *panel_order(pf_ref_gemm g, const int64_t *idx, int64_t nidx) {
  * the dot products took minutes. Rows or columns past the edge are
  * computed from zeros and never stored.
  *
- * The tile is the widest the CPU runs (mm_tiles): 2 x 4 in plain C, which
- * any compiler keeps in SSE2's sixteen registers; 4 x 4 built for AVX2 and
- * 4 x 8 for AVX-512 where GCC or Clang targets x86 and the CPU has them
- * (more independent sums a depth step: measured 1.9x and 2.8x the 2 x 4's
- * speed on this project's build host, an AMD EPYC, 2026-12-06). The wider
+ * The tile is the widest the CPU runs (mm_tiles): 2 x 4 in plain C (at
+ * -O2 GCC and Clang keep its sixteen sums in eight SSE2 registers); 4 x 4
+ * built for AVX2 and 4 x 8 for AVX-512 where GCC or Clang targets x86-64
+ * (or x86 with SSE2 arithmetic) and the CPU has them (more independent
+ * sums a depth step: measured about 1.7x and 2.5x the 2 x 4's speed on
+ * this project's build host, an AMD EPYC, 2026-12-06). The wider
  * tiles vectorise across the tile's elements, never along the depth, and
  * the file is compiled without contraction, so each element gets the same
  * operations in the same order in every tile: the unit test runs every
@@ -504,12 +517,18 @@ static int64_t *panel_order(pf_ref_gemm g, const int64_t *idx, int64_t nidx) {
 #define MM_RI_MAX 4
 #define MM_NJ_MAX 8
 
-/* GCC and Clang on x86 (not clang-cl, whose CPU probe needs a runtime
- * that MSVC's link may lack): the AVX2 and AVX-512 tiles. */
+/* GCC and Clang on x86-64, or on 32-bit x86 with SSE2 arithmetic (with
+ * x87's 80-bit registers the plain paths and the AVX tiles would round
+ * differently), and not clang-cl, whose CPU probe needs a runtime that
+ * MSVC's link may lack: the AVX2 and AVX-512 tiles. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER) &&         \
-    (defined(__x86_64__) || defined(__i386__))
+    (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2_MATH__)))
 #define MM_X86_TILES 1
 #endif
+/* Every panel of MM_NC columns splits into whole tiles of either width, so
+ * the panels of a ragged block never pass the end of bp. */
+_Static_assert(MM_NC % MM_NJ_MAX == 0 && MM_NC % 4 == 0,
+               "MM_NC must be a multiple of every tile width");
 
 typedef void (*mm_tile_fn)(const double *ap, const double *bp, int64_t kc,
                            double *ts, double *tsa);
@@ -618,8 +637,10 @@ MM_TILE_4ROWS(mm_tile_4x8, "avx512f", 8, MM_LD8, MM_ROW8, MM_ST8)
 #undef MM_ST4
 #undef MM_ST8
 
-/* The widest tile the CPU runs (2: 4 x 8, 1: 4 x 4, 0: 2 x 4), asked once;
- * mm_tile_cap, when set (0 to 2), holds it lower for the unit test. */
+/* The widest tile the CPU runs (2: 4 x 8, 1: 4 x 4, 0: 2 x 4; always 0
+ * without MM_X86_TILES), asked at each mm_blocked (the probe caches its
+ * answer); mm_tile_cap, when set (0 to 2), holds it lower for the unit
+ * test. */
 static int mm_tile_cap = -1;
 
 static int mm_tiles_supported(void) {

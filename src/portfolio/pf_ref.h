@@ -81,7 +81,8 @@ int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
                   double *scale, const int64_t *idx, int64_t nidx);
 
 /* The full matmul's register tile (pf_ref.c, mm_tiles): by default the
- * widest the CPU runs, 2 (4 x 8, AVX-512), 1 (4 x 4, AVX2) or 0 (2 x 4);
+ * widest the CPU runs, 2 (4 x 8, AVX-512), 1 (4 x 4, AVX2) or 0 (2 x 4;
+ * the only one outside GCC and Clang on x86);
  * widest >= 0 holds it at or under that level, < 0 gives the default back.
  * Every tile gives the same bits. Returns the level now in force. For the
  * unit tests, between runs (not while a reference runs). */

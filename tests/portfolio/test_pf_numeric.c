@@ -354,8 +354,9 @@ TEST_IMPL(ref_matmul_listed) {
  * multiple of 4 or 8 past two column blocks, a depth past two depth
  * blocks), every element of every transpose is the plain dot product's bit
  * for bit, its scale too, in every tile the CPU runs, on one thread and on
- * three (odd row ranges), with the scale and without it. A tile the CPU
- * lacks is said on stderr, not run. */
+ * three (odd row ranges), with the scale and without it; and shapes
+ * smaller than a tile (one row, a depth of one). A tile the CPU lacks is
+ * said on stderr, not run. */
 TEST_IMPL(ref_matmul_blocked) {
   enum { M = 37, N = 517, K = 600 };
   static double a[M * K], b[K * N], full[M * N], fs[M * N], dot[M * N],
@@ -400,6 +401,23 @@ TEST_IMPL(ref_matmul_blocked) {
                           (long long)(i / N), (long long)(i % N), full[i],
                           fs[i], ns[i], dot[i], ds[i]);
       }
+    /* shapes smaller than a tile each way (one row, fewer columns than a
+     * tile is wide, a depth of one), on two threads */
+    {
+      static const int64_t tiny[][3] = {
+          {1, 1, 1}, {1, 9, 5}, {5, 3, 1}, {3, 7, 257}, {6, 2, 9}};
+      size_t s;
+      pf_ref_set_threads(2);
+      for (s = 0; s < sizeof tiny / sizeof tiny[0]; s++)
+        for (tr = 0; tr < 4; tr++) {
+          pf_ref_gemm g = {tiny[s][0], tiny[s][1], tiny[s][2], tr & 1, tr >> 1};
+          const int64_t mn = g.m * g.n;
+          ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
+          ASSERT_OK(pf_ref_matmul(a, b, g, dot, ds, idx, mn));
+          ASSERT_TRUE(memcmp(full, dot, (size_t)mn * sizeof *full) == 0);
+          ASSERT_TRUE(memcmp(fs, ds, (size_t)mn * sizeof *fs) == 0);
+        }
+    }
   }
   ASSERT_TRUE(ran >= 1);
   pf_ref_set_matmul_tiles(-1);
