@@ -654,23 +654,34 @@ static int mm_tiles_supported(void) {
   return 0;
 }
 
-int pf_ref_set_matmul_tiles(int widest) {
+/* The level in force: the CPU's, held under mm_tile_cap when that is set. */
+static int mm_tile_level(void) {
   const int have = mm_tiles_supported();
-  mm_tile_cap = widest < 0 ? -1 : widest;
-  return widest < 0 || widest > have ? have : widest;
+  return mm_tile_cap >= 0 && mm_tile_cap < have ? mm_tile_cap : have;
 }
 
-static void mm_tiles(mm_block_buf *w) {
-  int level = mm_tiles_supported();
-  if (mm_tile_cap >= 0 && mm_tile_cap < level)
-    level = mm_tile_cap;
-  w->tile = mm_tile_2x4, w->ri = 2, w->nj = 4;
+int pf_ref_set_matmul_tiles(int widest) {
+  mm_tile_cap = widest < 0 ? -1 : widest;
+  return mm_tile_level();
+}
+
+/* Each level's tile and its shape, indexed by the level. */
+static const struct {
+  mm_tile_fn fn;
+  int ri, nj;
+} mm_tile_kinds[] = {
+    {mm_tile_2x4, 2, 4},
 #ifdef MM_X86_TILES
-  if (level == 2)
-    w->tile = mm_tile_4x8, w->ri = 4, w->nj = 8;
-  else if (level == 1)
-    w->tile = mm_tile_4x4, w->ri = 4, w->nj = 4;
+    {mm_tile_4x4, 4, 4},
+    {mm_tile_4x8, 4, 8},
 #endif
+};
+
+static void mm_tiles(mm_block_buf *w) {
+  const int level = mm_tile_level();
+  w->tile = mm_tile_kinds[level].fn;
+  w->ri = mm_tile_kinds[level].ri;
+  w->nj = mm_tile_kinds[level].nj;
 }
 
 static void mm_block_rows(mm_block_buf *w, int64_t r0, int64_t r1) {

@@ -354,7 +354,7 @@ TEST_IMPL(ref_matmul_listed) {
  * multiple of 4 or 8 past two column blocks, a depth past two depth
  * blocks), every element of every transpose is the plain dot product's bit
  * for bit, its scale too, in every tile the CPU runs, on one thread and on
- * three (odd row ranges), with the scale and without it; and shapes
+ * three (odd row ranges), with the scale and without it; and so for shapes
  * smaller than a tile (one row, a depth of one). A tile the CPU lacks is
  * said on stderr, not run. */
 TEST_IMPL(ref_matmul_blocked) {
@@ -363,8 +363,13 @@ TEST_IMPL(ref_matmul_blocked) {
       ds[M * N], ns[M * N];
   static int64_t idx[M * N];
   static const char *const tile[3] = {"2x4", "4x4 (AVX2)", "4x8 (AVX-512)"};
+  /* the blocks' shape first, then shapes smaller than a tile each way (one
+   * row, fewer columns than a tile is wide, a depth of one) */
+  static const int64_t shape[][3] = {{M, N, K}, {1, 1, 1},   {1, 9, 5},
+                                     {5, 3, 1}, {3, 7, 257}, {6, 2, 9}};
   pf_rng rng;
   int64_t i;
+  size_t sh;
   int tr, threads, level, ran = 0;
   pf_rng_seed(&rng, 5);
   mm_operands(&rng, a, M * K, b, K * N);
@@ -380,44 +385,31 @@ TEST_IMPL(ref_matmul_blocked) {
       continue;
     }
     ran++;
-    for (threads = 1; threads <= 3; threads += 2)
-      for (tr = 0; tr < 4; tr++) {
-        pf_ref_gemm g = {M, N, K, tr & 1, tr >> 1};
-        pf_ref_set_threads(threads);
-        for (i = 0; i < M * N; i++)
-          full[i] = fs[i] = ns[i] = -7;
-        ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
-        ASSERT_OK(pf_ref_matmul(a, b, g, ns, NULL, NULL, 0));
-        ASSERT_OK(pf_ref_matmul(a, b, g, dot, ds, idx, M * N));
-        for (i = 0; i < M * N; i++)
-          if (memcmp(&full[i], &dot[i], sizeof full[i]) != 0 ||
-              memcmp(&fs[i], &ds[i], sizeof fs[i]) != 0 ||
-              memcmp(&ns[i], &dot[i], sizeof ns[i]) != 0)
-            CM_TEST_FAIL_("tile %s, trans %d%d, %d threads: element %lld "
-                          "(row %lld, column %lld) is %.17g (scale %.17g; "
-                          "%.17g without it), the dot product's %.17g "
-                          "(%.17g)",
-                          tile[level], tr & 1, tr >> 1, threads, (long long)i,
-                          (long long)(i / N), (long long)(i % N), full[i],
-                          fs[i], ns[i], dot[i], ds[i]);
-      }
-    /* shapes smaller than a tile each way (one row, fewer columns than a
-     * tile is wide, a depth of one), on two threads */
-    {
-      static const int64_t tiny[][3] = {
-          {1, 1, 1}, {1, 9, 5}, {5, 3, 1}, {3, 7, 257}, {6, 2, 9}};
-      size_t s;
-      pf_ref_set_threads(2);
-      for (s = 0; s < sizeof tiny / sizeof tiny[0]; s++)
+    for (sh = 0; sh < sizeof shape / sizeof shape[0]; sh++)
+      for (threads = 1; threads <= 3; threads += 2)
         for (tr = 0; tr < 4; tr++) {
-          pf_ref_gemm g = {tiny[s][0], tiny[s][1], tiny[s][2], tr & 1, tr >> 1};
+          pf_ref_gemm g = {shape[sh][0], shape[sh][1], shape[sh][2], tr & 1,
+                           tr >> 1};
           const int64_t mn = g.m * g.n;
+          pf_ref_set_threads(threads);
+          for (i = 0; i < mn; i++)
+            full[i] = fs[i] = ns[i] = -7;
           ASSERT_OK(pf_ref_matmul(a, b, g, full, fs, NULL, 0));
+          ASSERT_OK(pf_ref_matmul(a, b, g, ns, NULL, NULL, 0));
           ASSERT_OK(pf_ref_matmul(a, b, g, dot, ds, idx, mn));
-          ASSERT_TRUE(memcmp(full, dot, (size_t)mn * sizeof *full) == 0);
-          ASSERT_TRUE(memcmp(fs, ds, (size_t)mn * sizeof *fs) == 0);
+          for (i = 0; i < mn; i++)
+            if (memcmp(&full[i], &dot[i], sizeof full[i]) != 0 ||
+                memcmp(&fs[i], &ds[i], sizeof fs[i]) != 0 ||
+                memcmp(&ns[i], &dot[i], sizeof ns[i]) != 0)
+              CM_TEST_FAIL_(
+                  "tile %s, %lldx%lldx%lld, trans %d%d, %d "
+                  "threads: element %lld (row %lld, column %lld) "
+                  "is %.17g (scale %.17g; %.17g without it), the "
+                  "dot product's %.17g (%.17g)",
+                  tile[level], (long long)g.m, (long long)g.n, (long long)g.k,
+                  tr & 1, tr >> 1, threads, (long long)i, (long long)(i / g.n),
+                  (long long)(i % g.n), full[i], fs[i], ns[i], dot[i], ds[i]);
         }
-    }
   }
   ASSERT_TRUE(ran >= 1);
   pf_ref_set_matmul_tiles(-1);
