@@ -321,6 +321,7 @@ static json_t *settings_json(const pf_bench_opts *o) {
                       o->sample_above_macs >= 0
                           ? json_integer((json_int_t)o->sample_above_macs)
                           : json_null());
+  json_object_set_new(s, "matmul_ref_tile", str_or_null(o->matmul_ref_tile));
   if (o->lock_sm_mhz > 0) {
     json_t *l = json_object();
     json_object_set_new(l, "sm_mhz", json_integer(o->lock_sm_mhz));

@@ -665,17 +665,22 @@ int pf_ref_set_matmul_tiles(int widest) {
   return mm_tile_level();
 }
 
-/* Each level's tile and its shape, indexed by the level. */
+/* Each level's tile, its shape and its name, indexed by the level. */
 static const struct {
   mm_tile_fn fn;
   int ri, nj;
+  const char *name;
 } mm_tile_kinds[] = {
-    {mm_tile_2x4, 2, 4},
+    {mm_tile_2x4, 2, 4, "2x4"},
 #ifdef MM_X86_TILES
-    {mm_tile_4x4, 4, 4},
-    {mm_tile_4x8, 4, 8},
+    {mm_tile_4x4, 4, 4, "4x4"},
+    {mm_tile_4x8, 4, 8, "4x8"},
 #endif
 };
+
+const char *pf_ref_matmul_tile(void) {
+  return mm_tile_kinds[mm_tile_level()].name;
+}
 
 static void mm_tiles(mm_block_buf *w) {
   const int level = mm_tile_level();

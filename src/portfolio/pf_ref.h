@@ -88,4 +88,9 @@ int pf_ref_matmul(const double *a, const double *b, pf_ref_gemm g, double *c,
  * unit tests, between runs (not while a reference runs). */
 int pf_ref_set_matmul_tiles(int widest);
 
+/* The name of the tile a full matmul reference runs now ("2x4", "4x4" or
+ * "4x8", rows x columns), for the record: the results file's settings and
+ * --test-only's matmul lines say which tile made their references. */
+const char *pf_ref_matmul_tile(void);
+
 #endif

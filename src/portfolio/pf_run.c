@@ -394,6 +394,8 @@ static void report(pf_runner *r, const pf_case *c, const verdict *v,
             c->g.trans_b ? 't' : 'n', c->spec.ld_pad);
   if (c->sample)
     fprintf(r->out, " verified=sampled:%" PRId64, c->nsample);
+  else if (c->op->kind == PF_KIND_MATMUL)
+    fprintf(r->out, " ref_tile=%s", pf_ref_matmul_tile());
   if (v->rounding_checked)
     fprintf(r->out, " round_off=%.2e/%" PRId64 " round_one_way=%+.2f",
             v->rounding.off, v->rounding.counted, v->rounding.one_way);

@@ -44,6 +44,9 @@ typedef struct {
   int64_t sample_above_macs; /* matmul products above it verified on a
                                 sample (pf_matmul_sample_above); -1: not
                                 given, written as null */
+  const char *matmul_ref_tile; /* the full matmul reference's register tile
+                                  (pf_ref_matmul_tile); NULL: not given,
+                                  written as null */
   unsigned long long seed;
   int argc;
   char **argv;

@@ -5,6 +5,7 @@
 #include "pf_env.h"
 #include "pf_fill.h"
 #include "pf_peer.h"
+#include "pf_ref.h"
 #include "pf_timing.h"
 #include "pf_timing_glue.h"
 #include "platform.h"
@@ -75,6 +76,7 @@ int pf_timing_start(pf_runner *r, const pf_opts *o, int argc, char **argv) {
   bo.lock_mem_mhz = o->lock_mem_mhz;
   bo.allocator = pf_alloc_name(r->alloc);
   bo.sample_above_macs = pf_matmul_sample_above();
+  bo.matmul_ref_tile = pf_ref_matmul_tile();
   bo.seed = r->seed;
   bo.argc = argc;
   bo.argv = argv;

@@ -393,14 +393,20 @@ TEST_IMPL(settings_sampled) {
   doc = pf_json_document(&r);
   ASSERT_TRUE(json_is_null(
       json_object_get(json_object_get(doc, "settings"), "sample_above_macs")));
+  ASSERT_TRUE(json_is_null(
+      json_object_get(json_object_get(doc, "settings"), "matmul_ref_tile")));
   cor = json_object_get(json_array_get(json_object_get(doc, "cases"), 0),
                         "correctness");
   ASSERT_TRUE(json_is_null(json_object_get(cor, "sampled")));
   ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
   json_decref(doc);
   r.opts.sample_above_macs = (int64_t)1 << 37;
+  r.opts.matmul_ref_tile = "4x8";
   r.cases[0].sampled = 36848;
   doc = pf_json_document(&r);
+  ASSERT_STR_EQ(json_string_value(json_object_get(
+                    json_object_get(doc, "settings"), "matmul_ref_tile")),
+                "4x8");
   ASSERT_TRUE(json_integer_value(json_object_get(
                   json_object_get(doc, "settings"), "sample_above_macs")) ==
               ((json_int_t)1 << 37));
@@ -410,6 +416,12 @@ TEST_IMPL(settings_sampled) {
   ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
   /* a sample of no element is no record of a check */
   json_object_set_new(cor, "sampled", json_integer(0));
+  ASSERT_NE(schema_check(schema, doc, err, sizeof err), 0);
+  /* nor is a tile the reference does not have */
+  json_object_set_new(cor, "sampled", json_integer(36848));
+  ASSERT_EQ(schema_check(schema, doc, err, sizeof err), 0);
+  json_object_set_new(json_object_get(doc, "settings"), "matmul_ref_tile",
+                      json_string("8x8"));
   ASSERT_NE(schema_check(schema, doc, err, sizeof err), 0);
   json_decref(doc);
   json_decref(schema);

@@ -363,6 +363,7 @@ TEST_IMPL(ref_matmul_blocked) {
       ds[M * N], ns[M * N];
   static int64_t idx[M * N];
   static const char *const tile[3] = {"2x4", "4x4 (AVX2)", "4x8 (AVX-512)"};
+  static const char *const name[3] = {"2x4", "4x4", "4x8"};
   /* the blocks' shape first, then shapes smaller than a tile each way (one
    * row, fewer columns than a tile is wide, a depth of one) */
   static const int64_t shape[][3] = {{M, N, K}, {1, 1, 1},   {1, 9, 5},
@@ -385,6 +386,7 @@ TEST_IMPL(ref_matmul_blocked) {
       continue;
     }
     ran++;
+    ASSERT_STR_EQ(pf_ref_matmul_tile(), name[level]);
     for (sh = 0; sh < sizeof shape / sizeof shape[0]; sh++)
       for (threads = 1; threads <= 3; threads += 2)
         for (tr = 0; tr < 4; tr++) {
