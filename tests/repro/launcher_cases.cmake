@@ -170,6 +170,62 @@ exit 0
      OR NOT o1 MATCHES "native:" OR NOT o2 MATCHES "native:")
     fail("two at once")
   endif()
+elseif(CASE STREQUAL "interrupted")
+  # A signal while the launcher builds (or waits for the lock) is exit 130,
+  # as the native's, not "build failed" (3); the build it started is ended
+  # with it (a SIGTERM to the launcher alone left cmake, ninja and nvcc
+  # running on, holding build/.repro.lock, so that every later ./repro
+  # waited on them), and the build never held the lock's fd.
+  file(WRITE "${r}/fakebin/cmake" "#!/bin/sh
+[ \"$1\" = -N ] && exit 0
+[ -e /proc/$$/fd/9 ] && echo FD9 >> '${r}/cmake-calls.txt'
+echo $$ > '${r}/cmake.pid'
+sleep 30
+exit 0
+")
+  file(WRITE "${r}/build/linux/build.ninja" "")
+  foreach(sig INT TERM HUP)
+    file(REMOVE "${r}/cmake.pid" "${r}/cmake-calls.txt")
+    # job control on: the launcher in a group of its own, SIGINT not
+    # ignored as a non-interactive shell's background jobs have it
+    execute_process(COMMAND bash -c "set -m
+      ./repro doctor >o 2>e & p=$!
+      for i in $(seq 100); do [ -s cmake.pid ] && break; sleep 0.1; done
+      kill -${sig} $p; wait $p; echo $?
+      sleep 0.5
+      if kill -0 $(cat cmake.pid) 2>/dev/null; then echo ALIVE; fi
+      flock -n build/.repro.lock true || echo LOCKED"
+      WORKING_DIRECTORY "${r}"
+      RESULT_VARIABLE brc OUTPUT_VARIABLE rc ERROR_VARIABLE err)
+    string(STRIP "${rc}" rc)
+    file(READ "${r}/e" e)
+    set(calls "")
+    if(EXISTS "${r}/cmake-calls.txt")
+      file(READ "${r}/cmake-calls.txt" calls)
+    endif()
+    set(err "${err}${e}")
+    if(NOT rc STREQUAL "130" OR NOT e MATCHES "interrupted [(]SIG${sig}[)]"
+       OR e MATCHES "failed" OR calls MATCHES "FD9")
+      fail("SIG${sig} during the build")
+    endif()
+  endforeach()
+  # and while it waits for another's lock
+  execute_process(COMMAND bash -c "set -m
+    flock build/.repro.lock sleep 20 & h=$!
+    sleep 0.3
+    ./repro doctor >o 2>e & p=$!
+    for i in $(seq 50); do grep -q waiting e 2>/dev/null && break; sleep 0.1; done
+    kill -TERM $p; wait $p; echo $?
+    kill -- -$h"
+    WORKING_DIRECTORY "${r}"
+    RESULT_VARIABLE brc OUTPUT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 15)
+  string(STRIP "${rc}" rc)
+  file(READ "${r}/e" e)
+  set(err "${err}${e}")
+  if(NOT rc STREQUAL "130" OR NOT e MATCHES "waiting for another"
+     OR NOT e MATCHES "interrupted [(]SIGTERM[)]")
+    fail("SIGTERM while waiting for the lock")
+  endif()
 elseif(CASE STREQUAL "build_dir")
   # --build-dir D (or --build-dir=D, relative to where ./repro is called)
   # names the build folder the native repro comes from: a carried build
