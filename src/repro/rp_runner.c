@@ -94,8 +94,15 @@ static void rp__terminate(rp__step *st) {
       0);
 }
 
+/* The first signal is the one that interrupted the run (the manifest's
+ * interrupted_by); a second, sent while the steps end, changes nothing. */
+static void rp__note_signal(int signum) {
+  if (rp__interrupt_signal == 0)
+    rp__interrupt_signal = signum;
+}
+
 static void rp__signal_cb(uv_signal_t *h, int signum) {
-  rp__interrupt_signal = signum;
+  rp__note_signal(signum);
   if (rp__active != NULL && !rp__active->exited) {
     rp__active->res->interrupted = 1;
     rp__terminate(rp__active);
@@ -157,7 +164,7 @@ int rp_runner_interrupted(void) {
 }
 
 void rp_runner_request_interrupt(int signum) {
-  rp__interrupt_signal = signum;
+  rp__note_signal(signum);
   if (rp__active != NULL && !rp__active->exited) {
     rp__active->res->interrupted = 1;
     rp__terminate(rp__active);

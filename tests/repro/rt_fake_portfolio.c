@@ -6,6 +6,9 @@
  * and on Windows alike. It prints a clean banner, then acts by FAKE_PF_MODE:
  *   nodev       exit 77, as the real binary does without a CUDA device
  *   sleep       write its pid to FAKE_PF_PIDFILE and hang
+ *   sleep_deaf  the same with SIGINT, SIGTERM, SIGHUP and SIGQUIT ignored
+ *               (POSIX): a step that outlives repro's SIGTERM until the
+ *               grace's SIGKILL, so that a second signal comes mid-shutdown
  *   json_clean  write an uninstrumented results JSON to the --json path
  *   json_instr  write an instrumented one
  *   json_malformed  write RT_MALFORMED_JSON (not a JSON document) to the
@@ -50,6 +53,7 @@
 #include "platform.h"
 #include "rp_test_util.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +271,15 @@ int main(int argc, char **argv) {
       return 3;
     mode = "sleep";
   }
+#ifndef _WIN32
+  if (strcmp(mode, "sleep_deaf") == 0) {
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    mode = "sleep";
+  }
+#endif
   if (strcmp(mode, "sleep") == 0) {
     const char *pf = getenv("FAKE_PF_PIDFILE");
     FILE *f = pf != NULL ? cm_fopen(pf, "w") : NULL;

@@ -908,6 +908,11 @@ TEST_IMPL(cli_sighup) {
   printf("skip: SIGHUP is POSIX's (see rp_runner.c)\n");
   return TEST_SKIP;
 }
+
+TEST_IMPL(cli_second_signal) {
+  printf("skip: no signals to send to repro on Windows (docs/WINDOWS.md)\n");
+  return TEST_SKIP;
+}
 #else
 /* Runs `repro COMMAND` (a one-stage command: test or time) in a fresh root
  * NAME with the fake in MODE (one that writes FAKE_PF_PIDFILE and hangs),
@@ -918,10 +923,11 @@ TEST_IMPL(cli_sighup) {
  * signal repro inherits ignored (0: none). pipe_gone: repro's stdout and
  * stderr are a pipe (with SIGPIPE at its default, as a shell leaves it)
  * whose reader closes just before the signal, as tee does on the same
- * Ctrl-C. */
-static int interrupt_step(const char *name, const char *command,
-                          const char *mode, int signum, const char *signame,
-                          char *run, size_t size, int ignored, int pipe_gone) {
+ * Ctrl-C. then: a second signal, sent 300 ms after the first (0: none). */
+static int interrupt_steps(const char *name, const char *command,
+                           const char *mode, int signum, const char *signame,
+                           char *run, size_t size, int ignored, int pipe_gone,
+                           int then) {
   char root[600], out[1200], pidfile[1200], envp[1300], envm[128];
   pid_t pid;
   int status = 0, i, alive, fds[2] = {-1, -1};
@@ -978,6 +984,10 @@ static int interrupt_step(const char *name, const char *command,
     close(fds[0]);
   }
   ASSERT_EQ(kill(pid, signum), 0);
+  if (then != 0) { /* a second signal while the step ends */
+    rt_sleep_ms(300);
+    ASSERT_EQ(kill(pid, then), 0);
+  }
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   /* The child was ended with repro; one left running (the bug) is ended
    * here, so that a failing test leaves nothing behind. */
@@ -1000,10 +1010,27 @@ static int interrupt_step(const char *name, const char *command,
   return 0;
 }
 
+static int interrupt_step(const char *name, const char *command,
+                          const char *mode, int signum, const char *signame,
+                          char *run, size_t size, int ignored, int pipe_gone) {
+  return interrupt_steps(name, command, mode, signum, signame, run, size,
+                         ignored, pipe_gone, 0);
+}
+
 TEST_IMPL(cli_sigint) {
   char run[1300];
   return interrupt_step("sigint", "test", "sleep", SIGINT, "SIGINT", run,
                         sizeof run, 0, 0);
+}
+
+/* SIGQUIT, then SIGINT while the step (deaf to both and to SIGTERM) waits
+ * out its grace: the manifest names the signal that interrupted the run,
+ * the first. Before, each signal overwrote the last (interrupted_by
+ * SIGINT here), while one during the archive kept the first. */
+TEST_IMPL(cli_second_signal) {
+  char run[1300];
+  return interrupt_steps("sigtwice", "test", "sleep_deaf", SIGQUIT, "SIGQUIT",
+                         run, sizeof run, 0, 0, SIGINT);
 }
 
 /* `./repro test 2>&1 | tee run.log` and Ctrl-C: tee ends with the same
