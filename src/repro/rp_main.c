@@ -200,6 +200,17 @@ static int rp__main(int argc, char **argv) {
             ctx.opt.root);
     return RP_EXIT_USAGE;
   }
+  /* A --build-dir that is a file: every stage would fail or skip on it
+   * with a message about something else ("configure the build first"). */
+  if (plat_path_exists(ctx.opt.build_dir) &&
+      !plat_path_is_dir(ctx.opt.build_dir)) {
+    fprintf(stderr,
+            "repro: the build folder %s is a file, not a folder; give "
+            "--build-dir the folder cmake built into (build/<preset>, the "
+            "one that holds bin/), or leave --build-dir out\n",
+            ctx.opt.build_dir);
+    return RP_EXIT_USAGE;
+  }
   if (rp_runner_init() != CM_OK) {
     fprintf(stderr, "repro: cannot install signal handlers\n");
     return RP_EXIT_USAGE;

@@ -1648,6 +1648,22 @@ TEST_IMPL(cli_usage_and_unsupported) {
     ASSERT_TRUE(!plat_path_exists(logs));
   }
   {
+    /* --build-dir naming a file: exit 2 before a run folder is made (every
+     * stage failed or skipped on it, saying "configure the build first") */
+    char root[600], out[700];
+    const char *bd_file[] = {RP_REPRO_EXE, "--root",  root,
+                             "--out",      out,       "--build-dir",
+                             RP_REPRO_EXE, "inspect", NULL};
+    ASSERT_EQ(rt_make_root("bdfile", root, sizeof root), 0);
+    snprintf(out, sizeof out, "%s/logs", root);
+    sp.argv = bd_file;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "is a file, not a folder; give --build-dir");
+    rp_step_result_free(&res);
+    ASSERT_TRUE(!plat_path_exists(out));
+  }
+  {
     /* --out naming a file (repro's own executable): exit 5, and why */
     const char *out_file[] = {RP_REPRO_EXE, "--out", RP_REPRO_EXE, "build",
                               NULL};
