@@ -218,6 +218,57 @@ TEST_IMPL(manifest_renames_stray_bytes) {
 }
 #endif
 
+/* A link planted at the manifest's temporary name (manifest.json.tmp-PID,
+ * which `repro report` writes when it re-finishes a run an auditor was
+ * given) was opened with O_TRUNC and written through: the file it pointed
+ * at, outside the run folder, got the manifest, and manifest.json became a
+ * link to it, which verify then followed and passed. The name is now made
+ * anew (the link removed, never followed), and verify refuses a manifest
+ * that is a link. */
+#ifdef _WIN32
+TEST_IMPL(manifest_no_link_followed) {
+  printf("skip: symbolic links need privileges on Windows (POSIX-only "
+         "test)\n");
+  return TEST_SKIP;
+}
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+TEST_IMPL(manifest_no_link_followed) {
+  char dir[4096], victim[4200], tmp[4200], path[4200], *text;
+  struct stat st;
+  rp_verify_result res;
+  json_t *m;
+  ASSERT_OK(fx_fresh_dir("manifest_no_link", dir, sizeof dir));
+  ASSERT_OK(fx_make_run(dir));
+  ASSERT_OK(cm_snprintf(victim, sizeof victim, "%s-victim", dir));
+  ASSERT_OK(fx_write(victim, "PRECIOUS\n", 9));
+  ASSERT_OK(cm_snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp-%ld", dir,
+                        (long)getpid()));
+  ASSERT_EQ(symlink(victim, tmp), 0);
+  m = load_manifest(dir);
+  ASSERT_TRUE(m != NULL);
+  ASSERT_OK(rp_manifest_finish(dir, m));
+  json_decref(m);
+  text = fx_read(victim, NULL);
+  ASSERT_TRUE(text != NULL);
+  ASSERT_STR_EQ(text, "PRECIOUS\n");
+  free(text);
+  ASSERT_OK(cm_snprintf(path, sizeof path, "%s/manifest.json", dir));
+  ASSERT_EQ(lstat(path, &st), 0);
+  ASSERT_TRUE(S_ISREG(st.st_mode));
+  ASSERT_OK(rp_verify(dir, &res));
+  ASSERT_EQ(res.ok, 1);
+  /* a manifest.json that is a link to a manifest kept elsewhere */
+  ASSERT_EQ(rename(path, victim), 0);
+  ASSERT_EQ(symlink(victim, path), 0);
+  ASSERT_TRUE(rp_verify(dir, &res) != CM_OK);
+  ASSERT_EQ(res.ok, 0);
+  ASSERT_CONTAINS(res.problem, "manifest.json: a symbolic link");
+  return 0;
+}
+#endif
+
 TEST_IMPL(manifest_refuses_nonfinal) {
   char dir[4096], path[4096];
   json_t *m = json_pack("{s:s, s:s}", "run_id", "r", "status", "running");

@@ -109,7 +109,12 @@ int rp__fs_open_read(const char *path, uv_file *fd) {
 }
 
 int rp__fs_open_write(const char *path, uv_file *fd) {
-  return open_flags(path, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0644,
+  /* Always a new file: whatever is at path (a link planted there, which
+   * O_TRUNC wrote through to its target outside the run folder; a FIFO; a
+   * file left by another) is removed first, and O_EXCL refuses a name
+   * that comes back before the open (no link is followed then either). */
+  (void)rp__fs_unlink(path);
+  return open_flags(path, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_EXCL, 0644,
                     fd);
 }
 

@@ -47,7 +47,8 @@ const char *rp__fs_noted_path(void);
 
 /* Opens path for reading (binary) into *fd. */
 int rp__fs_open_read(const char *path, uv_file *fd);
-/* Creates or truncates path for writing (binary, mode 0644) into *fd. */
+/* Creates path anew for writing (binary, mode 0644) into *fd: what was
+ * there is removed first (a link is removed, never written through). */
 int rp__fs_open_write(const char *path, uv_file *fd);
 /* Reads up to len bytes at the current position; *got receives the count,
  * 0 at end of file. */

@@ -247,7 +247,21 @@ static int verify_dir(const char *dir, rp_verify_result *res) {
   rp__seenlist seen = {0};
   char *manifest = NULL;
   size_t len = 0, i;
+  rp__fs_info mi;
   int rc = rp__path_join(path, sizeof path, dir, "manifest.json");
+  /* The manifest is a file of the run folder: a link (to a manifest kept
+   * elsewhere, which the folder's walk skips as it skips every link) is
+   * not the archive's record. */
+  if (rc == CM_OK && rp__fs_lstat(path, &mi) == CM_OK &&
+      mi.kind != RP__FS_FILE) {
+    rp__verify_fail(res,
+                    "manifest.json: %s, not a regular file of the run folder "
+                    "(an archive's manifest is never a link)",
+                    mi.kind == RP__FS_LINK  ? "a symbolic link"
+                    : mi.kind == RP__FS_DIR ? "a folder"
+                                            : "a special file");
+    return CM_EINVAL;
+  }
   if (rc == CM_OK)
     rc = rp__fs_read_all(path, RP__MANIFEST_MAX, &manifest, &len);
   if (rc != CM_OK) {
