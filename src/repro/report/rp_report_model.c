@@ -286,6 +286,33 @@ static int stat_os(const char *path, uv_stat_t *st) {
   return r;
 }
 
+/* 1 when path itself is a symbolic link (not followed). */
+static int is_link(const char *path) {
+  char os[4096];
+  uv_fs_t req;
+  int r, link;
+  if (cm_path_os(path, os, sizeof os) != CM_OK)
+    return 0;
+  r = uv_fs_lstat(NULL, &req, os, NULL);
+  link = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFLNK;
+  uv_fs_req_cleanup(&req);
+  return link;
+}
+
+/* A run folder's files are read as the archive holds them: a symbolic link
+ * (to results kept elsewhere) is never followed, as verify and the
+ * manifest's walk skip every link (docs/AUDIT.md). Says so on stderr. */
+static int skip_link(const char *path) {
+  char p[2048];
+  if (!is_link(path))
+    return 0;
+  fprintf(stderr,
+          "repro: %s: a symbolic link, not read (a run's files are never "
+          "read through a link; verify and the manifest skip it too)\n",
+          shown(path, p, sizeof p));
+  return 1;
+}
+
 static json_t *load_json(const char *path, int *err) {
   json_error_t je;
   char *buf, p[2048];
@@ -373,7 +400,7 @@ static int list_files(const char *dir, const char *suffix, char ***names,
   int n;
   *names = NULL;
   *count = 0;
-  if (cm_path_os(dir, os, sizeof os) != CM_OK)
+  if (skip_link(dir) || cm_path_os(dir, os, sizeof os) != CM_OK)
     return CM_OK; /* as a folder that is not there */
   n = uv_fs_scandir(NULL, &req, os, 0, NULL);
   if (n < 0) {
@@ -388,8 +415,12 @@ static int list_files(const char *dir, const char *suffix, char ***names,
   while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
     size_t l = strlen(ent.name);
     char *d;
+    char full[4200];
     if (ent.type == UV_DIRENT_DIR || l < sl ||
         strcmp(ent.name + l - sl, suffix) != 0)
+      continue;
+    if (cm_snprintf(full, sizeof full, "%s/%s", dir, ent.name) != CM_OK ||
+        skip_link(full))
       continue;
     d = malloc(l + 1);
     if (d == NULL)
@@ -606,7 +637,12 @@ int rp_results_load_any(const char *path, rp_results *out) {
   if (!isdir) {
     r = load_results_bundle(path, &all, &n);
   } else {
-    r = cm_snprintf(dir, sizeof dir, "%s/results/clean", path);
+    /* results/ a link: not the run's (rp_run_load's rule) */
+    r = cm_snprintf(dir, sizeof dir, "%s/results", path);
+    if (r == CM_OK && skip_link(dir))
+      return CM_ENOENT;
+    if (r == CM_OK)
+      r = cm_snprintf(dir, sizeof dir, "%s/results/clean", path);
     if (r == CM_OK)
       r = load_results_dir(dir, &all, &n);
     if (r == CM_OK && n == 0) {
@@ -615,7 +651,7 @@ int rp_results_load_any(const char *path, rp_results *out) {
        * time stage's, and their cases would have stood in for its */
       r = cm_snprintf(dir, sizeof dir, "%s/results/instrumented/" RP__TIME_JSON,
                       path);
-      if (r == CM_OK && plat_path_exists(dir)) {
+      if (r == CM_OK && plat_path_exists(dir) && !skip_link(dir)) {
         free(all);
         all = calloc(1, sizeof *all);
         r = all != NULL ? rp_results_load(dir, &all[0]) : CM_ENOMEM;
@@ -965,6 +1001,14 @@ int rp_run_load(const char *dir, rp_run *out) {
   r = cm_snprintf(path, sizeof path, "%s/manifest.json", dir);
   if (r != CM_OK)
     return r;
+  if (is_link(path)) {
+    char p[2048];
+    fprintf(stderr,
+            "repro: %s: a symbolic link; a run's manifest is a file of its "
+            "folder (verify refuses this one too)\n",
+            shown(path, p, sizeof p));
+    return CM_EINVAL;
+  }
   if (plat_path_exists(path)) {
     m = load_json(path, &r);
     if (m == NULL)
@@ -990,6 +1034,11 @@ int rp_run_load(const char *dir, rp_run *out) {
     r = walk_stage_files(out, "sanitize");
   if (r == CM_OK && out->nresources == 0)
     r = walk_stage_files(out, "inspect");
+  /* results/ itself a link: its folders are not the run's either */
+  if (r == CM_OK)
+    r = cm_snprintf(sub, sizeof sub, "%s/results", dir);
+  if (r == CM_OK && skip_link(sub))
+    return CM_OK;
   if (r == CM_OK)
     r = cm_snprintf(sub, sizeof sub, "%s/results/clean", dir);
   if (r == CM_OK)
