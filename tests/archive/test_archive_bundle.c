@@ -266,9 +266,20 @@ TEST_IMPL(bundle_extra_and_missing) {
  * named TOP/<path> (rp__tar_header splits long names into ustar's prefix),
  * gzip-compressed through rp_log. The entry of path gnu_rel (NULL: none)
  * gets GNU tar's magic ("ustar  " and a NUL over the version) and its
- * checksum again: a header GNU tar reads without the prefix field. */
+ * checksum again: a header GNU tar reads without the prefix field. A
+ * dir_rel (NULL: none) adds, after the files, a folder entry (type '5')
+ * named TOP/dir_rel. */
+static void tar_rechecksum(unsigned char *h) {
+  unsigned sum = 0;
+  size_t k;
+  for (k = 0; k < RP__TAR_BLOCK; k++)
+    sum += (k >= 148 && k < 156) ? ' ' : h[k];
+  snprintf((char *)h + 148, 8, "%06o", sum);
+  h[155] = ' ';
+}
+
 static int repack(const char *dir, const char *parent, const char *base,
-                  const char *top, const char *gnu_rel) {
+                  const char *top, const char *gnu_rel, const char *dir_rel) {
   static const unsigned char zeros[2 * RP__TAR_BLOCK];
   char mpath[4096], path[4096], name[4096];
   json_t *m, *files;
@@ -292,13 +303,8 @@ static int repack(const char *dir, const char *parent, const char *base,
     ASSERT_TRUE(data != NULL);
     ASSERT_OK(rp__tar_header(h, name, n, 1700000000));
     if (gnu_rel != NULL && strcmp(rel, gnu_rel) == 0) {
-      unsigned sum = 0;
-      size_t k;
       memcpy(h + 257, "ustar  ", 8);
-      for (k = 0; k < sizeof h; k++)
-        sum += (k >= 148 && k < 156) ? ' ' : h[k];
-      snprintf((char *)h + 148, 8, "%06o", sum);
-      h[155] = ' ';
+      tar_rechecksum(h);
     }
     rc = rp_log_write(log, h, sizeof h);
     if (rc == CM_OK && n > 0)
@@ -306,6 +312,14 @@ static int repack(const char *dir, const char *parent, const char *base,
     if (rc == CM_OK && rp__tar_pad(n) > 0)
       rc = rp_log_write(log, zeros, rp__tar_pad(n));
     free(data);
+  }
+  if (rc == CM_OK && dir_rel != NULL) {
+    unsigned char h[RP__TAR_BLOCK];
+    ASSERT_OK(cm_snprintf(name, sizeof name, "%s/%s", top, dir_rel));
+    ASSERT_OK(rp__tar_header(h, name, 0, 1700000000));
+    h[156] = '5';
+    tar_rechecksum(h);
+    rc = rp_log_write(log, h, sizeof h);
   }
   if (rc == CM_OK)
     rc = rp_log_write(log, zeros, sizeof zeros);
@@ -324,19 +338,25 @@ static int repack(const char *dir, const char *parent, const char *base,
 TEST_IMPL(bundle_foreign_headers) {
   /* the run folder's top name, the entry given GNU magic, the refusal */
   static const struct {
-    const char *top, *gnu_rel, *want;
+    const char *top, *gnu_rel, *want, *dir_rel;
   } bad[] = {
       /* GNU magic on the entry whose folder is in the prefix field */
       {"run",
        "inspect/a-folder-name-long-enough-to-need-the-ustar-prefix-field/"
        "another-deliberately-long-folder-name/sass.log.gz",
-       "not a POSIX ustar header"},
+       "not a POSIX ustar header", NULL},
       /* ... and on a short name (no prefix): refused all the same */
-      {"run", "results/clean/time.json", "not a POSIX ustar header"},
+      {"run", "results/clean/time.json", "not a POSIX ustar header", NULL},
       /* the run folder "..", ".", or with a backslash */
-      {"..", NULL, "../manifest.json: the run folder's name"},
-      {".", NULL, "./manifest.json: the run folder's name"},
-      {"a\\..", NULL, "the run folder's name"},
+      {"..", NULL, "../manifest.json: the run folder's name", NULL},
+      {".", NULL, "./manifest.json: the run folder's name", NULL},
+      {"a\\..", NULL, "the run folder's name", NULL},
+      /* a folder entry named as a listed file (extracted after it, it
+       * replaced the file), and one that climbs out of the run folder;
+       * verify passed both before the fourteenth session */
+      {"run", NULL, "run/results/clean/time.json: a folder entry",
+       "results/clean/time.json"},
+      {"run", NULL, "a folder entry", "../../escaped"},
   };
   char parent[4096], dir[4096], out[4096];
   rp_verify_result res;
@@ -346,13 +366,14 @@ TEST_IMPL(bundle_foreign_headers) {
   ASSERT_OK(fx_make_run(dir));
   ASSERT_OK(cm_snprintf(out, sizeof out, "%s/x.tar.gz", parent));
   /* the hand-made packing itself verifies */
-  ASSERT_OK(repack(dir, parent, "x.tar.gz", "run", NULL));
+  ASSERT_OK(repack(dir, parent, "x.tar.gz", "run", NULL, NULL));
   ASSERT_OK(rp_verify(out, &res));
   ASSERT_STR_EQ(res.problem, "");
   ASSERT_EQ(res.ok, 1);
   ASSERT_EQ(res.files_checked, 4);
   for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-    ASSERT_OK(repack(dir, parent, "x.tar.gz", bad[k].top, bad[k].gnu_rel));
+    ASSERT_OK(repack(dir, parent, "x.tar.gz", bad[k].top, bad[k].gnu_rel,
+                     bad[k].dir_rel));
     ASSERT_OK(rp_verify(out, &res));
     if (res.ok != 0 || strstr(res.problem, bad[k].want) == NULL)
       fprintf(stderr, "case %lu: ok %d, problem \"%s\"\n", (unsigned long)k,

@@ -79,10 +79,14 @@ static int on_entry(void *ud, const char *name, char type, uint64_t size) {
   } else if (strlen(x->top) != tlen || strncmp(x->top, name, tlen) != 0) {
     return stop(x, "entry outside the bundle's run folder", name);
   }
-  if (type == '5')
-    return CM_OK; /* folders carry nothing to check */
+  /* A folder entry too: repro's bundles hold files only, and one named
+   * as a file replaced that file when tar extracted the bundle (the file
+   * verified, the folder extracted), one named with ".." went above it. */
   if (type != '0')
-    return stop(x, "not a regular file (only files are archived)", name);
+    return stop(x,
+                type == '5' ? "a folder entry (a bundle holds files only)"
+                            : "not a regular file (only files are archived)",
+                name);
   if (slash == NULL || slash[1] == '\0')
     return stop(x, "file at the top of the bundle", name);
   cm_strlcpy(x->rel, slash + 1, sizeof x->rel);
