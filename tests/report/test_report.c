@@ -10,7 +10,9 @@
 #include "rp_compare.h"
 #include "rp_report_cli.h"
 #include "rp_stats.h"
+#include "rp_svg.h"
 
+#include <math.h>
 #include <stdlib.h>
 #ifndef _WIN32
 #include <sys/stat.h>
@@ -74,6 +76,20 @@ TEST_IMPL(five_number) {
   ASSERT_EQ(rp_five_number(even, 0, &f), CM_EINVAL);
   ASSERT_NEAR(rp_geomean((double[]){1, 4}, 2), 2, 1e-12);
   ASSERT_TRUE(isnan(rp_geomean((double[]){1, -4}, 2)));
+  {
+    /* a box of equal subnormal samples: its axis span was a thousandth
+     * of the value, 0, and every position 0 / 0 (x="-nan" in the SVG) */
+    double sub[] = {5e-324, 5e-324, 5e-324};
+    const char *label[] = {"subnormal"};
+    rp__sb b;
+    ASSERT_OK(rp_five_number(sub, 3, &f));
+    rp__sb_init(&b);
+    rp__svg_boxes(&b, "boxplots", "us", 1e6, label, &f, 1);
+    ASSERT_OK(rp__sb_error(&b));
+    ASSERT_CONTAINS(rp__sb_str(&b), "class=\"mark\"");
+    ASSERT_TRUE(strstr(rp__sb_str(&b), "nan") == NULL);
+    rp__sb_free(&b);
+  }
   return 0;
 }
 
@@ -109,6 +125,28 @@ TEST_IMPL(bootstrap) {
     ASSERT_TRUE(y.ratio == 1.2009708737864078);
     ASSERT_TRUE(y.lo == 1.1807692307692308);
     ASSERT_TRUE(y.hi == 1.2245098039215685);
+  }
+  {
+    /* medians whose ratio overflows (1e308 s against 1e-4 s; a subnormal
+     * base): an infinite ratio and interval, slower, where the interval
+     * was NaN and compare said ambiguous, no regression, exit 0 */
+    double big[30], sub[30], us[30];
+    rp_mw m;
+    rp_compare_opts o;
+    char why[256];
+    rp_compare_opts_init(&o);
+    for (i = 0; i < 30; i++) {
+      big[i] = 1e308 * (1.0 - 0.001 * (i % 7));
+      sub[i] = 5e-324;
+      us[i] = 1e-4 * a[i];
+    }
+    ASSERT_OK(rp_bootstrap_median_ratio(us, 30, big, 30, 2000, 7, 0.95, &y));
+    ASSERT_TRUE(isinf(y.ratio) && isinf(y.lo) && isinf(y.hi));
+    ASSERT_OK(rp_mann_whitney(big, 30, us, 30, &m));
+    ASSERT_EQ(rp_verdict_decide(&y, &m, 30, 30, &o, why, sizeof why),
+              RP_VERDICT_SLOWER);
+    ASSERT_OK(rp_bootstrap_median_ratio(sub, 30, a, 30, 2000, 7, 0.95, &y));
+    ASSERT_TRUE(isinf(y.ratio) && isinf(y.lo) && isinf(y.hi));
   }
   return 0;
 }

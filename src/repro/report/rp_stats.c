@@ -17,6 +17,11 @@ static double quantile_sorted(const double *s, size_t n, double q) {
   double h = (double)(n - 1) * q;
   size_t lo = (size_t)floor(h);
   size_t hi = lo + 1 < n ? lo + 1 : lo;
+  /* equal neighbours are the quantile: two infinite ratios (a median that
+   * overflowed the division) gave inf - inf, a NaN interval that compare
+   * called ambiguous, exit 0, for a case infinitely slower */
+  if (s[hi] == s[lo])
+    return s[lo];
   return s[lo] + (h - (double)lo) * (s[hi] - s[lo]);
 }
 

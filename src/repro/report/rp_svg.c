@@ -155,8 +155,9 @@ void rp__svg_boxes(rp__sb *b, const char *name, const char *unit, double scale,
     double lo = f->min, span = f->max - f->min;
     char t[64];
     /* A row whose samples all tie still gets a visible box. */
+    /* (a subnormal lo's thousandth is 0: the positions were NaN) */
     if (!(span > 0))
-      span = fabs(lo) > 0 ? fabs(lo) * 1e-3 : 1e-9;
+      span = fabs(lo) * 1e-3 > 0 ? fabs(lo) * 1e-3 : 1e-9;
 #define X(v) (LABEL_W + 10 + ((v)-lo) / span * (PLOT_W - 20))
     label(b, LABEL_W - 6, mid + 5, "end", labels[i]);
     rp__sb_printf(b,
