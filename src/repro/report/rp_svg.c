@@ -154,8 +154,8 @@ void rp__svg_boxes(rp__sb *b, const char *name, const char *unit, double scale,
     double y = TOP + (double)i * row, mid = y + row / 2.0;
     double lo = f->min, span = f->max - f->min;
     char t[64];
-    /* A row whose samples all tie still gets a visible box. */
-    /* (a subnormal lo's thousandth is 0: the positions were NaN) */
+    /* A row whose samples all tie still gets a visible box (a subnormal
+     * lo's thousandth is 0: the positions were NaN). */
     if (!(span > 0))
       span = fabs(lo) * 1e-3 > 0 ? fabs(lo) * 1e-3 : 1e-9;
 #define X(v) (LABEL_W + 10 + ((v)-lo) / span * (PLOT_W - 20))
