@@ -181,12 +181,55 @@ static int exit_for(int err) {
   return PF_EXIT_CUDA;
 }
 
+/* --json PATH refused (rc: CM_EEXIST a folder, CM_EINVAL a device, pipe
+ * or socket, else the probe's error): says why and the fix; exit 2. */
+static int json_path_refused(const char *path, int rc) {
+  if (rc == CM_EEXIST)
+    fprintf(stderr,
+            "cuda_portfolio: --json %s: is a folder; name the results "
+            "file, e.g. --json %s/bench.json\n",
+            path, path);
+  else if (rc == CM_EINVAL)
+    fprintf(stderr,
+            "cuda_portfolio: --json %s: is not a regular file (a device, "
+            "pipe or socket), and the results are written beside it and "
+            "renamed over it; name a results file, e.g. --json "
+            "bench.json\n",
+            path);
+  else
+    fprintf(stderr,
+            "cuda_portfolio: --json %s: cannot create %s.tmp, through "
+            "which the file is written (%s); name a file in a folder that "
+            "exists and is writable\n",
+            path, path, cm_strerror(rc));
+  return PF_EXIT_USAGE;
+}
+
 /* The case list of o into set (host only: no device needed), or a usage
  * error naming why it is empty. */
 static int build_set(const pf_opts *o, pf_set *set) {
   if (pf_sets_build(o, set) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: out of memory building the case list\n");
     return PF_EXIT_USAGE;
+  }
+  if (set->n > 0 && o->sample_above >= 0) {
+    /* --sample-above where none of the cases is a matmul (--variant warp,
+     * a set whose matmuls the selection left out): it would be dropped */
+    int i, nop, mm = 0;
+    const pf_op *ops = pf_ops(&nop);
+    for (i = 0; i < set->n && !mm; i++)
+      mm = set->v[i].op >= 0 && set->v[i].op < nop &&
+           ops[set->v[i].op].kind == PF_KIND_MATMUL;
+    if (!mm) {
+      fprintf(stderr,
+              "cuda_portfolio: --sample-above says which matmul products "
+              "are verified on a sample, and none of the %d case(s) the "
+              "words make is a matmul; leave it out, or select matmul "
+              "cases (--op matmul)\n",
+              set->n);
+      pf_set_free(set);
+      return PF_EXIT_USAGE;
+    }
   }
   if (set->n > 0)
     return PF_EXIT_OK;
@@ -327,6 +370,22 @@ int main(int argc, char **argv, char **envp) {
     fprintf(stderr, "cuda_portfolio: %s\n", err);
     return PF_EXIT_USAGE;
   }
+  /* the path checks that write nothing come before --check-args answers:
+   * it said "the words make N case(s)" for --json /dev/null and a --dump
+   * naming a file, which a run then refused */
+  if (o.json_path &&
+      (rc = plat_path_is_dir(o.json_path)       ? CM_EEXIST
+            : plat_path_is_special(o.json_path) ? CM_EINVAL
+                                                : CM_OK) != CM_OK)
+    return json_path_refused(o.json_path, rc);
+  if (o.dump_dir && plat_path_exists(o.dump_dir) &&
+      !plat_path_is_dir(o.dump_dir)) {
+    fprintf(stderr,
+            "cuda_portfolio: --dump %s: is a file, not a folder; name a "
+            "folder (it is made if missing)\n",
+            o.dump_dir);
+    return PF_EXIT_USAGE;
+  }
   /* the case list, before any device: an empty one is a usage error on
    * every machine (--check-args stops here, writing nothing) */
   if (o.mode != PF_MODE_NEGATIVE && o.mode != PF_MODE_VERIFY_CONTROL) {
@@ -348,35 +407,8 @@ int main(int argc, char **argv, char **envp) {
   }
   /* --json's file is written at the end, after every case was verified and
    * timed: check now that it can be, so a bad path costs no run */
-  if (o.json_path && (rc = plat_probe_write_atomic(o.json_path)) != CM_OK) {
-    if (rc == CM_EEXIST)
-      fprintf(stderr,
-              "cuda_portfolio: --json %s: is a folder; name the results "
-              "file, e.g. --json %s/bench.json\n",
-              o.json_path, o.json_path);
-    else if (rc == CM_EINVAL)
-      fprintf(stderr,
-              "cuda_portfolio: --json %s: is not a regular file (a device, "
-              "pipe or socket), and the results are written beside it and "
-              "renamed over it; name a results file, e.g. --json "
-              "bench.json\n",
-              o.json_path);
-    else
-      fprintf(stderr,
-              "cuda_portfolio: --json %s: cannot create %s.tmp, through "
-              "which the file is written (%s); name a file in a folder that "
-              "exists and is writable\n",
-              o.json_path, o.json_path, cm_strerror(rc));
-    return PF_EXIT_USAGE;
-  }
-  if (o.dump_dir && plat_path_exists(o.dump_dir) &&
-      !plat_path_is_dir(o.dump_dir)) {
-    fprintf(stderr,
-            "cuda_portfolio: --dump %s: is a file, not a folder; name a "
-            "folder (it is made if missing)\n",
-            o.dump_dir);
-    return PF_EXIT_USAGE;
-  }
+  if (o.json_path && (rc = plat_probe_write_atomic(o.json_path)) != CM_OK)
+    return json_path_refused(o.json_path, rc);
   if (o.dump_dir && (rc = plat_mkdir_p(o.dump_dir)) != CM_OK) {
     fprintf(stderr,
             "cuda_portfolio: --dump %s: cannot create the folder (%s); name "
@@ -388,9 +420,21 @@ int main(int argc, char **argv, char **envp) {
    * every case's files would fail at the end of its run */
   if (o.dump_dir) {
     char probe[4096];
-    if (cm_snprintf(probe, sizeof probe, "%s/.cuda_portfolio-probe",
-                    o.dump_dir) != CM_OK ||
-        (rc = plat_probe_write_atomic(probe)) != CM_OK) {
+    /* a path too long for the files in it said "cannot write in the
+     * folder (success)": plat_mkdir_p's result */
+    rc = cm_snprintf(probe, sizeof probe, "%s/.cuda_portfolio-probe",
+                     o.dump_dir);
+    if (rc == CM_OK)
+      rc = plat_probe_write_atomic(probe);
+    if (rc == CM_ERANGE) {
+      fprintf(stderr,
+              "cuda_portfolio: --dump %s: the folder's path is too long for "
+              "the files written in it (%zu characters); name a shorter "
+              "one\n",
+              o.dump_dir, strlen(o.dump_dir));
+      return PF_EXIT_USAGE;
+    }
+    if (rc != CM_OK) {
       fprintf(stderr,
               "cuda_portfolio: --dump %s: cannot write in the folder (%s); "
               "name a folder that is writable\n",
