@@ -238,6 +238,15 @@ static int build_set(const pf_opts *o, pf_set *set) {
                     "standard shapes of this op (docs/BENCHMARKING.md); "
                     "time any other shape without --bench: --op OP "
                     "--shape S --json PATH\n");
+  else if (o->variant >= 0 && o->variant != PF_VARIANT_AUTO && o->have_shape)
+    /* a variant named for a shape it does not take in any selected dtype
+     * (fused at 4x100000000) was sent to --list, as if it did not exist */
+    fprintf(stderr,
+            "cuda_portfolio: the selection matches no case: --variant %s "
+            "takes this shape in none of the selected dtypes; use --variant "
+            "auto (the plan chooser picks one that does), or --list for each "
+            "variant's ops and dtypes\n",
+            pf_variant_name(o->variant));
   else
     fprintf(stderr, "cuda_portfolio: the selection matches no case (see "
                     "--list)\n");
