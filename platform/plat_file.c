@@ -50,10 +50,7 @@ int plat_write_file_atomic(const char *path, const void *buf, size_t len) {
   return r;
 }
 
-int plat_probe_write_atomic(const char *path) {
-  char tmp[4096];
-  FILE *f;
-  int r;
+int plat_check_write_target(const char *path) {
   if (path == NULL || path[0] == '\0')
     return CM_EINVAL;
   if (plat_path_is_dir(path))
@@ -62,6 +59,15 @@ int plat_probe_write_atomic(const char *path) {
    * end would replace it with a regular file (as root, /dev/null itself) */
   if (plat_path_is_special(path))
     return CM_EINVAL;
+  return CM_OK;
+}
+
+int plat_probe_write_atomic(const char *path) {
+  char tmp[4096];
+  FILE *f;
+  int r = plat_check_write_target(path);
+  if (r != CM_OK)
+    return r;
   /* a name of the probe's own: "path.tmp" may hold what a writer left, and
    * the probe of a run that never starts must change nothing */
   r = plat__create_tmp(path, ".tmp-probe", tmp, sizeof tmp, &f);

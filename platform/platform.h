@@ -112,9 +112,12 @@ int plat_path_is_special(const char *path);
  * write, or plat_rename's error. No fsync: for
  * files that must survive a crash, repro's archive has its own writer. */
 int plat_write_file_atomic(const char *path, const void *buf, size_t len);
+/* The checks of plat_probe_write_atomic that write nothing: path is not
+ * empty (CM_EINVAL), not a directory (CM_EEXIST), nor a device, FIFO or
+ * socket (CM_EINVAL: the rename would replace it). CM_OK otherwise. */
+int plat_check_write_target(const char *path);
 /* Checks, before the work that produces it, that plat_write_file_atomic
- * could write path: path is not a directory (CM_EEXIST), nor a device,
- * FIFO or socket (CM_EINVAL: the rename would replace it), and a file
+ * could write path: plat_check_write_target's checks, and a file
  * beside it can be created ("path.tmp-probe", created empty and removed
  * again; otherwise the fopen failure as a cm_error: CM_ENOENT for a missing
  * folder, CM_EACCES, ...). An existing file at path, and at "path.tmp", is

@@ -382,10 +382,7 @@ int main(int argc, char **argv, char **envp) {
   /* the path checks that write nothing come before --check-args answers:
    * it said "the words make N case(s)" for --json /dev/null and a --dump
    * naming a file, which a run then refused */
-  if (o.json_path &&
-      (rc = plat_path_is_dir(o.json_path)       ? CM_EEXIST
-            : plat_path_is_special(o.json_path) ? CM_EINVAL
-                                                : CM_OK) != CM_OK)
+  if (o.json_path && (rc = plat_check_write_target(o.json_path)) != CM_OK)
     return json_path_refused(o.json_path, rc);
   if (o.dump_dir && plat_path_exists(o.dump_dir) &&
       !plat_path_is_dir(o.dump_dir)) {

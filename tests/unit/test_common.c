@@ -394,6 +394,10 @@ TEST_IMPL(probe_write_atomic) {
   ASSERT_EQ(plat_probe_write_atomic(cm_test_tmpdir()), CM_EEXIST);
   ASSERT_EQ(plat_probe_write_atomic(missing), CM_ENOENT);
   ASSERT_EQ(plat_probe_write_atomic(""), CM_EINVAL);
+  /* its checks that write nothing: a missing folder is not theirs */
+  ASSERT_EQ(plat_check_write_target(cm_test_tmpdir()), CM_EEXIST);
+  ASSERT_EQ(plat_check_write_target(""), CM_EINVAL);
+  ASSERT_OK(plat_check_write_target(missing));
   remove(path);
   ASSERT_OK(plat_probe_write_atomic(path));
   ASSERT_EQ(plat_path_exists(path), 0);

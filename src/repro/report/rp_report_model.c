@@ -271,32 +271,31 @@ static const char *shown(const char *s, char *buf, size_t size) {
   return buf;
 }
 
-/* uv_fs_stat of path as the OS's file calls take it (cm_path_os: a long
- * Windows path in the extended form) into *st: 0, or a libuv error. */
-static int stat_os(const char *path, uv_stat_t *st) {
+/* uv_fs_stat (follow: 1) or uv_fs_lstat (0: a link is not followed) of
+ * path as the OS's file calls take it (cm_path_os: a long Windows path in
+ * the extended form) into *st: 0, or a libuv error. */
+static int stat_path(const char *path, uv_stat_t *st, int follow) {
   char os[4096];
   uv_fs_t req;
   int r;
   if (cm_path_os(path, os, sizeof os) != CM_OK)
     return UV_ENAMETOOLONG;
-  r = uv_fs_stat(NULL, &req, os, NULL);
+  r = follow ? uv_fs_stat(NULL, &req, os, NULL)
+             : uv_fs_lstat(NULL, &req, os, NULL);
   if (r == 0)
     *st = req.statbuf;
   uv_fs_req_cleanup(&req);
   return r;
 }
 
+static int stat_os(const char *path, uv_stat_t *st) {
+  return stat_path(path, st, 1);
+}
+
 /* 1 when path itself is a symbolic link (not followed). */
 static int is_link(const char *path) {
-  char os[4096];
-  uv_fs_t req;
-  int r, link;
-  if (cm_path_os(path, os, sizeof os) != CM_OK)
-    return 0;
-  r = uv_fs_lstat(NULL, &req, os, NULL);
-  link = r == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFLNK;
-  uv_fs_req_cleanup(&req);
-  return link;
+  uv_stat_t sb;
+  return stat_path(path, &sb, 0) == 0 && (sb.st_mode & S_IFMT) == S_IFLNK;
 }
 
 /* A run folder's files are read as the archive holds them: a symbolic link
