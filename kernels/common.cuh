@@ -176,39 +176,28 @@ __device__ __forceinline__ uint64_t pol_evict_first() {
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
-/* CPK_LDPOL_VOLATILE (v34): ld_pol's inline load is `asm volatile`, so
- * the compiler can neither issue it ahead of the bounds test that guards
- * it (wide_ld, rowslot.cuh) nor duplicate or merge it. A plain `asm` is a
+/* 16-byte read-only load with an L2 cache policy; NA: not allocated in L1
+ * either (a stream read once). The load is `asm volatile` (v34), so the
+ * compiler can neither issue it ahead of the bounds test that guards it
+ * (wide_ld, rowslot.cuh) nor duplicate or merge it. A plain `asm` is a
  * pure function of its operands to the compiler, which may then hoist it
  * past its guard: v33a's loads of that form read out of bounds
- * (docs/PERFORMANCE.md). 0 (experiment): plain `asm`, the code measured
- * before v34. */
-#ifndef CPK_LDPOL_VOLATILE
-#define CPK_LDPOL_VOLATILE 1
-#endif
-#if CPK_LDPOL_VOLATILE
-#define CPK__LDPOL_ASM asm volatile
-#else
-#define CPK__LDPOL_ASM asm
-#endif
-/* 16-byte read-only load with an L2 cache policy; NA: not allocated in L1
- * either (a stream read once). */
+ * (docs/PERFORMANCE.md). */
 template <bool NA = false>
 __device__ __forceinline__ uint4 ld_pol(const void *a, uint64_t pol) {
   uint4 r;
   if constexpr (NA)
-    CPK__LDPOL_ASM("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 "
-                   "{%0, %1, %2, %3}, [%4], %5;"
-                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                   : "l"(a), "l"(pol));
+    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 "
+                 "{%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(a), "l"(pol));
   else
-    CPK__LDPOL_ASM(
+    asm volatile(
         "ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
         : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
         : "l"(a), "l"(pol));
   return r;
 }
-#undef CPK__LDPOL_ASM
 
 /* Rounds ty<T>::vec fp32 values to T and stores them with one 16-byte
  * access at a 16-byte aligned address. */

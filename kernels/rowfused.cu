@@ -88,137 +88,27 @@ __host__ __device__ constexpr int op_inputs(int op) {
   return (op == F_SMBWD || op == F_RMSBWD) ? 2 : 1;
 }
 
-/* CPK_FUSED_STAGGER (experiment builds, v13a): the blocks of a persistent
- * fused_k grid of unclustered blocks (CL 1) that share an SM start their
- * first row CPK_STAG_CYC x s / k cycles apart (s: the block's turn on its SM,
- * k: the blocks per SM; environment), so that the SM's blocks are in
- * different phases of their rows (load, reduce, write) instead of in step;
- * CPK_STAG_PERSIST=0 keeps the grid of one block per row group. Bit 2:
- * 16-bit row_sum at 16385-32768 columns on configuration 7 built for 2
- * blocks per SM (as CPK_FUSED_SHORT16's 32 does for rmsnorm). On the H200
- * (docs/PERFORMANCE.md, v13a): the persistent grid cost 5-9 % and the
- * delays took back at most 2-4 % of it; off. */
-#ifndef CPK_FUSED_STAGGER
-#define CPK_FUSED_STAGGER 0
-#endif
-/* CPK_FUSED_GX (experiment builds, v13b): rmsnorm_bwd's fused_k grid of
- * CPK_GX (environment) times the row groups fused_groups gives: more blocks
- * than are resident at once, each with its own dw partial row. On the
- * H200: 8-20 % slower per doubling; off. */
-#ifndef CPK_FUSED_GX
-#define CPK_FUSED_GX 0
-#endif
-/* CPK_DW_PDL (experiment builds, v13c): rmsnorm_bwd's dw kernel launched
- * as a programmatic dependent of the row kernel (sm_90: the row kernel's
- * blocks signal at their start, the dw kernel's blocks wait for its
- * completion in griddepcontrol.wait instead of behind a kernel boundary),
- * and its partial rows loaded 16 at a time per thread over 32 strands a
- * column instead of 4 at a time over 16. On the H200: 0-6 % slower; off. */
-#ifndef CPK_DW_PDL
-#define CPK_DW_PDL 0
-#endif
-/* CPK_DW_V2 (experiment builds, v13d): rmsnorm_bwd's dw kernel with 8
- * columns a block and 64 strands a column (a strand loads its 4-5 partials
- * of 264 at once), the strands merged by a fixed tree in shared memory:
- * one round trip to the L2 instead of 4-5, and 4-32x the blocks. On the
- * H200: equal at 1024 columns, slower from 4096; off. */
-#ifndef CPK_DW_V2
-#define CPK_DW_V2 0
-#endif
-/* CPK_DW_TAIL (v37a, experiment builds; 0 by default): rmsnorm_bwd's
- * fused_k and wide_k add dw themselves, no second kernel. Each block
- * counts itself in once its part of the cluster's partial row is out; the
- * last K blocks to count wait for the rest, then add dw over the partial
- * rows in the dw kernel's order (16 strands a column, each adding every
- * 16th partial row, compensated, then the strands in order: the same bits
- * as fused_dw_k). dw_tail has the protocol. Its first form (a CAS to count
- * in) was 0.25-0.86x on the H200 (docs/PERFORMANCE.md, v37a), this second
- * form 0.93-1.00x up to 32768 columns and 0.83x at fp32 8192x8192 (v37b):
- * neither taken. With it on, the workspace must be zeroed once before its
- * first use at every width (cpk.h asks that for the wide rows only). */
-#ifndef CPK_DW_TAIL
-#define CPK_DW_TAIL 0
-#endif
-/* dw_tail's header at the start of rmsnorm_bwd's workspace, before the
- * partial rows */
-constexpr size_t kDwHdr = 256;
-/* CPK_FUSED_STAGE (experiment builds, v14a): rmsnorm_bwd's register-slot
- * configurations (all of its fused_k ones; bit 16) stage the group's next row
- * in shared memory: the block loads its first row by cp.async, and at the top
- * of every row each thread copies its own cells into its register slots and
- * issues the cp.async loads of the group's next row into them, so that a
- * row's loads are in flight during the whole of the previous row's two
- * passes, reduction and writes instead of starting after its last store
- * (the persistent grid already gives every group its next row; shared
- * memory: NI x S x NT 16-byte cells a block more). A bit per op (1 <<
- * F_ROWSUM ... 1 << F_RMSBWD: 16 is rmsnorm_bwd); the other ops' staged
- * configurations run as a persistent grid of the resident blocks, which
- * alone cost them 5-9 % (v13a). The bits are the default's (the same
- * values, the same arithmetic). */
-#ifndef CPK_FUSED_STAGE
-#define CPK_FUSED_STAGE 0
-#endif
-/* CPK_STAGE_RB8K (v36a, the default): that stage for fp32 rmsnorm_bwd's
- * rows of 4097-8192 columns only (configuration 6: 512 threads of 4
- * register slots, a block a row, one block an SM), the one configuration
- * where it won in both leases that measured it: 8192x8192 0.867 -> 0.890
- * of the copy ceiling (v14a, bounds/stage-2026-11-30T1302) and 0.873 ->
- * 0.897 (v35, bounds/v35-2026-12-02T1634), where the 16-bit rows lost up
- * to 5 %. The bits are the same either way. 0 (experiment): c9c6f90's
- * kernel. */
-#ifndef CPK_STAGE_RB8K
-#define CPK_STAGE_RB8K 1
-#endif
-#define CPK_STAGE_ANY (CPK_FUSED_STAGE || CPK_STAGE_RB8K)
-/* CPK_FUSED_DW_VST (v14b, the default): rmsnorm_bwd's row kernels
- * (fused_k, wide_k) write their dw partial rows with 16-byte stores (a
- * thread's VEC consecutive columns as VEC / 4 float4) instead of one 4-byte
- * store per column: VEC 4-byte stores of one thread land in one 32-byte
- * sector, and the L2 takes each as a partial write of that sector (the
- * H200's counters at bf16 8192x8192: 6.0 M sectors into the L2 against the
- * 4.2 M of dx, softmax_backward's 4.2 M for the same bytes; 4.7 M with
- * these stores), all of them at the end of the kernel, when every block
- * writes its row at once. On the H200 (docs/PERFORMANCE.md, v14b): 16-bit
- * 16384x4096 0.78 -> 0.83, 8192x8192 0.75 -> 0.82, 2048x32768 0.52 -> 0.63
- * of the copy ceiling; fp32 and the rest equal. 0 (experiment): the 4-byte
- * stores of v13. The bits are the same either way (the same values in the
- * same cells). */
-#ifndef CPK_FUSED_DW_VST
-#define CPK_FUSED_DW_VST 1
-#endif
-/* CPK_FUSED_DW_XCH (v14c, the default since v15; with CPK_FUSED_DW_VST):
- * the 16-bit fused_k kernels exchange their dw partial columns between a
- * warp's lanes (shuffles) before the 16-byte stores, so that each store
- * instruction writes 512 contiguous bytes and every 32-byte sector is
- * written whole by one instruction (v14b's stores write a 16-bit thread's
- * 8 columns as two 16-byte halves of one sector, by two instructions). The
- * bits are the same either way (the same values in the same cells). 0
- * (experiment): v14b's stores. */
-#ifndef CPK_FUSED_DW_XCH
-#define CPK_FUSED_DW_XCH 1
-#endif
-/* CPK_RED_NW (v15a, the default): in fused_k's register-slot
- * configurations (NS 0), the block stage of a row group's reduction
- * (group_reduce, groups of more than a warp) merges the NW warps' partials
- * over log2(NW) butterfly levels, every NW lanes holding all of them,
- * instead of over 5 levels with lanes NW .. 31 holding the identity (0 for
- * sums, -inf for maxima): 2 of 5 levels fewer in a 256-thread block, 3 in a
- * 128-thread one. Merging the identity leaves a compensated pair and a
- * maximum as they are (but for the sign of a zero, and a NaN maximum, which
- * softmax never merges: a poisoned row's is -inf with its flag set), so the
- * sums and maxima are those of the 5 levels. On the H200
- * (docs/PERFORMANCE.md, v15a; bounds/v15-2026-11-30T1544): 16-bit softmax
- * at 4096 and 8192 columns +1 %, rmsnorm_backward +0.5-1 % over v14c; the
- * shared-memory-slot ones (32768-wide 16-bit rows), -0.3-1.5 % there, +0.2-
- * 0.6 % in a later lease (bounds/nsred-2026-11-30T1641), keep the 5 levels
- * until a final run has them, as does wide_k. 0 (experiment): 5 levels. */
-#ifndef CPK_RED_NW
-#define CPK_RED_NW 1
-#endif
-/* Whether a dw partial row [groups][cols] takes 16-byte stores (never
- * with CPK_FUSED_DW_VST 0: st_dw's 4-byte stores then). */
+/* rmsnorm_bwd's row kernels (fused_k, wide_k) write their dw partial rows
+ * with 16-byte stores (v14b: a thread's VEC consecutive columns as VEC / 4
+ * float4) instead of one 4-byte store per column: VEC 4-byte stores of one
+ * thread land in one 32-byte sector, and the L2 takes each as a partial
+ * write of that sector (the H200's counters at bf16 8192x8192: 6.0 M
+ * sectors into the L2 against the 4.2 M of dx, softmax_backward's 4.2 M for
+ * the same bytes; 4.7 M with these stores), all of them at the end of the
+ * kernel, when every block writes its row at once. On the H200
+ * (docs/PERFORMANCE.md, v14b): 16-bit 16384x4096 0.78 -> 0.83, 8192x8192
+ * 0.75 -> 0.82, 2048x32768 0.52 -> 0.63 of the copy ceiling; fp32 and the
+ * rest equal. The 16-bit fused_k kernels (v14c, st_dw_xch) exchange their
+ * dw partial columns between a warp's lanes (shuffles) before those
+ * stores, so that each store instruction writes 512 contiguous bytes and
+ * every 32-byte sector is written whole by one instruction (v14b's stores
+ * write a 16-bit thread's 8 columns as two 16-byte halves of one sector,
+ * by two instructions). The bits are those of 4-byte stores (the same
+ * values in the same cells).
+ *
+ * Whether a dw partial row [groups][cols] takes 16-byte stores. */
 __device__ __forceinline__ bool dw_vec_ok(const float *part, int64_t cols) {
-  return CPK_FUSED_DW_VST && ((uintptr_t)part & 15u) == 0 && (cols & 3) == 0;
+  return ((uintptr_t)part & 15u) == 0 && (cols & 3) == 0;
 }
 /* Columns e .. e + VEC of a dw partial row, those below c1 (val(k): column
  * e + k's value): float4 stores where 4 are in the row and AL. */
@@ -238,7 +128,6 @@ __device__ __forceinline__ void st_dw(float *dst, int e, int c1, bool al,
     }
   }
 }
-#if CPK_FUSED_DW_XCH
 /* A whole warp's 8 columns a lane (lane l: e0 + 8 l ..., val(k): column
  * e + k's value), 16-byte aligned and all in the row: two float4 stores a
  * lane, the first covering the warp's columns e0 .. e0 + 128, the second
@@ -267,13 +156,6 @@ __device__ __forceinline__ void st_dw_xch(float *dst, int e, F &&val) {
         make_float4(o[0], o[1], o[2], o[3]);
   }
 }
-#endif
-__device__ __forceinline__ void pdl_trigger() {
-#if CPK_DW_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
 struct fparams {
   const void *in0; /* x (row_sum, softmax, rmsnorm) or dy (the backwards) */
   const void *in1; /* y (softmax_bwd) or x (rmsnorm_bwd); else null */
@@ -288,17 +170,6 @@ struct fparams {
   int64_t chunk; /* columns per cluster rank, multiple of 8 */
   int vec;       /* rows and w 16-byte aligned: vector loads and stores */
   int wsm;       /* wide_k, rmsnorm: w's chunk in shared memory */
-#if CPK_FUSED_STAGGER
-  long long stag_cyc; /* fused_k: delay spread over an SM's blocks */
-  int stag_k;         /* fused_k: blocks per SM of a persistent grid */
-#endif
-#if CPK_DW_TAIL
-  /* rmsnorm_bwd's fused_k and wide_k (dw_tail): the workspace's header
-   * (word 1: the two counts; word 0 is the grid path's); the blocks that
-   * add dw */
-  unsigned long long *dwtail;
-  int dwk;
-#endif
 };
 
 /* Cache hints of the row loads and stores, per op. The ops that write
@@ -317,247 +188,95 @@ struct fparams {
  * rmsnorm's wider configurations (the H200 side by side: plain stores +1-5
  * % on softmax bf16 and rmsnorm fp32 up to 8192 columns, +3 % on rmsnorm
  * 16-bit at 2048x32768 (4 + 4 slots), -20 % on rmsnorm fp32 there (4 + 12
- * slots), neutral on softmax_bwd). Experiment builds may set
- * -DCPK_FUSED_LD_CS=0 or 1 (every op's loads .nc or .cs),
- * -DCPK_FUSED_ST_PLAIN=0 or 1 (every op's stores .cs or plain) and
- * -DCPK_FUSED_CP_EF=0 (no cache policy on cp.async) for side-by-side
- * runs. */
-#ifndef CPK_FUSED_LD_CS
-#define CPK_FUSED_LD_CS (-1)
-#endif
-#ifndef CPK_FUSED_ST_PLAIN
-#define CPK_FUSED_ST_PLAIN (-1)
-#endif
-#ifndef CPK_FUSED_CP_EF
-#define CPK_FUSED_CP_EF 1
-#endif
-
-/* rmsnorm_bwd's dw accumulators: in registers (0), or in each thread's own
- * cells of shared memory (1), which frees S x VEC registers per thread: its
- * 4-slot configurations of 128 and 256 threads then run 768 threads per SM
- * instead of 512 (more rows in flight; experiment macro,
- * docs/PERFORMANCE.md). */
-#ifndef CPK_FUSED_DW_SMEM
-#define CPK_FUSED_DW_SMEM 0
-#endif
-
-/* Whether an rmsnorm_bwd configuration (nt threads, nr register slots) is
- * built for 768 threads per SM (CPK_FUSED_DW_SMEM's) instead of the
- * table's blocks per SM. */
-__host__ __device__ constexpr bool rmsbwd_768(int nt, int nr) {
-  return CPK_FUSED_DW_SMEM && nr == 4 && (nt == 128 || nt == 256);
-}
-
-/* CPK_RB_W128 (v44b, the default since v45): rmsnorm_bwd's 16-bit rows of
- * 513-1024 columns on configuration 28, four 128-thread blocks an SM of 4
- * warp groups each (528 blocks, 2112 groups), instead of configuration 1's
- * two 256-thread blocks of 8 (264 blocks, the same groups and warps an
- * SM): the same code a warp, registers and instructions, but 9.2 cycles
- * between a warp's instructions against 9.9 (and 11.0 with one 512-thread
- * block of 16), so 16-bit 65536x1024 1.035-1.040x (0.80 -> 0.83 of the
- * copy ceiling) side by side on the H200, with twice the dw partial rows
- * (bounds/v44b-2026-12-03T1834, docs/PERFORMANCE.md). 0 (experiment):
- * back on 1, and no kernel of 28. */
-#ifndef CPK_RB_W128
-#define CPK_RB_W128 1
-#endif
+ * slots), neutral on softmax_bwd); since v43 rmsnorm's configurations of
+ * up to 12 shared-memory slots store plainly too (st_cs). */
 
 /* Blocks per SM an rmsnorm_bwd configuration (mb in the table) is built
  * for. Its 256-thread 4-slot configurations run two blocks per SM (the
  * grid of fused_groups): the warp one, built for one, took 149 registers
  * with v6b's w in shared memory, one block per SM, and lost 21 % on
- * 1024-wide 16-bit rows (docs/PERFORMANCE.md). */
+ * 1024-wide 16-bit rows (docs/PERFORMANCE.md). The 2-slot ones (27) are
+ * built for 1024 threads an SM. (v5b's and v31a's dw accumulators in
+ * shared memory, for 768 threads an SM, were not taken.) */
 __host__ __device__ constexpr int rmsbwd_mb(int nt, int nr, int mb) {
-  return rmsbwd_768(nt, nr) ? 768 / nt
-         : nr == 2          ? 1024 / nt
-                            : ((nt == 256 && nr == 4 && mb < 2) ? 2 : mb);
+  return nr == 2 ? 1024 / nt : ((nt == 256 && nr == 4 && mb < 2) ? 2 : mb);
 }
 
-/* Blocks per SM the other ops' configurations are built for: the table's,
- * except (v8, CPK_FUSED_SM_MB7) softmax's 128-thread 4-slot configuration,
- * built for 7 blocks per SM (69 registers; built for the table's 4, fp16
- * took 74 and ran 6 blocks per SM: 0.87 of the copy ceiling at 16384x4096
- * against 0.91; docs/PERFORMANCE.md, v7b and v8). 0 (experiment): the
- * table's. */
-#ifndef CPK_FUSED_SM_MB7
-#define CPK_FUSED_SM_MB7 1
-#endif
-/* CPK_FUSED_SHORT16 (v12): 16-bit short rows on configurations with more
- * warps per SM than the capacity-ordered list gives them (fused_plan), a bit
- * each; the default, 13 = 1 + 4 + 8, is what the H200 side by side of
- * docs/PERFORMANCE.md took (bounds/short16-2026-11-30T0810: the default, the
- * variants 23 and 31, the default, one lease):
- * 1: softmax up to 1024 columns on configuration 24 (128 threads, a warp
- *    per row, 4 slots a thread, 7 blocks per SM: the shape of
- *    configuration 3, 0.92 at 4096 columns) instead of 0 (16-lane groups of
- *    8 slots, 111 registers, 2 blocks of 256 per SM): 0.87 -> 0.92-0.93;
- * 2: row_sum there too: 0.85 -> 0.84, not taken;
- * 4: softmax at 4097-8192 columns on configuration 5 (256 threads of 4
- *    slots) instead of 4 (128 threads of 8 slots, 122 registers, 4 blocks
- *    per SM): 0.86 -> 0.82 as built for the table's 2 blocks per SM (72
- *    registers, 3 resident), 0.86-0.87 -> 0.90 with 8;
- * 8: configuration 5's softmax built for 4 blocks per SM (64 registers; 4
- *    or 8 bytes of spill);
- * 16: softmax at 16385-32768 columns on configuration 9 (4 register + 12
- *    shared-memory slots, 3 blocks per SM) instead of 8 (8 + 8, 2 blocks):
- *    0.84-0.86 -> 0.83-0.84, not taken;
- * 128: 16-bit rmsnorm_bwd at 2049-4096 and 4097-8192 columns on
- *    configurations 25 and 26 (256 and 512 threads of 2 slots, built for
- *    1024 threads per SM, 528 and 264 row groups) instead of 3 and 5 (4
- *    slots, 16 warps per SM): half the dw accumulators per thread, twice
- *    the warps (bounds/rmsbwd2-2026-11-30T0853, after the final run):
- *    0.75-0.79 -> 0.72-0.77, not taken;
- * 32, 64: rmsnorm (32) and softmax (64) at 16385-32768 columns on
- *    configuration 7 (512 threads of 4 + 4 slots) built for 2 blocks per SM
- *    (softmax: instead of 8; bounds/short16b-2026-11-30T0818, the default
- *    13 beside 109): 0.84-0.85 both ways, not taken. */
-#ifndef CPK_FUSED_SHORT16
-#define CPK_FUSED_SHORT16 13
-#endif
-/* CPK_FUSED_RMS_WREG5 (v33b): 16-bit rmsnorm's 256-thread configuration
- * (rows of 4097-8192 columns) loads w's slots with the row as well (v32b,
- * rms_wreg) and is built for 4 blocks per SM, at most 64 registers (64
- * bf16, 61 fp16, no spills), so that it keeps the 4 blocks an SM that
- * v32b's 80 registers had taken to 3 (H200, bounds/v33-2026-12-02T1143:
- * bf16 and fp16 8192x8192 1.004-1.019x, 0.897-0.905 -> 0.907-0.917 of the
- * copy ceiling). 0 (experiment): that configuration as v32b left it, w
- * from the L2 in the write loop, built for 2 blocks an SM (60 registers). */
-#ifndef CPK_FUSED_RMS_WREG5
-#define CPK_FUSED_RMS_WREG5 1
-#endif
-/* The configuration CPK_FUSED_RMS_WREG5 changes, for fused_mb and
- * rms_wreg both: 16-bit rmsnorm on 256 threads of 4 register slots. */
+/* 16-bit rmsnorm's 256-thread configuration (rows of 4097-8192 columns,
+ * v33b): it loads w's slots with the row as well (v32b, rms_wreg) and is
+ * built for 4 blocks per SM, at most 64 registers (64 bf16, 61 fp16, no
+ * spills), so that it keeps the 4 blocks an SM that v32b's 80 registers
+ * had taken to 3 (H200, bounds/v33-2026-12-02T1143: bf16 and fp16
+ * 8192x8192 1.004-1.019x, 0.897-0.905 -> 0.907-0.917 of the copy
+ * ceiling). For fused_mb and rms_wreg both. */
 __host__ __device__ constexpr bool rms_wreg5(int op, int es, int nt, int gt,
                                              int nr, int ns) {
-  return CPK_FUSED_RMS_WREG5 && op == F_RMS && es == 2 && nt == 256 &&
-         gt == 256 && nr == 4 && ns == 0;
+  return op == F_RMS && es == 2 && nt == 256 && gt == 256 && nr == 4 && ns == 0;
 }
 /* Blocks per SM a configuration (nt threads of group size gt, nr register
  * and ns shared-memory slots, mb in the table) is built for, for op (not
- * rmsnorm_bwd: rmsbwd_mb) at es bytes per element. */
+ * rmsnorm_bwd: rmsbwd_mb) at es bytes per element: the table's, except
+ * - (v8) softmax's 128-thread 4-slot configuration, built for 7 blocks per
+ *   SM (69 registers; built for the table's 4, fp16 took 74 and ran 6
+ *   blocks per SM: 0.87 of the copy ceiling at 16384x4096 against 0.91;
+ *   docs/PERFORMANCE.md, v7b and v8);
+ * - (v12) softmax's 256-thread 4-slot configuration 5, built for 4 blocks
+ *   per SM (64 registers; 4 or 8 bytes of spill): with 16-bit softmax of
+ *   4097-8192 columns moved onto it (fused_plan), 0.86-0.87 -> 0.90 of the
+ *   copy ceiling, against 0.82 built for the table's 2;
+ * - rms_wreg5's, built for 4 (v33b). */
 __host__ __device__ constexpr int fused_mb(int op, int es, int nt, int gt,
                                            int nr, int ns, int mb) {
-  return (CPK_FUSED_SM_MB7 && op == F_SOFTMAX && nt == 128 && nr == 4) ? 7
-         : ((CPK_FUSED_SHORT16 & 8) && op == F_SOFTMAX && nt == 256 &&
-            gt == 256 && nr == 4 && ns == 0) ||
+  return (op == F_SOFTMAX && nt == 128 && nr == 4) ? 7
+         : (op == F_SOFTMAX && nt == 256 && gt == 256 && nr == 4 && ns == 0) ||
                  rms_wreg5(op, es, nt, gt, nr, ns)
              ? 4
-         : (es == 2 && nt == 512 && nr == 4 && ns == 4 &&
-            (((CPK_FUSED_SHORT16 & 32) && op == F_RMS) ||
-             ((CPK_FUSED_SHORT16 & 64) && op == F_SOFTMAX) ||
-             ((CPK_FUSED_STAGGER & 2) && op == F_ROWSUM)))
-             ? 2
              : mb;
 }
-
-/* The cluster stage of a row group's reduction (v8): lane k of every warp
- * reads rank k's partial with one distributed-shared-memory load, then the
- * warp merges them in rank order through shuffles (the same operations in
- * the same order as one thread reading them one after another, so the same
- * bits). On the H200, +5-10 % on the 2^18- and 2^20-wide clusters (softmax,
- * softmax_bwd). 0 (experiment): every thread reads the CL partials one after
- * another, CL round trips, as v7. */
-#ifndef CPK_FUSED_CLRED_PAR
-#define CPK_FUSED_CLRED_PAR 1
-#endif
 
 /* rmsnorm (v8): in the configurations with shared-memory slots (up to 12),
  * w's slots are copied into shared memory by cp.async before the first row
  * is loaded, so the write loop reads them there instead of loading each
  * slot's w from the L2 after the row's reduction (H200: +7-10 % at 32768
- * columns, +5-7 % for 16-bit at 2^18). 0 (experiment): as v7. */
-#ifndef CPK_FUSED_RMS_WSM
-#define CPK_FUSED_RMS_WSM 1
-#endif
-/* rmsnorm (v32b): in register-only configurations (rows of up to 8192
- * columns; rms_wreg says which) w's slots are loaded into registers with
- * the row's own loads, before the reduction (4 registers a slot), so that
- * the write loop waits on no L2 round trip for them (H200,
- * bounds/v32-2026-12-02T0734: 16-bit 1024 and 4096 columns +1-1.6 %,
- * fp32 1024-8192 +1-1.5 %; 16-bit 8192 -2.5 %, left out). 0 (experiment):
- * w from the L2 in the write loop, as before. (v32a, these
- * configurations' w copied into shared memory instead, lost 3-36 %: its
- * code is the patch there.) */
-#ifndef CPK_FUSED_RMS_WREG
-#define CPK_FUSED_RMS_WREG 1
-#endif
-/* CPK_FUSED_HALF_WIDE: 2 (the default since v9): 16-bit softmax rows of
- * 16385-32768 slots (2^18 columns) on the 256-thread configuration 15, two
- * blocks per SM, instead of its 512-thread twin 14 (docs/PERFORMANCE.md,
- * v8f: 0.57 -> 0.61-0.62 of the copy ceiling). 1 (experiment): softmax and
- * rmsnorm take the 256-thread clusters twice as large for 16384-65536
- * slots, as softmax_backward does (v8f: a loss for fp32 softmax and for
- * rmsnorm). 0: the table as measured before v8f. */
-#ifndef CPK_FUSED_HALF_WIDE
-#define CPK_FUSED_HALF_WIDE 2
-#endif
-/* The wide path (v9, wide_k below): the rows of kWide's rules re-read
- * from the L2 instead of held on chip. 0 (experiment): off, the table above
- * for every row. CPK_FUSED_WIDE_KNOBS=1 (experiment builds): its
- * configuration from the environment when CPK_WIDE_MIN is set (wide_env).
- * CPK_WIDE_ST_CS: its row stores streaming (1) or plain (0); CPK_WIDE_U
- * below. */
-#ifndef CPK_FUSED_WIDE
-#define CPK_FUSED_WIDE 1
-#endif
-#ifndef CPK_FUSED_WIDE_KNOBS
-#define CPK_FUSED_WIDE_KNOBS 0
-#endif
-#ifndef CPK_WIDE_ST_CS
-#define CPK_WIDE_ST_CS 1
-#endif
-/* CPK_WIDE_U: the wide path's 16-byte loads in flight per thread (one-input
- * ops; two-input ops half), 8 as measured, except where a rule of kWide
- * says 16 (its kernel built for twice the registers); 16 (experiment):
- * every wide kernel. */
-#ifndef CPK_WIDE_U
-#define CPK_WIDE_U 8
-#endif
-__host__ __device__ constexpr bool rms_wsm(int op, int nt, int ns) {
-  /* (w's slots would take a 256-thread block past half an SM's shared
-   * memory: not in those.) */
-  return CPK_FUSED_RMS_WSM && op == F_RMS && ns > 0 && ns <= 12 &&
-         !(CPK_FUSED_HALF_WIDE == 1 && nt == 256);
+ * columns, +5-7 % for 16-bit at 2^18). */
+__host__ __device__ constexpr bool rms_wsm(int op, int ns) {
+  return op == F_RMS && ns > 0 && ns <= 12;
 }
-/* Whether rmsnorm's configuration loads w's slots with the row (v32b):
- * the register-only ones of fp32; of 16-bit, the warp-per-row one of 4
- * slots (1024 columns), the 128-thread one (4096) and, since v33b
- * (CPK_FUSED_RMS_WREG5, which also builds it for 4 blocks per SM), the
- * 256-thread one (8192 columns: v32b alone took it from 60 to 80
+/* rmsnorm (v32b): in register-only configurations (rows of up to 8192
+ * columns) w's slots are loaded into registers with the row's own loads,
+ * before the reduction (4 registers a slot), so that the write loop waits
+ * on no L2 round trip for them (H200, bounds/v32-2026-12-02T0734: 16-bit
+ * 1024 and 4096 columns +1-1.6 %, fp32 1024-8192 +1-1.5 %). Whether
+ * rmsnorm's configuration does: the register-only ones of fp32; of 16-bit,
+ * the warp-per-row one of 4 slots (1024 columns), the 128-thread one
+ * (4096) and, since v33b (rms_wreg5, which also builds it for 4 blocks per
+ * SM), the 256-thread one (8192 columns: v32b alone took it from 60 to 80
  * registers and its SM from 4 blocks to 3, -2.5 % on the H200). Not the
  * 16-bit 8-slot warp one and 512-thread one, where the registers would
- * leave one block per SM (94 -> 150, 60 -> 80 registers; not measured). */
+ * leave one block per SM (94 -> 150, 60 -> 80 registers; not measured).
+ * (v32a, these configurations' w copied into shared memory instead, lost
+ * 3-36 %: its code is the patch there.) */
 __host__ __device__ constexpr bool rms_wreg(int op, int es, int nt, int gt,
                                             int nr, int ns) {
-  return CPK_FUSED_RMS_WREG && op == F_RMS && ns == 0 &&
+  return op == F_RMS && ns == 0 &&
          (es == 4 || (nt == 256 && gt == 32 && nr == 4) ||
           (nt == 128 && gt == 128 && nr == 4) ||
           rms_wreg5(op, es, nt, gt, nr, ns));
 }
 
-/* rmsnorm's stores are plain in the configurations of at most this many
- * shared-memory slots. v8: 4 (the 4 + 4 configuration of 16-bit
- * 32768-wide rows took +3 % with plain stores; the 4 + 12 ones of fp32
- * lost 17-20 % in v4b's kernels, which read w from the L2 in the write
- * loop); v42b, with w in shared memory since v8b: 12, fp32 2048x32768
- * 1.024x (docs/PERFORMANCE.md), the default since v43. 0 (experiment):
- * only the register-only configurations, as v7. */
-#ifndef CPK_FUSED_RMS_PLAIN_NS
-#define CPK_FUSED_RMS_PLAIN_NS 12
-#endif
-
 /* Whether an op's row loads are evict-first (.cs) rather than read-only. */
 __host__ __device__ constexpr bool ld_cs(int op) {
-  return CPK_FUSED_LD_CS >= 0 ? CPK_FUSED_LD_CS != 0 : op == F_ROWSUM;
+  return op == F_ROWSUM;
 }
 
 /* Whether an op's row stores stream (.cs) rather than plain; ns: the
- * configuration's shared-memory slots. */
+ * configuration's shared-memory slots. rmsnorm's are plain in the
+ * configurations of at most 12 (v42b, with w in shared memory since v8b:
+ * fp32 2048x32768 1.024x, docs/PERFORMANCE.md; the default since v43;
+ * v8's limit of 4 came from v4b's kernels, which read w from the L2 in the
+ * write loop). */
 __host__ __device__ constexpr bool st_cs(int op, int ns) {
-  return CPK_FUSED_ST_PLAIN >= 0
-             ? CPK_FUSED_ST_PLAIN == 0
-             : !(op == F_SOFTMAX || op == F_RMSBWD ||
-                 (op == F_RMS && ns <= CPK_FUSED_RMS_PLAIN_NS));
+  return !(op == F_SOFTMAX || op == F_RMSBWD || (op == F_RMS && ns <= 12));
 }
 
 /* 16 bytes global -> shared, bypassing L1; EF: with an evict-first L2
@@ -593,7 +312,6 @@ __device__ __forceinline__ void fill_cell(uint4 *dst, const T *src, int e,
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
-#if CPK_STAGE_ANY
 /* The stage's loads (stage_on): group thread gt's S cells of each of the
  * NI inputs of the row at offset roff (the rank's columns from c0, valid
  * up to ce), into stg [NI][S][NT]: cp.async where the cell is a whole
@@ -613,7 +331,6 @@ stage_row(uint4 *stg, const T *in0, const T *in1, int64_t roff, int c0, int gt,
                                 fill);
   }
 }
-#endif
 
 /* ---- reductions over a row group ----
  * K values per thread, merged either as compensated sums (pairs (s, c)) or
@@ -622,7 +339,7 @@ stage_row(uint4 *stg, const T *in0, const T *in1, int64_t roff, int c0, int gt,
  * in rank order through distributed shared memory. Double-buffered scratch:
  * one barrier per stage per reduction. */
 
-/* CPK_CLU_PUSH (v34b): the cluster stage without a cluster barrier per
+/* The push (v34b): the cluster stage without a cluster barrier per
  * reduction. Each rank pushes its partial into every other rank's inbox
  * with st.async, which completes the bytes on that rank's mbarrier for the
  * reduction's buffer; a rank waits on its own mbarrier only, so no thread
@@ -630,23 +347,16 @@ stage_row(uint4 *stg, const T *in0, const T *in1, int64_t roff, int c0, int gt,
  * barrier.cluster.arrive: Nsight Compute counts 1.15 membar stall cycles
  * per issued instruction on 16-bit rmsnorm_bwd at 2048x32768,
  * bounds/stall-2026-12-02T1457). The partials are merged in rank order as
- * before: the same bits. 0: cluster_merge's barrier everywhere (5d00b94's
- * kernels); 1 (the default since v35): rmsnorm_bwd's clusters in fused_k
- * push (fused_push), the wide path keeps the barrier (its row_sum at 2^20
- * 0.986-1.008x with the push, bounds/v34b-2026-12-02T1511 and
- * bounds/v35-2026-12-02T1634); 2: the wide path pushes too. */
-#ifndef CPK_CLU_PUSH
-#define CPK_CLU_PUSH 1
-#endif
-#define CPK_PUSH_FUSED (CPK_CLU_PUSH >= 1)
-#define CPK_PUSH_WIDE (CPK_CLU_PUSH >= 2)
-
+ * before: the same bits. Since v35 rmsnorm_bwd's clusters in fused_k push
+ * (fused_push); the wide path keeps cluster_merge's barrier (its row_sum
+ * at 2^20 0.986-1.008x with the push, bounds/v34b-2026-12-02T1511 and
+ * bounds/v35-2026-12-02T1634). */
 struct redscratch {
   float blk[2][4][32];
   float clu[2][4];
 };
 
-#if CPK_PUSH_FUSED && CPK_CLUSTERS
+#if CPK_CLUSTERS
 /* The push's inboxes, a shared object of their own so that only the
  * kernels that push (those that call pbox) hold them. */
 struct pushbox {
@@ -714,10 +424,13 @@ __device__ __forceinline__ void merge_ranks(float (&v)[4],
     v[q] = a[q];
 }
 
-/* The cluster stage of a row group's reduction (v8, CPK_FUSED_CLRED_PAR):
- * lane k of every warp reads rank k's partial with one distributed-shared-
- * memory load (ncl <= 16 < 32 lanes), then merge_ranks. ncl: the cluster size,
- * a template constant in fused_k, known at run time in wide_k. */
+/* The cluster stage of a row group's reduction (v8): lane k of every warp
+ * reads rank k's partial with one distributed-shared-memory load (ncl <=
+ * 16 < 32 lanes), then merge_ranks: the same operations in the same order
+ * as one thread reading them one after another (v7), so the same bits, in
+ * one round trip instead of ncl (H200: +5-10 % on the 2^18- and 2^20-wide
+ * clusters of softmax and softmax_bwd). ncl: the cluster size, a template
+ * constant in fused_k, known at run time in wide_k. */
 template <bool MAX, int NQ>
 __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
                                               int buf, int ncl) {
@@ -745,8 +458,7 @@ __device__ __forceinline__ void cluster_merge(float (&v)[4], redscratch &rs,
 #endif
 }
 
-#if CPK_PUSH_FUSED
-/* The cluster stage under CPK_CLU_PUSH: kred is the reduction's index in
+/* The cluster stage that pushes (fused_push): kred is the reduction's index in
  * the block's sequence (its buffer kred & 1, its mbarrier phase
  * kred / 2 & 1). Threads 0 .. ncl-1 push the block's partial (every thread
  * holds it after the block stage) to rank t's inbox; thread 0 expects the
@@ -806,7 +518,6 @@ __device__ __forceinline__ void cluster_merge_push(float (&v)[4], int kred,
   __trap();
 #endif
 }
-#endif
 
 template <bool MAX, int NQ, int NT, int GT, int CL, bool NWL = false,
           bool PUSH = false>
@@ -837,9 +548,18 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
         rs.blk[buf][q][w] = v[q];
     }
     __syncthreads();
-    /* NWL (CPK_RED_NW): every NW lanes hold the NW warps' partials and
-     * the butterfly runs over log2(NW) levels; else lanes NW .. 31 hold
-     * the identity (0 or -inf) and it runs over 5 */
+    /* NWL (v15a; fused_k's register-slot configurations): every NW lanes
+     * hold the NW warps' partials and the butterfly runs over log2(NW)
+     * levels; else lanes NW .. 31 hold the identity (0 or -inf) and it
+     * runs over 5. Merging the identity leaves a compensated pair and a
+     * maximum as they are (but for the sign of a zero, and a NaN maximum,
+     * which softmax never merges: a poisoned row's is -inf with its flag
+     * set), so the sums and maxima are the same either way. On the H200
+     * (docs/PERFORMANCE.md, v15a; bounds/v15-2026-11-30T1544): 16-bit
+     * softmax at 4096 and 8192 columns +1 %, rmsnorm_backward +0.5-1 %;
+     * the shared-memory-slot configurations (32768-wide 16-bit rows),
+     * -0.3-1.5 % there, +0.2-0.6 % in a later lease
+     * (bounds/nsred-2026-11-30T1641), keep the 5 levels, as does wide_k. */
     const int src = NWL ? (lane & (NW - 1)) : lane;
 #pragma unroll
     for (int q = 0; q < 4; ++q)
@@ -855,44 +575,10 @@ __device__ __forceinline__ void group_reduce(float (&v)[4], redscratch &rs,
     }
   }
   if constexpr (CL > 1) {
-#if CPK_FUSED_CLRED_PAR
-#if CPK_PUSH_FUSED
     if constexpr (PUSH)
       cluster_merge_push<MAX, NQ>(v, rb - 1, CL);
     else
-#endif
       cluster_merge<MAX, NQ>(v, rs, buf, CL);
-#elif CPK_CLUSTERS
-    cg::cluster_group cl = cg::this_cluster();
-    if (threadIdx.x == 0) {
-#pragma unroll
-      for (int q = 0; q < NQ; ++q)
-        rs.clu[buf][q] = v[q];
-    }
-    cl.sync();
-    float a[4];
-    {
-      const float *r0 = cl.map_shared_rank(&rs.clu[buf][0], 0);
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        a[q] = q < NQ ? r0[q] : 0.f;
-    }
-    /* Not unrolled: 16 remote addresses live at once would spill. */
-#pragma unroll 1
-    for (int k = 1; k < CL; ++k) {
-      const float *rk = cl.map_shared_rank(&rs.clu[buf][0], k);
-      float b[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        b[q] = q < NQ ? rk[q] : 0.f;
-      merge<MAX>(a, b);
-    }
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      v[q] = a[q];
-#else
-    __trap();
-#endif
   }
 }
 
@@ -917,7 +603,7 @@ __host__ __device__ constexpr bool fused_pf(int op, int nt, int gt, int cl) {
          (op == F_SOFTMAX || op == F_SMBWD || op == F_ROWSUM);
 }
 
-/* Whether a configuration's cluster stage pushes (CPK_CLU_PUSH >= 1):
+/* Whether a configuration's cluster stage pushes (cluster_merge_push):
  * rmsnorm_bwd's clusters only, the persistent ones, whose reductions wait
  * at the barrier's release for the previous row's stores (v34b). Where a
  * cluster takes one row (softmax_bwd fp32 of 16385-32768 columns,
@@ -926,155 +612,29 @@ __host__ __device__ constexpr bool fused_pf(int op, int nt, int gt, int cl) {
  * comes before the row's loads; the persistent clusters of fused_pf are
  * not measured with it. */
 __host__ __device__ constexpr bool fused_push(int op, int cl) {
-  return CPK_PUSH_FUSED && CPK_CLUSTERS && cl > 1 && op == F_RMSBWD;
+  return CPK_CLUSTERS && cl > 1 && op == F_RMSBWD;
 }
 
 /* Whether a configuration of elements of es bytes stages the group's next
- * row: under CPK_FUSED_STAGE (a bit per op), register-slot configurations
- * of whole-warp groups that do not prefetch; under CPK_STAGE_RB8K, fp32
- * rmsnorm_bwd's configuration 6. */
+ * row in shared memory (v14a, v36a): the block loads its first row by
+ * cp.async, and at the top of every row each thread copies its own cells
+ * into its register slots and issues the cp.async loads of the group's
+ * next row into them, so that a row's loads are in flight during the
+ * whole of the previous row's two passes, reduction and writes instead of
+ * starting after its last store (shared memory: NI x S x NT 16-byte cells
+ * a block more). Only fp32 rmsnorm_bwd's rows of 4097-8192 columns
+ * (configuration 6: 512 threads of 4 register slots, a block a row, one
+ * block an SM), the one configuration where it won in both leases that
+ * measured it: 8192x8192 0.867 -> 0.890 of the copy ceiling (v14a,
+ * bounds/stage-2026-11-30T1302) and 0.873 -> 0.897 (v35,
+ * bounds/v35-2026-12-02T1634), where the 16-bit rows lost up to 5 %, and
+ * the other ops' staged configurations, run as a persistent grid of the
+ * resident blocks, lost 5-9 % (v13a). The bits are the same either way. */
 __host__ __device__ constexpr bool stage_on(int op, int es, int nt, int gt,
                                             int nr, int ns, int cl) {
-  return (((CPK_FUSED_STAGE >> op & 1) && ns == 0 && gt >= 32) ||
-          (CPK_STAGE_RB8K && op == F_RMSBWD && es == 4 && nt == 512 &&
-           gt == 512 && nr == 4 && ns == 0 && cl == 1)) &&
-         !fused_pf(op, nt, gt, cl);
+  return op == F_RMSBWD && es == 4 && nt == 512 && gt == 512 && nr == 4 &&
+         ns == 0 && cl == 1 && !fused_pf(op, nt, gt, cl);
 }
-
-#if CPK_FUSED_STAGGER
-/* Per SM, the blocks of fused_k that have started there (mod k: a block's
- * turn; the k blocks of one persistent launch on an SM take k consecutive
- * tickets). */
-__device__ unsigned g_stag_ticket[1024];
-#endif
-
-#if CPK_DW_PDL || CPK_DW_V2 || CPK_DW_TAIL
-/* Strand ty of column c (NS strands) adds the partial rows g = ty, ty + NS,
- * ... to a in order, U loads in flight at a time (through the L2 only with
- * CG): the experiment dw kernels' loop (v13c, v13d) and dw_tail's (v37a). */
-template <int NS, int U, bool CG>
-__device__ __forceinline__ void dw_strand(const float *__restrict__ part,
-                                          int64_t cols, int64_t c, int ty,
-                                          int64_t groups, csum &a) {
-  for (int64_t g0 = ty; g0 < groups; g0 += (int64_t)U * NS) {
-    float v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int64_t g = g0 + (int64_t)u * NS;
-      v[u] = g < groups
-                 ? (CG ? __ldcg(part + g * cols + c) : part[g * cols + c])
-                 : 0.f;
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (g0 + (int64_t)u * NS < groups)
-        a.add(v[u]);
-  }
-}
-#endif
-
-#if CPK_DW_TAIL
-__device__ __forceinline__ uint32_t ld_acquire_u32(const unsigned *p) {
-  uint32_t v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-               : "=r"(v)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-
-/* v37a (CPK_DW_TAIL): dw[c] = sum over the ng partial rows of dw, added by
- * the last blocks of the row kernel instead of a second kernel. Called by
- * every thread of every block once the block's part of its cluster's
- * partial row is stored (and, in a cluster, after the cluster's last
- * barrier); sm: 2 x NT floats of the block's shared memory, free by then.
- *
- * The workspace's header (p.dwtail: word 1, two u32 counts, arrivals and
- * departures; word 0 is the grid path's, untouched) is zero between
- * launches: the caller zeroes the workspace once (as cpk.h asks for the
- * wide rows; with this macro, at every width), and every launch leaves
- * the counts at zero. Thread 0 of each block counts the block in
- * (one atomicAdd after a fence: its ticket). The blocks with the last K of
- * the total tickets wait until the arrivals reach the total (every partial
- * row stored: each block fences before it counts, the waiter after it sees
- * the count), then block s = ticket - (total - K) adds the columns
- * [s cols / K, (s + 1) cols / K): 16 strands a column, strand j adding
- * the partial rows j, j + 16, ... in order (compensated, 16 loads in
- * flight through the L2), then strand 0 merging strands 1 .. 15 in order
- * and storing dw: fused_dw_k's order, so the same bits. Each of the K then
- * counts itself out; the last one out sets both counts back to zero (every
- * waiter has seen the arrivals complete by then).
- *
- * No deadlock: a waiter waits only for blocks that have not counted in,
- * and K is at most the blocks that fit at once less a cluster (the
- * launcher), so while K blocks wait, the others still have room to run.
- * A ticket past the total (a workspace nobody zeroed) or a count that
- * never comes (only a bug could do that) ends in a trap, not in a wrong
- * dw or a hang. (A first form counted in by a CAS on an epoch-tagged
- * word, so that it needed no zeroed workspace: its retries serialise the
- * blocks that finish together, 0.25-0.6 us a block on the H200,
- * bounds/v37-2026-12-03T0903.) */
-template <typename T, int NT>
-__device__ __forceinline__ void dw_tail(const fparams &p, int64_t ng,
-                                        float *sm) {
-  constexpr int NSTR = 16, NC = NT / NSTR, U = 16;
-  static_assert(NT % NSTR == 0, "whole strands");
-  __shared__ unsigned tk;
-  const int tid = threadIdx.x;
-  const unsigned total = gridDim.x, K = (unsigned)p.dwk;
-  unsigned *cnt = reinterpret_cast<unsigned *>(p.dwtail + 1);
-  __syncthreads(); /* the block's partial stores before the count */
-  if (tid == 0) {
-    __threadfence();
-    const unsigned t = atomicAdd(cnt, 1u);
-    if (t >= total)
-      __trap(); /* counts left over: the workspace was not zeroed once */
-    tk = t;
-  }
-  __syncthreads();
-  const unsigned t = tk;
-  if (t + K < total)
-    return; /* not among the last K */
-  const unsigned s = t + K - total;
-  if (tid == 0) {
-    const unsigned long long t0 = global_ns();
-    while (ld_acquire_u32(cnt) < total) {
-      if (global_ns() - t0 > 20000000000ull)
-        __trap(); /* a block that never counted in: not a hang */
-      __nanosleep(256);
-    }
-    __threadfence();
-  }
-  __syncthreads();
-  const int64_t cols = p.cols;
-  const int64_t lo = (int64_t)s * cols / K, hi = (int64_t)(s + 1) * cols / K;
-  const int tx = tid % NC, ty = tid / NC;
-  T *dw = static_cast<T *>(p.dw);
-  for (int64_t cb = lo; cb < hi; cb += NC) {
-    const int64_t c = cb + tx;
-    csum a;
-    if (c < hi)
-      dw_strand<NSTR, U, true>(p.dwpart, cols, c, ty, ng, a);
-    sm[tid] = a.s;
-    sm[NT + tid] = a.c;
-    __syncthreads();
-    if (ty == 0 && c < hi) {
-#pragma unroll
-      for (int k = 1; k < NSTR; ++k)
-        a.merge(sm[k * NC + tx], sm[NT + k * NC + tx]);
-      st1(dw + c, a.value());
-    }
-    __syncthreads();
-  }
-  if (tid == 0) {
-    __threadfence();
-    if (atomicAdd(cnt + 1, 1u) == K - 1u) { /* the last out */
-      atomicExch(cnt, 0u);
-      atomicExch(cnt + 1, 0u);
-    }
-  }
-}
-#endif
 
 template <typename T, int OP, int NT, int GT, int NR, int NS, int CL, int MB>
 __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
@@ -1083,12 +643,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   constexpr int S = NR + NS;
   constexpr int GPC = NT / GT;
   constexpr bool PUSH = fused_push(OP, CL);
-  /* [NI][NS][NT] slots; then, rmsnorm_bwd with CPK_FUSED_DW_SMEM, the dw
-   * accumulators [S * VEC / 4][NT] (float4); then dw (warp mode). */
+  /* [NI][NS][NT] slots, or the stage's cells; then rmsnorm_bwd's w, then
+   * dw (warp mode). */
   extern __shared__ uint4 dsm[];
   __shared__ redscratch rs;
-  if constexpr (OP == F_RMSBWD)
-    pdl_trigger();
 
   const int tid = threadIdx.x;
   const int gt = GT == NT ? tid : (tid & (GT - 1));
@@ -1097,12 +655,10 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   if constexpr (CL > 1) {
 #if CPK_CLUSTERS
     rank = (int)cg::this_cluster().block_rank();
-#if CPK_PUSH_FUSED
     if constexpr (PUSH) {
       push_init();
       cg::this_cluster().sync();
     }
-#endif
 #else
     __trap();
 #endif
@@ -1116,9 +672,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
-  /* the block stage of the reductions over log2(NT / 32) levels (v15a):
-   * register-slot configurations only */
-  constexpr bool RNW = CPK_RED_NW && NS == 0;
+  /* the block stage of the reductions over log2(NT / 32) levels (v15a,
+   * group_reduce's NWL): register-slot configurations only */
+  constexpr bool RNW = NS == 0;
   constexpr bool LDCS = ld_cs(OP);    /* the row loads' cache hint */
   constexpr bool SCS = st_cs(OP, NS); /* the row stores' */
   const T *in0 = static_cast<const T *>(p.in0);
@@ -1128,19 +684,14 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   int rb = 0;
 
   uint4 q[NI][NR];
-  constexpr bool DWS = OP == F_RMSBWD && CPK_FUSED_DW_SMEM;
-  constexpr int DWQ = DWS ? S * VEC / 4 : 0; /* float4 cells per thread */
-  float dwacc[OP == F_RMSBWD && !DWS ? S * VEC : 1];
-#if CPK_STAGE_ANY
+  float dwacc[OP == F_RMSBWD ? S * VEC : 1];
   /* The stage (stage_on): the next row's cells [NI][S][NT] where the
-   * shared-memory slots would be (these configurations have none); under
-   * the macros, and loaded by stage_row (not a lambda here, which alters
-   * the code of the kernels that do not stage), so that the other kernels'
-   * code stays the measured one */
+   * shared-memory slots would be (these configurations have none), loaded
+   * by stage_row (not a lambda here, which alters the code of the kernels
+   * that do not stage), so that the other kernels' code stays the measured
+   * one */
   constexpr bool STG = stage_on(OP, (int)sizeof(T), NT, GT, NR, NS, CL);
   uint4 *stg = dsm + NI * NS * NT;
-  float4 *dwc =
-      reinterpret_cast<float4 *>(dsm + NI * (NS + (STG ? S : 0)) * NT);
   static_assert(!STG || GT >= 32, "the stage takes one row per group");
   if constexpr (STG) { /* the group's first row (HW is 1 here) */
     const int64_t r0 = clus * GPC + gi;
@@ -1150,27 +701,19 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
                                                : nullptr,
         fill, tid);
   }
-#else
-  float4 *dwc = reinterpret_cast<float4 *>(dsm + NI * NS * NT);
-#endif
   if constexpr (OP == F_RMSBWD) {
-    if constexpr (DWS) {
 #pragma unroll
-      for (int q4 = 0; q4 < DWQ; ++q4)
-        dwc[q4 * NT + tid] = make_float4(0.f, 0.f, 0.f, 0.f);
-    } else {
-#pragma unroll
-      for (int k = 0; k < S * VEC; ++k)
-        dwacc[k] = 0.f;
-    }
+    for (int k = 0; k < S * VEC; ++k)
+      dwacc[k] = 0.f;
   }
 
-  /* rmsnorm_bwd's w, fp32 in shared memory after the dw cells: a
+  /* rmsnorm_bwd's w, fp32 in shared memory after the slots or the stage: a
    * persistent group's threads cover the same columns in every row, so w is
    * read and converted once per block ([VEC/4][GT*S] float4: slot j of
    * group thread t at j*GT + t). */
   constexpr int RV = GT * S;
-  float4 *wsm = reinterpret_cast<float4 *>(dwc + DWQ * NT);
+  float4 *wsm =
+      reinterpret_cast<float4 *>(dsm + NI * (NS + (STG ? S : 0)) * NT);
   if constexpr (OP == F_RMSBWD) {
     for (int v = tid; v < RV; v += NT) {
       float ww[VEC];
@@ -1207,7 +750,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     const T *src_ = ((i) == 0 ? in0 : in1) + (ROFF);                           \
     const uint8_t *m_ = (i) == 0 ? (MROW) : nullptr;                           \
     if ((j) >= NR) {                                                           \
-      fill_cell<T, LDCS, LDCS && CPK_FUSED_CP_EF>(                             \
+      fill_cell<T, LDCS, LDCS>(                                                \
           &dsm[((i)*NS + ((j) >= NR ? (j)-NR : 0)) * NT + tid], src_, e_,      \
           (CE), vec, m_, fill);                                                \
     } else {                                                                   \
@@ -1232,7 +775,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
    * [S][NT], raw T; the columns of a thread's slots are the same in every
    * row), copied once per block; the first row's cp.async wait covers
    * them, and each thread reads only its own cells. */
-  constexpr bool WSM = rms_wsm(OP, NT, NS);
+  constexpr bool WSM = rms_wsm(OP, NS);
   uint4 *wraw = dsm + NI * NS * NT;
   (void)wraw;
   if constexpr (WSM) {
@@ -1249,24 +792,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       }
     }
   }
-
-#if CPK_FUSED_STAGGER
-  if constexpr (CL == 1) {
-    if (p.stag_k > 1) {
-      if (tid == 0) {
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        const unsigned s =
-            atomicAdd(&g_stag_ticket[sm & 1023u], 1u) % (unsigned)p.stag_k;
-        const long long c = p.stag_cyc * (long long)s / p.stag_k;
-        const long long t0 = clock64();
-        while (clock64() - t0 < c)
-          __nanosleep(100);
-      }
-      __syncthreads();
-    }
-  }
-#endif
 
   /* The groups of one warp take consecutive rows and leave the loop
    * together (their shuffles need every lane); a group past the last row
@@ -1290,7 +815,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     /* Load (unless prefetched): shared-memory slots by cp.async first (no
      * registers), then the register slots; every load is in flight before
      * the first use. */
-#if CPK_STAGE_ANY
     if constexpr (STG) {
       /* this row from the stage, then the next row into it */
       cp_async_wait_all();
@@ -1302,9 +826,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       if (rn < p.rows)
         stage_row<T, LDCS, NI, S, NT, GT>(stg, in0, in1, ron, c0, gt, c1, vec,
                                           mrn, fill, tid);
-    } else
-#endif
-        if (!PF || first) {
+    } else if (!PF || first) {
 #pragma unroll
       for (int i = 0; i < NI; ++i) {
 #pragma unroll
@@ -1318,7 +840,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     first = false;
     if constexpr (NS > 0)
       cp_async_wait_all();
-    /* rmsnorm's w slots in flight with the row's (v32b, CPK_FUSED_RMS_WREG) */
+    /* rmsnorm's w slots in flight with the row's (v32b, rms_wreg) */
     constexpr bool WREG = rms_wreg(OP, sizeof(T), NT, GT, NR, NS);
     uint4 wq[WREG ? S : 1];
     if constexpr (WREG) {
@@ -1477,25 +999,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
         wslot(j, ww);
-        if constexpr (CPK_RB_TRIM) {
-          const float2 r = rmsbwd_terms<VEC>(g, x, ww);
-          pt[j] = r.x;
-          pd[j] = r.y;
-        } else {
-          /* rmsbwd_terms (before v34a) written out: through the helper,
-           * ptxas scheduled these kernels differently (the same
-           * operations, other SASS), and these were the measured ones */
-          float t[VEC / 2], d[VEC / 2];
-#pragma unroll
-          for (int k = 0; k < VEC / 2; ++k) {
-            const int e0 = 2 * k, e1 = 2 * k + 1;
-            t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
-            d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
-                             __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
-          }
-          pt[j] = pair_sum(t);
-          pd[j] = pair_sum(d);
-        }
+        const float2 r = rmsbwd_terms<VEC>(g, x, ww);
+        pt[j] = r.x;
+        pd[j] = r.y;
       }
       csum a, b;
       a.add(pair_sum(pt));
@@ -1510,36 +1016,9 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
         unpack<T>(SLOT(0, j), g);
         unpack<T>(SLOT(1, j), x);
         wslot(j, ww);
-        if constexpr (CPK_RB_TRIM && !DWS) {
 #pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = rb_dx(g[k], x[k], ww[k], rstd, ncoef, dwacc[j * VEC + k]);
-        } else {
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] =
-                __fmaf_rn(rstd, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], ncoef));
-          if constexpr (DWS) {
-#pragma unroll
-            for (int q4 = 0; q4 < VEC / 4; ++q4) {
-              float4 &dd = dwc[(j * (VEC / 4) + q4) * NT + tid];
-              float4 v = dd;
-              v.x = __fmaf_rn(__fmul_rn(g[4 * q4], x[4 * q4]), rstd, v.x);
-              v.y =
-                  __fmaf_rn(__fmul_rn(g[4 * q4 + 1], x[4 * q4 + 1]), rstd, v.y);
-              v.z =
-                  __fmaf_rn(__fmul_rn(g[4 * q4 + 2], x[4 * q4 + 2]), rstd, v.z);
-              v.w =
-                  __fmaf_rn(__fmul_rn(g[4 * q4 + 3], x[4 * q4 + 3]), rstd, v.w);
-              dd = v;
-            }
-          } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              dwacc[j * VEC + k] =
-                  __fmaf_rn(__fmul_rn(g[k], x[k]), rstd, dwacc[j * VEC + k]);
-          }
-        }
+        for (int k = 0; k < VEC; ++k)
+          o[k] = rb_dx(g[k], x[k], ww[k], rstd, ncoef, dwacc[j * VEC + k]);
         store_slot<T, SCS>(out + ro, SLOT_E(j), ce, vec, o);
       }
     }
@@ -1550,13 +1029,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
      * are added in warp order through shared memory first. */
     float *dst = p.dwpart + clus * p.cols;
     /* accumulator k of slot j */
-    auto dwv = [&](int j, int k) -> float {
-      if constexpr (DWS)
-        return reinterpret_cast<const float *>(
-            &dwc[(j * (VEC / 4) + k / 4) * NT + tid])[k % 4];
-      else
-        return dwacc[j * VEC + k];
-    };
+    auto dwv = [&](int j, int k) -> float { return dwacc[j * VEC + k]; };
     if constexpr (GPC > 1) {
       float *acc = reinterpret_cast<float *>(wsm + (VEC / 4) * RV);
       for (int g = 0; g < GPC; ++g) {
@@ -1578,7 +1051,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       const bool al = dw_vec_ok(p.dwpart, p.cols);
 #pragma unroll
       for (int j = 0; j < S; ++j) {
-#if CPK_FUSED_DW_XCH
         /* a warp's lanes hold consecutive slots (GT >= 32 here) */
         if constexpr (VEC == 8) {
           if (__all_sync(0xffffffffu, al && SLOT_E(j) + VEC <= c1)) {
@@ -1586,7 +1058,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
             continue;
           }
         }
-#endif
         st_dw<VEC>(dst, SLOT_E(j), c1, al, [&](int k) { return dwv(j, k); });
       }
     }
@@ -1600,10 +1071,6 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     cg::this_cluster().sync(); /* no block leaves while others read it */
 #endif
   }
-#if CPK_DW_TAIL
-  if constexpr (OP == F_RMSBWD)
-    dw_tail<T, NT>(p, gridDim.x / CL, reinterpret_cast<float *>(dsm));
-#endif
 }
 
 /* ---- WIDE (v9): rows re-read from the L2 ----
@@ -1631,14 +1098,8 @@ __device__ __forceinline__ void wide_reduce(float (&v)[4], redscratch &rs,
                                             int &rb, int ncl) {
   const int buf = rb & 1; /* the buffer group_reduce takes next */
   group_reduce<MAX, NQ, NT, NT, 1>(v, rs, rb);
-#if CPK_PUSH_WIDE
-  (void)buf; /* rb - 1: the index group_reduce just took */
-  if (ncl > 1)
-    cluster_merge_push<MAX, NQ>(v, rb - 1, ncl);
-#else
   if (ncl > 1)
     cluster_merge<MAX, NQ>(v, rs, buf, ncl);
-#endif
 }
 
 template <typename T, int OP, int NT, int U, int MB>
@@ -1649,8 +1110,6 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
    * rmsnorm (p.wsm): w [chunk] raw T. */
   extern __shared__ uint4 dsm[];
   __shared__ redscratch rs;
-  if constexpr (OP == F_RMSBWD)
-    pdl_trigger();
   const int tid = threadIdx.x;
   int rank = 0, ncl = 1;
 #if CPK_CLUSTERS
@@ -1658,12 +1117,6 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
     cg::cluster_group cl = cg::this_cluster();
     rank = (int)cl.block_rank();
     ncl = (int)cl.num_blocks();
-#if CPK_PUSH_WIDE
-    if (ncl > 1) {
-      push_init();
-      cl.sync();
-    }
-#endif
   }
 #endif
   const int64_t clus = (int64_t)blockIdx.x / ncl;
@@ -1869,26 +1322,14 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
           unpack<T>(q[0][u], g);
           unpack<T>(q[1][u], x);
           unpack<T>(wv[idx < nv ? idx : 0], ww);
-          if constexpr (CPK_RB_TRIM) {
-            if (idx < nv) {
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                o[k] = rb_dx(g[k], x[k], ww[k], s0, s1, dwa[idx * VEC + k]);
-            }
-          } else {
+          if (idx < nv) {
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
-              o[k] = __fmaf_rn(s0, __fmul_rn(g[k], ww[k]), __fmul_rn(x[k], s1));
-            if (idx < nv) {
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                dwa[idx * VEC + k] =
-                    __fmaf_rn(__fmul_rn(g[k], x[k]), s0, dwa[idx * VEC + k]);
-            }
+              o[k] = rb_dx(g[k], x[k], ww[k], s0, s1, dwa[idx * VEC + k]);
           }
         }
         if (idx < nv)
-          store_slot<T, CPK_WIDE_ST_CS != 0>(orow, e, c1, vec, o);
+          store_slot<T, true>(orow, e, c1, vec, o);
       }
     }
   }
@@ -1906,10 +1347,6 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
   if (ncl > 1)
     cg::this_cluster().sync(); /* no block leaves while others read it */
 #endif
-#if CPK_DW_TAIL
-  if constexpr (OP == F_RMSBWD) /* dsm: the dw accumulators, done with */
-    dw_tail<T, NT>(p, ngrp, reinterpret_cast<float *>(dsm));
-#endif
 }
 
 /* dw[c] = sum over g of part[g][c]: DW_STRANDS strands per column each add
@@ -1919,10 +1356,10 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
  * columns (coalesced 128-byte rows). The H200 profile of the first version
  * (one thread per column adding all G partials in a chain: 4 blocks for
  * 1024 columns, 18-34 us, 12-22 % of rmsnorm_backward) is in
- * docs/PERFORMANCE.md. */
-#define DW_STRANDS (CPK_DW_PDL ? 32 : 16)
-static_assert(!CPK_DW_TAIL || DW_STRANDS == 16,
-              "dw_tail adds in fused_dw_k's order of 16 strands");
+ * docs/PERFORMANCE.md; so are the forms not taken: v13c's launch as a
+ * programmatic dependent of the row kernel with 32 strands, v13d's 64
+ * strands merged by a tree, v37's add by the row kernel's last blocks. */
+#define DW_STRANDS 16
 template <typename T>
 __global__ void __launch_bounds__(32 * DW_STRANDS)
     fused_dw_k(const float *__restrict__ part, T *__restrict__ dw, int64_t cols,
@@ -1931,19 +1368,11 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
   const int64_t c = (int64_t)blockIdx.x * 32 + tx;
   csum a;
-#if CPK_DW_PDL
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-  if (c < cols)
-    dw_strand<DW_STRANDS, 16, true>(part, cols, c, ty, groups, a);
-#else
   if (c < cols) {
 #pragma unroll 4
     for (int64_t g = ty; g < groups; g += DW_STRANDS)
       a.add(part[g * cols + c]);
   }
-#endif
   ss[ty][tx] = a.s;
   sc[ty][tx] = a.c;
   __syncthreads();
@@ -1954,40 +1383,6 @@ __global__ void __launch_bounds__(32 * DW_STRANDS)
     st1(dw + c, a.value());
   }
 }
-
-#if CPK_DW_V2
-/* dw[c] = sum over g of part[g][c] (v13d): strand ty of column c adds the
- * partial rows g = ty, ty + 64, ... in order (compensated, 8 loads in
- * flight), then the 64 strands are merged by the same tree every run. */
-template <typename T>
-__global__ void __launch_bounds__(512)
-    fused_dw2_k(const float *__restrict__ part, T *__restrict__ dw,
-                int64_t cols, int64_t groups) {
-  constexpr int NC = 8, NS = 64;
-  __shared__ float ss[NS][NC], sc[NS][NC];
-  const int tx = threadIdx.x & (NC - 1), ty = threadIdx.x / NC;
-  const int64_t c = (int64_t)blockIdx.x * NC + tx;
-  csum a;
-  if (c < cols)
-    dw_strand<NS, 8, false>(part, cols, c, ty, groups, a);
-  ss[ty][tx] = a.s;
-  sc[ty][tx] = a.c;
-  __syncthreads();
-#pragma unroll
-  for (int h = NS / 2; h > 0; h >>= 1) {
-    if (ty < h) {
-      a.s = ss[ty][tx];
-      a.c = sc[ty][tx];
-      a.merge(ss[ty + h][tx], sc[ty + h][tx]);
-      ss[ty][tx] = a.s;
-      sc[ty][tx] = a.c;
-    }
-    __syncthreads();
-  }
-  if (ty == 0 && c < cols)
-    st1(dw + c, a.value());
-}
-#endif
 
 /* ---- the grid path (v10, grid_k) ----
  *
@@ -2010,8 +1405,9 @@ __global__ void __launch_bounds__(512)
  * (CPK_GRID_PROF) showed to be the bound: the batch's rows reduced over a
  * warp together (gwarp_rows), one warp merging and publishing the block's
  * partials, a warp's gathered words all in flight at once and loaded
- * before the next batch's reduction (CPK_GRID_PREGATHER), each row's cells
- * refilled as soon as the row is written.
+ * before the next batch's reduction (v11b: their round trip through the L2
+ * overlaps it; v11a loaded them after the batch's publication), each row's
+ * cells refilled as soon as the row is written.
  *
  * The exchange (v10c): ws = [header: u32 epoch][words: u64
  * [GRID_RING][P][2]]. A block publishes row r's partial as one or two
@@ -2036,18 +1432,6 @@ __global__ void __launch_bounds__(512)
  * flight: 5-10 us a batch on the H200, docs/PERFORMANCE.md.)
  * A word that never comes (only a bug could do that: the cooperative launch
  * guarantees every block runs) ends in a trap after seconds, not a hang. */
-#ifndef CPK_FUSED_GRID
-#define CPK_FUSED_GRID 1
-#endif
-#ifndef CPK_GRID_ST_CS
-#define CPK_GRID_ST_CS 1
-#endif
-/* Batch b - 1's words loaded before batch b's reduction (v11b), so their
- * round trip through the L2 overlaps it; CPK_GRID_PREGATHER=0 (experiment
- * builds): after batch b's publication (v11a) */
-#ifndef CPK_GRID_PREGATHER
-#define CPK_GRID_PREGATHER 1
-#endif
 /* GRID_S stages of GRID_STAGE_BYTES per block (experiment builds may set
  * other values: S - 2 stages are in flight while one is reduced and one
  * written) */
@@ -2075,22 +1459,9 @@ __global__ void __launch_bounds__(512)
  * 256-thread kernels (the 16-bit rows of 2^18: 0.57 -> 0.66 of the copy
  * ceiling on the H200, docs/PERFORMANCE.md); not by rmsnorm_bwd (its dw a
  * block sums over its own rows), and not by the other ops, for which it
- * stayed under the wide path. CPK_GRID_Q=N > 0 (experiment builds): N for
- * every 256-thread kernel but rmsnorm_bwd's. */
-#ifndef CPK_GRID_Q
-#define CPK_GRID_Q 0
-#endif
-/* CPK_GRID_Q256=1 (experiment builds): rmsnorm's rows of 257-1024 vectors
- * a chunk (fp32 2^18, 16-bit 2^20) on 256 threads of 2 or 4 slots, two
- * blocks per SM (grid_q), instead of 512 threads, one block per SM. */
-#ifndef CPK_GRID_Q256
-#define CPK_GRID_Q256 0
-#endif
+ * stayed under the wide path. */
 __host__ __device__ constexpr int grid_q(int op, int nt) {
-  return (nt != 256 || op == F_RMSBWD) ? 1
-         : CPK_GRID_Q > 0              ? CPK_GRID_Q
-         : op == F_RMS                 ? 2
-                                       : 1;
+  return (nt == 256 && op == F_RMS) ? 2 : 1;
 }
 
 /* Rows per stage: the largest power of two that fills at most
@@ -2340,12 +1711,10 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 
   for (int64_t k = 0; k <= nbq; ++k) {
     const int64_t bt = qp + k * Q;
-#if CPK_GRID_PREGATHER
     /* the previous batch's words, loaded before this batch's reduction:
      * their round trip through the L2 overlaps it */
     if (k > 0)
       gload(bt - Q);
-#endif
     if (k < nbq) {
       /* this thread's part of batch bt has landed (the newest group, the
        * next batch, may still be in flight; at k = 0 two may) */
@@ -2490,9 +1859,6 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
      * once, again for those not yet of their row), merge in block order,
      * write */
     const int64_t pb = bt - Q, pk = k - 1;
-#if !CPK_GRID_PREGATHER
-    gload(pb);
-#endif
     {
       unsigned spins = 0;
       for (;;) {
@@ -2617,16 +1983,10 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
             unpack<T>(cell(s, i, 1, j), x);
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
-#if CPK_RB_TRIM
               o[k] = rb_dx(o[k], x[k], wr[j][k], s0, s1, dwr[j][k]);
-#else
-              dwr[j][k] = __fmaf_rn(__fmul_rn(o[k], x[k]), s0, dwr[j][k]);
-              o[k] =
-                  __fmaf_rn(s0, __fmul_rn(o[k], wr[j][k]), __fmul_rn(x[k], s1));
-#endif
             }
           }
-          store_slot<T, CPK_GRID_ST_CS != 0>(orow, e, c1, vec, o);
+          store_slot<T, true>(orow, e, c1, vec, o);
         }
         issue_row(pk + S, i);
       }
@@ -2674,9 +2034,8 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 
 /* ---- plans ---- */
 
-/* The fixed list, smallest capacity first (24-26: CPK_FUSED_SHORT16's, 27:
- * CPK_RB128's and CPK_RS128's, 28: CPK_RB_W128's, taken only where
- * fused_plan moves a row to them). Every config
+/* The fixed list, smallest capacity first (24, 27, 28: taken only where
+ * fused_plan moves a row to them; 25 and 26 take no op). Every config
  * holds cl*gt*(nr+ns) 16-byte slots per input per row. `ops`: which ops may use
  * it (bit per F_ op): rmsnorm_bwd keeps S*VEC dw accumulators per thread in
  * registers, so it takes register-only configs; configs with many
@@ -2686,35 +2045,36 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
  * thread (16-lane groups of 8 slots for 1024-wide 16-bit rows: 0.84 of the
  * copy ceiling against 0.73 with 32 lanes of 4; 256 threads of 8+8 slots
  * for 4096 slots: 0.81 against 0.65 on 512 threads of 4+4), rmsnorm does not
- * (0.835 against 0.86 with 16 lanes), row_sum is indifferent (+-1.5%). */
-#define FCFG_HW256 (CPK_FUSED_HALF_WIDE == 1 ? 0x0e : 0x04)
-#define FCFG_HW256_15                                                          \
-  (CPK_FUSED_HALF_WIDE == 1 ? 0x0e : CPK_FUSED_HALF_WIDE == 2 ? 0x06 : 0x04)
-#define FCFG_HW512 (CPK_FUSED_HALF_WIDE == 1 ? 0x01 : 0x0b)
-#define FCFG_S7 ((CPK_FUSED_SHORT16 & 64) ? 0x0b : 0x09)
-#define FCFG_R2 ((CPK_FUSED_SHORT16 & 128) ? 0x10 : 0)
-/* v29b (docs/PERFORMANCE.md): rmsnorm_bwd's fp32 rows of 513-1024 columns
- * on configuration 27, a block of 128 threads of 2 slots a row built for 8
- * blocks per SM (1056 row groups), instead of 2, a warp a row of 8 slots
- * in one 256-thread block per SM (167 registers, 8 warps per SM): fp32
- * 65536x1024 0.857-0.861 -> 0.907-0.908 of the copy ceiling side by side
- * on the H200 (bounds/rb128-2026-12-02T0418). 0 (experiment): back on 2,
- * and no kernel of 27. */
-#ifndef CPK_RB128
-#define CPK_RB128 1
-#endif
-/* v30c (docs/PERFORMANCE.md): row_sum's fp32 rows of 513-1024 columns on
- * configuration 27 too, instead of 2 (a warp a row of 8 slots, one
- * 256-thread block per SM; 27's row_sum kernel takes 30 registers): fp32
- * 65536x1024 0.908-0.918 -> 0.940-0.941 of the copy ceiling side by side
- * on the H200 (bounds/v30-2026-12-02T0550). 0 (experiment): back on 2. */
-#ifndef CPK_RS128
-#define CPK_RS128 1
-#endif
-#define FCFG_RB128 ((CPK_RB128 ? 0x10 : 0) | (CPK_RS128 ? 0x01 : 0))
-#define FCFG_S9 ((CPK_FUSED_SHORT16 & 16) ? 0x06 : 0x04)
-#define FCFG_S24                                                               \
-  (((CPK_FUSED_SHORT16 & 1) ? 0x02 : 0) | ((CPK_FUSED_SHORT16 & 2) ? 0x01 : 0))
+ * (0.835 against 0.86 with 16 lanes), row_sum is indifferent (+-1.5%).
+ * Since v9 16-bit softmax rows of 16385-32768 slots (2^18 columns) take the
+ * 256-thread configuration 15, two blocks per SM, instead of its 512-thread
+ * twin 14 (fused_plan; v8f: 0.57 -> 0.61-0.62 of the copy ceiling; the
+ * 256-thread clusters for fp32 softmax and for rmsnorm were a loss).
+ * 24 (v12): 16-bit softmax up to 1024 columns on 128 threads, a warp per
+ * row, 4 slots a thread, 7 blocks per SM (the shape of configuration 3,
+ * 0.92 at 4096 columns), instead of 0 (16-lane groups of 8 slots, 111
+ * registers, 2 blocks of 256 per SM): 0.87 -> 0.92-0.93 (row_sum there:
+ * 0.85 -> 0.84, not taken). 25 and 26 (v12, not taken): 16-bit
+ * rmsnorm_bwd at 2049-8192 columns on 2 slots a thread, 0.75-0.79 ->
+ * 0.72-0.77; their rows keep the numbers docs/PERFORMANCE.md uses for the
+ * configurations after them.
+ * 27: rmsnorm_bwd's fp32 rows of 513-1024 columns (v29b), a block of 128
+ * threads of 2 slots a row built for 8 blocks per SM (1056 row groups),
+ * instead of 2, a warp a row of 8 slots in one 256-thread block per SM
+ * (167 registers, 8 warps per SM): fp32 65536x1024 0.857-0.861 ->
+ * 0.907-0.908 of the copy ceiling side by side on the H200
+ * (bounds/rb128-2026-12-02T0418); and row_sum's (v30c; 27's row_sum kernel
+ * takes 30 registers): 0.908-0.918 -> 0.940-0.941
+ * (bounds/v30-2026-12-02T0550).
+ * 28: rmsnorm_bwd's 16-bit rows of 513-1024 columns (v44b, the default
+ * since v45), four 128-thread blocks an SM of 4 warp groups each (528
+ * blocks, 2112 groups), instead of configuration 1's two 256-thread blocks
+ * of 8 (264 blocks, the same groups and warps an SM): the same code a
+ * warp, registers and instructions, but 9.2 cycles between a warp's
+ * instructions against 9.9 (and 11.0 with one 512-thread block of 16), so
+ * 16-bit 65536x1024 1.035-1.040x (0.80 -> 0.83 of the copy ceiling) side
+ * by side on the H200, with twice the dw partial rows
+ * (bounds/v44b-2026-12-03T1834). */
 #define FCFGS(X)                                                               \
   X(0, 256, 16, 8, 0, 1, 1, 0x03)                                              \
   X(1, 256, 32, 4, 0, 1, 1, 0x1f)                                              \
@@ -2723,28 +2083,28 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   X(4, 128, 128, 8, 0, 1, 4, 0x02)                                             \
   X(5, 256, 256, 4, 0, 1, 2, 0x1f)                                             \
   X(6, 512, 512, 4, 0, 1, 1, 0x1f)                                             \
-  X(7, 512, 512, 4, 4, 1, 1, FCFG_S7)                                          \
+  X(7, 512, 512, 4, 4, 1, 1, 0x09)                                             \
   X(8, 256, 256, 8, 8, 1, 2, 0x02)                                             \
-  X(9, 256, 256, 4, 12, 1, 2, FCFG_S9)                                         \
+  X(9, 256, 256, 4, 12, 1, 2, 0x04)                                            \
   X(10, 512, 512, 4, 12, 1, 1, 0x0b)                                           \
   X(11, 256, 256, 4, 12, 2, 2, 0x04)                                           \
   X(12, 512, 512, 4, 12, 2, 1, 0x0b)                                           \
   X(13, 256, 256, 4, 12, 4, 2, 0x04)                                           \
-  X(14, 512, 512, 4, 12, 4, 1, FCFG_HW512)                                     \
-  X(15, 256, 256, 4, 12, 8, 2, FCFG_HW256_15)                                  \
-  X(16, 512, 512, 4, 12, 8, 1, FCFG_HW512)                                     \
-  X(17, 256, 256, 4, 12, 16, 2, FCFG_HW256)                                    \
+  X(14, 512, 512, 4, 12, 4, 1, 0x0b)                                           \
+  X(15, 256, 256, 4, 12, 8, 2, 0x06)                                           \
+  X(16, 512, 512, 4, 12, 8, 1, 0x0b)                                           \
+  X(17, 256, 256, 4, 12, 16, 2, 0x04)                                          \
   X(18, 512, 512, 4, 12, 16, 1, 0x0f)                                          \
   X(19, 512, 512, 4, 28, 16, 1, 0x0b)                                          \
   X(20, 512, 512, 4, 0, 2, 1, 0x10)                                            \
   X(21, 512, 512, 4, 0, 4, 1, 0x10)                                            \
   X(22, 512, 512, 4, 0, 8, 1, 0x10)                                            \
   X(23, 512, 512, 4, 0, 16, 1, 0x10)                                           \
-  X(24, 128, 32, 4, 0, 1, 7, FCFG_S24)                                         \
-  X(25, 256, 256, 2, 0, 1, 4, FCFG_R2)                                         \
-  X(26, 512, 512, 2, 0, 1, 2, FCFG_R2)                                         \
-  X(27, 128, 128, 2, 0, 1, 8, FCFG_RB128)                                      \
-  X(28, 128, 32, 4, 0, 1, 4, CPK_RB_W128 ? 0x10 : 0)
+  X(24, 128, 32, 4, 0, 1, 7, 0x02)                                             \
+  X(25, 256, 256, 2, 0, 1, 4, 0)                                               \
+  X(26, 512, 512, 2, 0, 1, 2, 0)                                               \
+  X(27, 128, 128, 2, 0, 1, 8, 0x11)                                            \
+  X(28, 128, 32, 4, 0, 1, 4, 0x10)
 
 struct fcfg {
   int nt, gt, nr, ns, cl, mb, ops;
@@ -2771,8 +2131,8 @@ constexpr int cfg_slots(int i) {
   return kCfg[i].cl * kCfg[i].gt * (kCfg[i].nr + kCfg[i].ns);
 }
 static_assert(cfg_slots(14) == cfg_slots(15) && kCfg[15].nt == 256,
-              "CPK_FUSED_HALF_WIDE=2 moves 16-bit softmax from 14 to its "
-              "256-thread twin 15");
+              "fused_plan moves 16-bit softmax from 14 to its 256-thread "
+              "twin 15");
 
 int fop_of(cpk_op op) {
   switch (op) {
@@ -2792,20 +2152,17 @@ int fop_of(cpk_op op) {
 }
 
 /* The rows fused_plan moves from the list's pick to a twin of the same
- * capacity built another way, where the twin has the op's bit (each
- * twin's bits come from its macro, so with the macro off it takes
- * nothing): the configuration the capacity order picks, whether the rows
- * are fp32 (1) or 16-bit (0), and the twin. */
+ * capacity built another way, where the twin has the op's bit: the
+ * configuration the capacity order picks, whether the rows are fp32 (1)
+ * or 16-bit (0), and the twin. */
 struct fmove {
   int from, f32, to;
 };
 constexpr fmove kMoves[] = {
-    {0, 0, 24}, /* CPK_FUSED_SHORT16 bits 1, 2: 16-bit rows of 0 */
-    {3, 0, 25}, /* CPK_FUSED_SHORT16 bit 128: 16-bit rmsnorm_bwd of 3, */
-    {5, 0, 26}, /* and of 5 */
-    {1, 0, 28}, /* CPK_RB_W128 (v44b): 16-bit rmsnorm_bwd of 1 */
-    {2, 1, 27}, /* CPK_RB128 (v29b), CPK_RS128 (v30c): rmsnorm_bwd's and
-                 * row_sum's fp32 rows of 2 (513-1024 columns) */
+    {0, 0, 24}, /* v12: 16-bit softmax of 0 */
+    {1, 0, 28}, /* v44b: 16-bit rmsnorm_bwd of 1 */
+    {2, 1, 27}, /* v29b, v30c: rmsnorm_bwd's and row_sum's fp32 rows of 2
+                 * (513-1024 columns) */
 };
 constexpr bool moves_ok() {
   for (const fmove &m : kMoves)
@@ -2816,13 +2173,6 @@ constexpr bool moves_ok() {
 }
 static_assert(moves_ok(), "a moved row must fit its twin as it fit the pick");
 
-/* CPK_FCFG_KNOB (v40, experiment builds; 0 by default): the environment's
- * CPK_FCFG=N puts every row that configuration N may take (its op bit and
- * room for the row) on N instead of the plan's pick, for sweeps of the
- * list on the GPU machine (docs/PERFORMANCE.md). */
-#ifndef CPK_FCFG_KNOB
-#define CPK_FCFG_KNOB 0
-#endif
 /* Index into kCfg of the config for (op, dtype, cols), or -1 when no config
  * holds the row. */
 int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
@@ -2830,23 +2180,16 @@ int fused_plan(int fop, cpk_dtype dt, int64_t cols) {
     return -1;
   const int vecw = dt == CPK_F32 ? 4 : 8;
   const int64_t nvec = (cols + vecw - 1) / vecw;
-#if CPK_FCFG_KNOB
-  static const int64_t force = knob_int("CPK_FCFG", -1);
-  if (force >= 0 && force < kNCfg && (kCfg[force].ops >> fop & 1) &&
-      cfg_slots((int)force) >= nvec)
-    return (int)force;
-#endif
   for (int i = 0; i < kNCfg; ++i) {
     const fcfg &c = kCfg[i];
-    /* CPK_FUSED_HALF_WIDE=2: 16-bit softmax passes 14 for its twin 15. */
-    if (CPK_FUSED_HALF_WIDE == 2 && i == 14 && fop == F_SOFTMAX &&
-        dt != CPK_F32)
+    /* v9: 16-bit softmax passes 14 for its twin 15. */
+    if (i == 14 && fop == F_SOFTMAX && dt != CPK_F32)
       continue;
-    /* CPK_FUSED_SHORT16: 16-bit softmax past 4 (and 8), fp32 past 7 */
-    if (fop == F_SOFTMAX &&
-        (dt == CPK_F32 ? i == 7
-                       : (((CPK_FUSED_SHORT16 & 4) && i == 4) ||
-                          ((CPK_FUSED_SHORT16 & 16) && i == 8))))
+    /* v12: 16-bit softmax passes 4 (128 threads of 8 slots, 122 registers,
+     * 4 blocks per SM) for 5 (256 threads of 4 slots, built for 4 blocks
+     * per SM, fused_mb): 0.86 -> 0.90 of the copy ceiling at 4097-8192
+     * columns. */
+    if (i == 4 && fop == F_SOFTMAX && dt != CPK_F32)
       continue;
     if ((c.ops >> fop & 1) && cfg_slots(i) >= nvec) {
       for (const fmove &m : kMoves)
@@ -2869,33 +2212,18 @@ int64_t fused_chunk(int64_t cols, int cl) {
 /* Row groups (clusters) of the persistent rmsnorm_bwd grid, a constant per
  * configuration (so the dw bits depend on the shape only) and no more than
  * there are row groups: as many blocks as the configuration is built to
- * run at once on a 132-SM H200 (rmsbwd_mb: 512 threads per SM, 768 for
- * CPK_FUSED_DW_SMEM's, 1024 for the 2-slot ones): one wave. Fewer groups
- * mean fewer dw partial rows (G x cols x 4 bytes written and read again),
- * more mean more loads in flight (docs/PERFORMANCE.md has the runs behind
- * the choice). CPK_RB_GMIN (v36b): a floor on the groups, 0 by default;
+ * run at once on a 132-SM H200 (rmsbwd_mb: 512 threads per SM, 1024 for
+ * the 2-slot ones): one wave. Fewer groups mean fewer dw partial rows (G x
+ * cols x 4 bytes written and read again), more mean more loads in flight
+ * (docs/PERFORMANCE.md has the runs behind the choice). No floor (v36b):
  * 264, c9c6f90's floor, ran the configurations built for one 512-thread
- * block an SM (6 and 20-23) as two waves of blocks: one wave was 1.014-
+ * block an SM (6 and 20-23) as two waves of blocks; one wave was 1.014-
  * 1.030x at fp32 8192x8192 and 1.049-1.063x at 16-bit 2048x32768 on the
  * H200 (bounds/v36-2026-12-02T1910). */
-#ifndef CPK_RB_GMIN
-#define CPK_RB_GMIN 0
-#endif
 int64_t fused_groups(const fcfg &c, int64_t rows) {
   const int64_t gpc = c.nt / c.gt;
   const int64_t need = (rows + gpc - 1) / gpc;
   int64_t g = (int64_t)132 * rmsbwd_mb(c.nt, c.nr, c.mb);
-  if (g < CPK_RB_GMIN)
-    g = CPK_RB_GMIN;
-#if CPK_FUSED_GX
-  /* experiment builds (v13b): CPK_GX times the groups, a grid of that many
-   * resident waves of blocks (dw partial rows likewise) */
-  static const int64_t gx = [] {
-    const int64_t v = knob_int("CPK_GX", 1);
-    return v < 1 ? (int64_t)1 : v > 64 ? (int64_t)64 : v;
-  }();
-  g *= gx;
-#endif
   g /= c.cl;
   if (g < 1)
     g = 1;
@@ -2909,17 +2237,12 @@ size_t fused_smem(const fcfg &c, int fop, cpk_dtype dt, int64_t cols) {
     b += (size_t)op_inputs(fop) * c.nr * c.nt * 16u;
   /* elements per 16-byte slot: the kernel's VEC */
   const size_t vec = 16u / dt_size(dt);
-  if (fop == F_RMSBWD && CPK_FUSED_DW_SMEM) /* S x VEC per thread */
-    b += (size_t)(c.nr + c.ns) * vec * c.nt * sizeof(float);
   if (fop == F_RMSBWD) /* w: S x VEC per group thread */
     b += (size_t)(c.nr + c.ns) * vec * c.gt * sizeof(float);
   if (fop == F_RMSBWD && c.nt / c.gt > 1)
     b += (size_t)cols * sizeof(float);
-  if (rms_wsm(fop, c.nt, c.ns)) /* w's raw slots */
+  if (rms_wsm(fop, c.ns)) /* w's raw slots */
     b += (size_t)(c.nr + c.ns) * c.nt * 16u;
-  /* dw_tail's strands: 2 x NT floats */
-  if (fop == F_RMSBWD && CPK_DW_TAIL && b < (size_t)c.nt * 8u)
-    b = (size_t)c.nt * 8u;
   return b;
 }
 
@@ -2953,21 +2276,6 @@ cudaLaunchConfig_t cluster_launch(unsigned blocks, int nt, int cl, size_t smem,
   }
   return lc;
 }
-
-#if CPK_DW_TAIL
-/* dw_tail's adding blocks (K): one 16-strand tile of columns each at the
- * least, no more than the grid's blocks, and at most room (the blocks
- * resident at once less one cluster), so that waiting blocks never take
- * the room of the blocks they wait for. */
-int dw_tail_k(int64_t blocks, int64_t room, int64_t cols, int nt) {
-  int64_t k = (cols + nt / 16 - 1) / (nt / 16);
-  if (k > blocks)
-    k = blocks;
-  if (k > room)
-    k = room;
-  return (int)(k < 1 ? 1 : k);
-}
-#endif
 
 /* How many groups of kernel k are resident at once on device dev with smem
  * bytes of dynamic shared memory: clusters of cl blocks of nt threads, or
@@ -3003,9 +2311,6 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   static int cdev = -1;
   static size_t csmem = 0;
   static int64_t resident = 0;
-#if CPK_FUSED_STAGGER
-  static int64_t nsm = 0;
-#endif
   int dev = 0;
   CPK__TRY(cudaGetDevice(&dev));
   if (dev != cdev || smem > csmem) {
@@ -3016,10 +2321,6 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
           k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     int n = 0, sms = 0;
     CPK__TRY(resident_groups(k, NT, CL, smem, st, dev, &n, &sms));
-#if CPK_FUSED_STAGGER
-    if (CL == 1)
-      nsm = sms;
-#endif
     (void)sms;
     cdev = dev;
     csmem = smem;
@@ -3027,32 +2328,12 @@ cudaError_t launch_cfg(const fparams &p, int64_t ngroups, size_t smem,
   }
   /* Prefetching configurations run as a persistent grid of the resident
    * clusters (rmsnorm_bwd's group count is its own, fused_groups: the dw bits
-   * depend on it). */
-  if ((fused_pf(OP, NT, GT, CL) ||
-       stage_on(OP, (int)sizeof(T), NT, GT, NR, NS, CL)) &&
-      OP != F_RMSBWD && resident > 0 && ngroups > resident && persist_on())
+   * depend on it; its staged configuration is persistent already). */
+  if (fused_pf(OP, NT, GT, CL) && resident > 0 && ngroups > resident &&
+      persist_on())
     ngroups = resident;
-  fparams q = p;
-#if CPK_FUSED_STAGGER
-  q.stag_k = 0;
-  q.stag_cyc = 0;
-  if (CL == 1 && resident > 0 && nsm > 0) {
-    static const long long cyc = knob_int("CPK_STAG_CYC", 0);
-    static const bool per = knob_on("CPK_STAG_PERSIST");
-    if (per && OP != F_RMSBWD && ngroups > resident)
-      ngroups = resident;
-    if (ngroups == resident && cyc > 0 && resident / nsm > 1) {
-      q.stag_k = (int)(resident / nsm);
-      q.stag_cyc = cyc;
-    }
-  }
-#endif
-#if CPK_DW_TAIL
-  if constexpr (OP == F_RMSBWD)
-    q.dwk = dw_tail_k(ngroups * CL, resident * CL - CL, p.cols, NT);
-#endif
   lc.gridDim = dim3((unsigned)(ngroups * CL), 1, 1);
-  CPK__TRY(cudaLaunchKernelEx(&lc, k, q));
+  CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
   return cudaGetLastError();
 }
 
@@ -3086,19 +2367,6 @@ cudaError_t launch_dt(cpk_dtype dt, int ci, const fparams &p, int64_t ngroups,
 
 /* ---- WIDE plans and launches ---- */
 
-/* Experiment builds (-DCPK_FUSED_WIDE_KNOBS=1) take the wide path's
- * configuration from the environment: CPK_WIDE_MIN (the narrowest row it
- * takes), CPK_WIDE_NT (256 or 512 threads), CPK_WIDE_CL (cluster size),
- * CPK_WIDE_G (clusters in the grid, 0: the default). */
-int64_t wide_env(const char *name, int64_t dflt) {
-#if CPK_FUSED_WIDE_KNOBS
-  return knob_int(name, dflt);
-#else
-  (void)name;
-  return dflt;
-#endif
-}
-
 struct wcfg {
   int nt, cl;
   int u;          /* 16-byte loads in flight per thread (launch_wide) */
@@ -3119,22 +2387,24 @@ struct wrule {
   int fop, dts;
   int64_t lo, hi;
   int nt, cl, groups;
-  int u; /* 16-byte loads in flight per one-input thread (CPK_WIDE_U) */
+  int u; /* 16-byte loads in flight per one-input thread: 8 as measured in
+          * v9; 16 where v9c measured it (the kernel built for twice the
+          * registers) */
 };
 constexpr wrule kWide[] = {
     /* row_sum 256 x 262144: fp32 0.76 -> 0.82, 16-bit 0.70 -> 0.71 */
-    {F_ROWSUM, WD_ALL, 131073, 262144, 256, 4, 132, CPK_WIDE_U},
+    {F_ROWSUM, WD_ALL, 131073, 262144, 256, 4, 132, 8},
     /* row_sum 32 x 1048576 (SPLIT before): fp32 0.63 -> 0.71, bf16 0.51
      * -> 0.61 */
-    {F_ROWSUM, WD_ALL, 262145, (int64_t)1 << 26, 256, 8, 33, CPK_WIDE_U},
+    {F_ROWSUM, WD_ALL, 262145, (int64_t)1 << 26, 256, 8, 33, 8},
     /* softmax fp32 256 x 262144: 0.60 -> 0.66 (2^20: fused_k's 0.57
      * stays) */
-    {F_SOFTMAX, WD_F32, 131073, 262144, 256, 8, 33, CPK_WIDE_U},
+    {F_SOFTMAX, WD_F32, 131073, 262144, 256, 8, 33, 8},
     /* softmax 16-bit 32 x 1048576: 0.41 -> 0.49 */
-    {F_SOFTMAX, WD_16, 262145, (int64_t)1 << 26, 256, 8, 33, CPK_WIDE_U},
+    {F_SOFTMAX, WD_16, 262145, (int64_t)1 << 26, 256, 8, 33, 8},
     /* rmsnorm 256 x 262144: bf16 0.53 -> 0.57, fp32 0.55 -> 0.60 */
-    {F_RMS, WD_16, 131073, 262144, 256, 8, 33, CPK_WIDE_U},
-    {F_RMS, WD_F32, 131073, 262144, 256, 16, 14, CPK_WIDE_U},
+    {F_RMS, WD_16, 131073, 262144, 256, 8, 33, 8},
+    {F_RMS, WD_F32, 131073, 262144, 256, 16, 14, 8},
     /* rmsnorm_bwd fp32 2048 x 32768: 0.54 -> 0.74 (16-bit: no gain); with
      * 16 loads in flight (v9c, bounds/wide-u16-2026-11-30T0236: the v9
      * binary on both sides) 0.74 -> 0.80 */
@@ -3142,37 +2412,20 @@ constexpr wrule kWide[] = {
 };
 
 /* The wide path's configuration for (op, dtype, cols), or false where the
- * path does not take the row (kWide; an experiment build's environment,
- * CPK_WIDE_MIN set, replaces the table). A pure function of its arguments
- * in a product build. */
+ * path does not take the row (kWide). A pure function of its arguments. */
 bool wide_cfg(int fop, cpk_dtype dt, int64_t cols, wcfg &w) {
-  if (!CPK_FUSED_WIDE || fop < 0 || !dt_ok(dt) || cols < 1)
+  if (fop < 0 || !dt_ok(dt) || cols < 1)
     return false;
-  const int64_t kmin = wide_env("CPK_WIDE_MIN", 0);
-  if (kmin > 0) {
-    if (cols < kmin || cols > (int64_t)1 << 26)
-      return false;
-    w.nt = wide_env("CPK_WIDE_NT", 512) == 256 ? 256 : 512;
-    const int64_t cl = wide_env("CPK_WIDE_CL", 8);
-    w.cl = (int)(cl < 1 ? 1 : cl > 16 ? 16 : cl);
-    w.groups = wide_env("CPK_WIDE_G", 0);
-    if (w.groups <= 0)
-      w.groups = (int64_t)132 * (w.nt == 512 ? 1 : 2) / w.cl;
-    w.u = CPK_WIDE_U;
-  } else {
-    const wrule *r = nullptr;
-    for (const wrule &k : kWide)
-      if (k.fop == fop && (k.dts >> dt & 1) && cols >= k.lo && cols <= k.hi)
-        r = &k;
-    if (r == nullptr)
-      return false;
-    w.nt = r->nt;
-    w.cl = r->cl;
-    w.groups = r->groups;
-    w.u = r->u;
-  }
-  if (w.groups < 1)
-    w.groups = 1;
+  const wrule *r = nullptr;
+  for (const wrule &k : kWide)
+    if (k.fop == fop && (k.dts >> dt & 1) && cols >= k.lo && cols <= k.hi)
+      r = &k;
+  if (r == nullptr)
+    return false;
+  w.nt = r->nt;
+  w.cl = r->cl;
+  w.groups = r->groups;
+  w.u = r->u;
   w.chunk = fused_chunk(cols, w.cl);
   const size_t es = dt_size(dt);
   w.wsm = false;
@@ -3219,27 +2472,7 @@ cudaError_t launch_wide(const fparams &p, const wcfg &w, int64_t groups,
   cudaLaunchAttribute at;
   const cudaLaunchConfig_t lc =
       cluster_launch((unsigned)(groups * w.cl), NT, w.cl, w.smem, st, &at);
-#if CPK_DW_TAIL
-  fparams q = p;
-  if constexpr (OP == F_RMSBWD) {
-    /* dw_tail's adding blocks, as launch_cfg's: the resident clusters
-     * (asked once per device and shared-memory size) less one */
-    static int tdev = -1;
-    static size_t tsmem = 0;
-    static int64_t room = 0;
-    if (dev != tdev || w.smem != tsmem) {
-      int n = 0, sms = 0;
-      CPK__TRY(resident_groups(k, NT, w.cl, w.smem, st, dev, &n, &sms));
-      room = (int64_t)n * w.cl - w.cl;
-      tdev = dev;
-      tsmem = w.smem;
-    }
-    q.dwk = dw_tail_k(groups * w.cl, room, p.cols, NT);
-  }
-  CPK__TRY(cudaLaunchKernelEx(&lc, k, q));
-#else
   CPK__TRY(cudaLaunchKernelEx(&lc, k, p));
-#endif
   return cudaGetLastError();
 }
 
@@ -3249,13 +2482,12 @@ template <typename T, int OP>
 cudaError_t launch_wide_nt(const fparams &p, const wcfg &w, int64_t groups,
                            cudaStream_t st) {
   if (w.nt == 256)
-    return launch_wide<T, OP, 256, CPK_WIDE_U>(p, w, groups, st);
-  if constexpr (OP == F_RMSBWD && std::is_same<T, float>::value &&
-                CPK_WIDE_U != 16) {
+    return launch_wide<T, OP, 256, 8>(p, w, groups, st);
+  if constexpr (OP == F_RMSBWD && std::is_same<T, float>::value) {
     if (w.u == 16)
       return launch_wide<T, OP, 512, 16>(p, w, groups, st);
   }
-  return launch_wide<T, OP, 512, CPK_WIDE_U>(p, w, groups, st);
+  return launch_wide<T, OP, 512, 8>(p, w, groups, st);
 }
 
 template <int OP>
@@ -3270,35 +2502,7 @@ template <typename T>
 void launch_dw(const float *part, void *dw, int64_t cols, int64_t groups,
                cudaStream_t st) {
   const unsigned g = (unsigned)((cols + 31) / 32), nt = 32 * DW_STRANDS;
-#if CPK_DW_PDL
-  static int cdev = -1;
-  static bool pdl = false;
-  int dev = 0;
-  if (cudaGetDevice(&dev) == cudaSuccess && dev != cdev) {
-    int major = 0;
-    pdl = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                                 dev) == cudaSuccess &&
-          major >= 9;
-    cdev = dev;
-  }
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = dim3(g, 1, 1);
-  lc.blockDim = dim3(nt, 1, 1);
-  lc.stream = st;
-  cudaLaunchAttribute at;
-  at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at.val.programmaticStreamSerializationAllowed = 1;
-  lc.attrs = &at;
-  lc.numAttrs = pdl ? 1 : 0;
-  (void)cudaLaunchKernelEx(&lc, fused_dw_k<T>, part, (T *)dw, cols, groups);
-#elif CPK_DW_V2
-  (void)g;
-  (void)nt;
-  fused_dw2_k<T>
-      <<<(unsigned)((cols + 7) / 8), 512, 0, st>>>(part, (T *)dw, cols, groups);
-#else
   fused_dw_k<T><<<g, nt, 0, st>>>(part, (T *)dw, cols, groups);
-#endif
 }
 
 cudaError_t run_dw(cpk_dtype dt, const fparams &p, int64_t groups,
@@ -3334,7 +2538,7 @@ cudaError_t run_wide(int fop, cpk_dtype dt, const wcfg &w, fparams p,
   return with_op(fop, [&](auto op) -> cudaError_t {
     constexpr int OP = decltype(op)::value;
     CPK__TRY(launch_wide_dt<OP>(dt, p, w, groups, st));
-    if constexpr (OP == F_RMSBWD && !CPK_DW_TAIL)
+    if constexpr (OP == F_RMSBWD)
       return run_dw(dt, p, groups, st);
     return cudaSuccess;
   });
@@ -3355,7 +2559,7 @@ cudaError_t run_fused(int fop, cpk_dtype dt, int ci, fparams p,
   return with_op(fop, [&](auto op) -> cudaError_t {
     constexpr int OP = decltype(op)::value;
     CPK__TRY(launch_dt<OP>(dt, ci, p, ngroups, smem, st));
-    if constexpr (OP == F_RMSBWD && !CPK_DW_TAIL)
+    if constexpr (OP == F_RMSBWD)
       return run_dw(dt, p, ngroups, st);
     return cudaSuccess;
   });
@@ -3405,7 +2609,7 @@ struct gcfg {
  * CPK_GRID_MIN (environment, side-by-side runs and tests): every op's rows
  * of that width and wider (to 2^22) too, whether kGrid takes them or not. */
 bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
-  if (!CPK_FUSED_GRID || fop < 0 || !dt_ok(dt) || cols < 1)
+  if (fop < 0 || !dt_ok(dt) || cols < 1)
     return false;
   static const int64_t gmin = knob_int("CPK_GRID_MIN", 0);
   bool hit = gmin > 0 && cols >= gmin && cols <= ((int64_t)1 << 22);
@@ -3420,9 +2624,6 @@ bool grid_cfg(int fop, cpk_dtype dt, int64_t cols, gcfg &gc) {
   if (nvec <= 256) {
     gc.nt = 256;
     gc.nv = 1;
-  } else if (CPK_GRID_Q256 && fop == F_RMS && nvec <= 1024) {
-    gc.nt = 256;
-    gc.nv = nvec <= 512 ? 2 : 4;
   } else {
     gc.nt = 512;
     gc.nv = (int)((nvec + 511) / 512);
@@ -3492,15 +2693,8 @@ cudaError_t launch_grid(const fparams &p, const gws &g, cudaStream_t st) {
 template <int OP, typename T>
 cudaError_t launch_grid_nv(const gcfg &gc, const fparams &p, const gws &g,
                            cudaStream_t st) {
-  if (gc.nt == 256) {
-    if constexpr (CPK_GRID_Q256 && OP == F_RMS) {
-      if (gc.nv == 2)
-        return launch_grid<T, OP, 256, 2>(p, g, st);
-      if (gc.nv == 4)
-        return launch_grid<T, OP, 256, 4>(p, g, st);
-    }
+  if (gc.nt == 256)
     return launch_grid<T, OP, 256, 1>(p, g, st);
-  }
   switch (gc.nv) {
   case 1:
     return launch_grid<T, OP, 512, 1>(p, g, st);
@@ -3559,8 +2753,6 @@ size_t fused_ws_bytes(cpk_op op, cpk_dtype dt, cpk_rows s) {
   else if (ci >= 0)
     b = ws_round((size_t)fused_groups(kCfg[ci], s.rows) * (size_t)s.cols *
                  sizeof(float));
-  if (CPK_DW_TAIL && b > 0) /* dw_tail's header before the partial rows */
-    b += kDwHdr;
   return b > gb ? b : gb;
 }
 
@@ -3588,12 +2780,6 @@ cudaError_t fused_run(cpk_op op, cpk_dtype dt, const void *in0, const void *in1,
   p.mask = mask;
   p.mstride = mstride;
   p.dwpart = (float *)ws;
-#if CPK_DW_TAIL
-  if (fop == F_RMSBWD) {
-    p.dwtail = static_cast<unsigned long long *>(ws);
-    p.dwpart = reinterpret_cast<float *>(static_cast<char *>(ws) + kDwHdr);
-  }
-#endif
   p.eps = eps;
   p.rows = s.rows;
   p.cols = s.cols;

@@ -38,13 +38,6 @@ namespace {
 #ifndef CPK_SEG_U
 #define CPK_SEG_U 8
 #endif
-/* CPK_SEG_ACQREL=1 (experiment builds, v17d): the count as one
- * acquire-release atomic (atom.acq_rel.gpu) in place of a fence, a relaxed
- * atomic and, in the row's last block, a second fence: one round trip
- * fewer on the path of each row's last block. */
-#ifndef CPK_SEG_ACQREL
-#define CPK_SEG_ACQREL 0
-#endif
 constexpr int kSegThreads = CPK_SEG_NT;
 constexpr int kSegU = CPK_SEG_U;
 
@@ -115,25 +108,17 @@ __global__ void __launch_bounds__(kSegThreads)
     warp_csum(b);
     if (lane == 0) {
       w.part[r * nseg + sg] = make_float2(b.s, b.c);
-#if CPK_SEG_ACQREL
-      unsigned prev;
-      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                   : "=r"(prev)
-                   : "l"(w.cnt + r)
-                   : "memory");
-      last = prev == (unsigned)nseg - 1u;
-#else
-      __threadfence(); /* the partial before the count */
+      /* the partial before the count (v17d, one acquire-release atomic in
+       * place of this fence, the atomic and the last block's second fence,
+       * was level on the H200: not taken) */
+      __threadfence();
       last = atomicAdd(w.cnt + r, 1u) == (unsigned)nseg - 1u;
-#endif
     }
   }
   __syncthreads();
   if (!last || wid != 0)
     return;
-#if !CPK_SEG_ACQREL
   __threadfence();
-#endif
   /* the row's last block: its partials in segment order (lane l merges
    * l, l + 32, ..., then a butterfly: the same order every run) */
   csum t;

@@ -95,17 +95,10 @@ constexpr int kSkThreads = 256;
 #ifndef CPK_SKEW_MB
 #define CPK_SKEW_MB 2
 #endif
-/* The row stores of skew_k (CPK_SKEW_ST_CS) and ring_k (CPK_RING_ST_CS):
- * 1, streaming (.cs); 0, plain. H200, v42d (docs/PERFORMANCE.md): plain
- * 1.005-1.045x on all of the ring's benchmark cases (so the ring's default
- * is 0 since v43), 0.84-1.00x on the skew path's, whose B reads the rows
- * again from the L2 (its default stays 1). */
-#ifndef CPK_SKEW_ST_CS
-#define CPK_SKEW_ST_CS 1
-#endif
-#ifndef CPK_RING_ST_CS
-#define CPK_RING_ST_CS 0
-#endif
+/* The row stores of skew_k stream (.cs), ring_k's are plain (since v43).
+ * H200, v42d (docs/PERFORMANCE.md): plain stores 1.005-1.045x on all of
+ * the ring's benchmark cases, 0.84-1.00x on the skew path's, whose B reads
+ * the rows again from the L2. */
 /* The most segments a row the path takes, per op, from the H200 side by
  * side against the grid path (docs/PERFORMANCE.md v21): softmax_bwd up to
  * 256 (fp32 32 x 2^20: 1.11x), rmsnorm_bwd up to 64 (2^18: 1.03-1.05x;
@@ -238,10 +231,10 @@ sk_words_poll(unsigned long long (&f)[GPL][NWD], const skp &p, uint32_t ep,
   }
 }
 /* The row's statistics from its partials, merged in segment order (the
- * same bits in every block): softmax (max, 1 / sum; FOLD: -log2(sum)),
+ * same bits in every block): softmax (max, 1 / sum),
  * NaN for a poisoned row; rmsnorm (rstd, 0); rmsnorm_bwd (rstd, -rstd^3
  * mean(dy w x)), as the grid path's; softmax_bwd (sum(dy y), 0). */
-template <int OP, bool FOLD, int GPL, int NWD>
+template <int OP, int GPL, int NWD>
 __device__ __forceinline__ float2
 sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
   const unsigned nseg = (unsigned)p.nseg;
@@ -273,7 +266,7 @@ sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
     }
     warp_csum(sm);
     return bad ? make_float2(CUDART_NAN_F, CUDART_NAN_F)
-               : make_float2(M, FOLD ? -log2f(sm.value()) : 1.f / sm.value());
+               : make_float2(M, 1.f / sm.value());
   } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
     csum sa, sd;
 #pragma unroll
@@ -418,7 +411,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
       /* the row's statistics from its partials */
       if (wid == 0) {
         sk_words_poll(f, p, ep, t0, lane);
-        const float2 rs = sk_merge<OP, false>(f, p, lane);
+        const float2 rs = sk_merge<OP>(f, p, lane);
         if (lane == 0)
           s_stat[s & 1u] = rs;
       }
@@ -455,13 +448,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           dw_get(u, a);
 #pragma unroll
           for (int k = 0; k < VEC; ++k) {
-#if CPK_RB_TRIM
             o[k] = rb_dx(o[k], x[k], ww[k], st.x, st.y, a[k]);
-#else
-            a[k] = __fmaf_rn(__fmul_rn(o[k], x[k]), st.x, a[k]);
-            o[k] =
-                __fmaf_rn(st.x, __fmul_rn(o[k], ww[k]), __fmul_rn(x[k], st.y));
-#endif
           }
           dw_put(u, a);
         } else {
@@ -474,7 +461,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           for (int k = 0; k < VEC; ++k)
             o[k] = o[k] * st.x * ww[k];
         }
-        store_slot<T, CPK_SKEW_ST_CS != 0>(orow, e, b1, vec, o);
+        store_slot<T, true>(orow, e, b1, vec, o);
       }
     }
 
@@ -758,20 +745,6 @@ constexpr unsigned kRgSlot = 32768; /* bytes of input a slot */
 #ifndef CPK_RING_PROF
 #define CPK_RING_PROF 0
 #endif
-/* CPK_RING_WSYNC=1 (experiment builds): rmsnorm's w staged by loads before
- * the first step, as v23 did, instead of v24c's bulk copy */
-#ifndef CPK_RING_WSYNC
-#define CPK_RING_WSYNC 0
-#endif
-/* CPK_RING_FOLD=2 (experiment builds, v25b, the value measured):
- * softmax's write on the ring as ex2((x - M) log2e - log2(sum)), the row's
- * 1 / sum folded into the exponent's FMA, instead of ex2((x - M) log2e) /
- * sum, and the row's NaN and -inf cases taken by one branch a vector
- * instead of two selects an element (v25a, the fold with the selects
- * kept, was compiled, never measured, and removed) */
-#ifndef CPK_RING_FOLD
-#define CPK_RING_FOLD 0
-#endif
 /* CPK_RING_TL=1 (experiment builds, v25f's probe): thread 0 of each
  * consumer group reads %globaltimer at the kernel's entry, after the
  * prologue's barrier, at the end of each of its first 17 iterations and at
@@ -964,7 +937,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
        * bulk copy of its own, after the first two segments' and waited for
        * by B only (v24c: staged by loads before the first step, it queued
        * behind all the ring's copies, and every warp with it) */
-      if constexpr (sk_wsh(OP) && !CPK_RING_WSYNC) {
+      if constexpr (sk_wsh(OP)) {
         if (k + 1 == (S < 2u ? S : 2u)) {
           int64_t r;
           int c0, c1;
@@ -977,20 +950,6 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       }
     }
   }
-#if CPK_RING_WSYNC
-  if constexpr (sk_wsh(OP)) {
-    if (tid < NT) {
-      int64_t r;
-      int c0, c1;
-      where(blk, r, c0, c1);
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        wsh[u * NT + tid] = load_slot<T, false>(static_cast<const T *>(p.w),
-                                                c0 + (u * NT + tid) * VEC, c1,
-                                                true, nullptr, 0.f);
-    }
-  }
-#endif
   __syncthreads();
 #if CPK_RING_TL
   tl[ntl++] = global_ns();
@@ -1022,7 +981,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
       unsigned long long f[GPL][NWD];
       sk_words_load(f, p, ep, t0, lane);
       sk_words_poll(f, p, ep, t0, lane);
-      const float2 rs = sk_merge<OP, CPK_RING_FOLD == 2>(f, p, lane);
+      const float2 rs = sk_merge<OP>(f, p, lane);
       if (lane == 0) {
         sw_stat[j] = rs;
         mbar_arrive(sfull0 + 8u * j);
@@ -1134,7 +1093,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
        * same phase, and the slot is refilled only after this B) */
       const unsigned slot = sbk % NB;
       rg_mbar_wait(full0 + 8u * slot, (sbk / NB) & 1u);
-      if constexpr (sk_wsh(OP) && !CPK_RING_WSYNC)
+      if constexpr (sk_wsh(OP))
         rg_mbar_wait(wbar, 0u); /* w's one phase (one probe once done) */
       RPROF(2);
 #if CPK_RING_NULL
@@ -1152,7 +1111,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
         sk_words_poll(f, p, ep, t0, lane);
 #endif
         RPROF(3);
-        const float2 rs = sk_merge<OP, CPK_RING_FOLD == 2>(f, p, lane);
+        const float2 rs = sk_merge<OP>(f, p, lane);
         if (lane == 0)
           s_stat[(s / kRgGroups) & 1u] = rs;
       }
@@ -1184,25 +1143,11 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
         float o[VEC];
         unpack<T>(sb[u * NT + gt], o);
         if constexpr (OP == CPK_OP_SOFTMAX) {
-#if CPK_RING_FOLD == 2
-          if (st.x != st.x || st.x == -CUDART_INF_F) {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              o[k] = st.x != st.x ? CUDART_NAN_F : 0.f;
-          } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              asm("ex2.approx.ftz.f32 %0, %1;"
-                  : "=f"(o[k])
-                  : "f"(fmaf(o[k] - st.x, 1.44269504088896341f, st.y)));
-          }
-#else
 #pragma unroll
           for (int k = 0; k < VEC; ++k)
             o[k] = st.x != st.x            ? CUDART_NAN_F
                    : st.x == -CUDART_INF_F ? 0.f
                                            : fexp(o[k] - st.x) * st.y;
-#endif
         } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
           float y[VEC];
           unpack<T>(sb[(U + u) * NT + gt], y);
@@ -1216,7 +1161,7 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           for (int k = 0; k < VEC; ++k)
             o[k] = o[k] * st.x * ww[k];
         }
-        store_slot<T, CPK_RING_ST_CS != 0>(orow, e, b1, true, o);
+        store_slot<T, false>(orow, e, b1, true, o);
       }
       RPROF(5);
       /* the slot's next segment, once every warp of the group has read

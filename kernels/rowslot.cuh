@@ -160,22 +160,19 @@ __device__ __forceinline__ uint4 wide_ld(const T *row, int e, int c1, bool vec,
   return load_slot<T, false>(row, e, c1, vec, mrow, fill);
 }
 
-/* CPK_RB_TRIM (v34a): rmsnorm_bwd's arithmetic in fewer instructions on
- * every path (fused, wide, grid, skew). A slot's two row terms as one fma
- * chain each (VEC operations for sum x^2, 2 VEC for sum g w x, against
- * v6b's pairs, then pairwise sums: 3 adds more per term and slot of 8),
- * and the write as gr = g rstd, dx = gr w + x s1, dw += gr x (4
- * operations an element, against 5: g w and g x were two products).
- * Other bits, the same tolerances. H200 (bounds/v34-2026-12-02T1402):
- * 7.3 % fewer instructions issued at bf16 8192x8192, 1.01-1.02x at 8192,
- * 32768 and 2^18 columns, the rest level (docs/PERFORMANCE.md). 0
- * (experiment): the code as measured before v34. */
-#ifndef CPK_RB_TRIM
-#define CPK_RB_TRIM 1
-#endif
+/* rmsnorm_bwd's arithmetic on every path (fused, wide, grid, skew), in
+ * fewer instructions since v34a: a slot's two row terms as one fma chain
+ * each (rmsbwd_terms: VEC operations for sum x^2, 2 VEC for sum g w x,
+ * against v6b's pairs, then pairwise sums: 3 adds more per term and slot
+ * of 8), and the write as gr = g rstd, dx = gr w + x s1, dw += gr x
+ * (rb_dx: 4 operations an element, against 5: g w and g x were two
+ * products). Other bits than v6b's, the same tolerances. H200
+ * (bounds/v34-2026-12-02T1402): 7.3 % fewer instructions issued at bf16
+ * 8192x8192, 1.01-1.02x at 8192, 32768 and 2^18 columns, the rest level
+ * (docs/PERFORMANCE.md). */
 
-/* One element of rmsnorm_bwd's write under CPK_RB_TRIM: dx of dy g, x and
- * w with s0 = rstd and s1 = -rstd^3 mean(g w x); adds g rstd x to dw. */
+/* One element of rmsnorm_bwd's write: dx of dy g, x and w with s0 = rstd
+ * and s1 = -rstd^3 mean(g w x); adds g rstd x to dw. */
 __device__ __forceinline__ float rb_dx(float g, float x, float w, float s0,
                                        float s1, float &dw) {
   const float gr = __fmul_rn(g, s0);
@@ -184,13 +181,12 @@ __device__ __forceinline__ float rb_dx(float g, float x, float w, float s0,
 }
 
 /* rmsnorm_bwd's two row terms of one slot (rowfused.cu, rowskew.cu), sum
- * x^2 (pt) and sum g w x (pd): the pairs' sums by fma, then pairwise (v6b,
- * docs/PERFORMANCE.md); under CPK_RB_TRIM one fma chain each. */
+ * x^2 (pt) and sum g w x (pd): one fma chain each (v34a; v6b's pairs'
+ * sums by fma, then pairwise, before). */
 template <int VEC>
 __device__ __forceinline__ float2 rmsbwd_terms(const float (&g)[VEC],
                                                const float (&x)[VEC],
                                                const float (&ww)[VEC]) {
-#if CPK_RB_TRIM
   float t = __fmul_rn(x[0], x[0]);
   float d = __fmul_rn(__fmul_rn(g[0], ww[0]), x[0]);
 #pragma unroll
@@ -199,17 +195,6 @@ __device__ __forceinline__ float2 rmsbwd_terms(const float (&g)[VEC],
     d = __fmaf_rn(__fmul_rn(g[k], ww[k]), x[k], d);
   }
   return make_float2(t, d);
-#else
-  float t[VEC / 2], d[VEC / 2];
-#pragma unroll
-  for (int k = 0; k < VEC / 2; ++k) {
-    const int e0 = 2 * k, e1 = 2 * k + 1;
-    t[k] = __fmaf_rn(x[e0], x[e0], __fmul_rn(x[e1], x[e1]));
-    d[k] = __fmaf_rn(__fmul_rn(g[e0], ww[e0]), x[e0],
-                     __fmul_rn(__fmul_rn(g[e1], ww[e1]), x[e1]));
-  }
-  return make_float2(pair_sum(t), pair_sum(d));
-#endif
 }
 
 /* The self-tagged words of the grid path (rowfused.cu) and the skew path
