@@ -36,7 +36,7 @@ static const row_shape test_rows[] = {
     {6, 30001, 30011, 1, 0},
     /* more rows than rmsnorm_backward's persistent groups (132) where fp32
      * rows of 4097-8192 stage the group's next row (rowfused.cu,
-     * CPK_STAGE_RB8K): a second and third row staged and taken */
+     * stage_on, v36a): a second and third row staged and taken */
     {300, 8000, 0, 0, 0},
     /* the grid path (rowfused.cu, kGrid): more rows than its exchange ring
      * (128) and many stages of 8-16 rows, in 16-byte copies */

@@ -505,8 +505,6 @@ static const struct {
     {"CPK_SKEW_RING", "FUSED's skew path takes its ring (v23) on other "
                       "rows than its default (0: none, 1 or 2: all it can)"},
     {"CPK_RING_L", "the skew path's ring variant runs another lag"},
-    {"CPK_FCFG", "FUSED rows on another configuration than the plan's "
-                 "(experiment builds of -DCPK_FCFG_KNOB=1)"},
 };
 
 int pf_bench_open(const pf_bench_opts *o, pf_bench **out) {
