@@ -38,11 +38,12 @@
       return cudaErrorInvalidValue;                                            \
   } while (0)
 
-/* Phase counters of experiment builds (rowfused.cu's CPK_GRID_PROF,
- * rowskew.cu's CPK_RING_PROF, each 0 or 1): CPK__PROF(sw, on, acc, last, i)
- * adds the clock64 cycles since `last` to acc[i] and restarts `last` when
- * `on`; with its switch sw 0 it is no code and names none of its arguments,
- * so the counters need exist only in the builds that keep them. */
+/* Phase counters of experiment builds (rowfused_grid.cuh's CPK_GRID_PROF,
+ * rowskew_ring.cuh's CPK_RING_PROF, each 0 or 1): CPK__PROF(sw, on, acc,
+ * last, i) adds the clock64 cycles since `last` to acc[i] and restarts
+ * `last` when `on`; with its switch sw 0 it is no code and names none of
+ * its arguments, so the counters need exist only in the builds that keep
+ * them. */
 #define CPK__PROF(sw, on, acc, last, i) CPK__PROF_(sw, on, acc, last, i)
 #define CPK__PROF_(sw, on, acc, last, i) CPK__PROF_##sw(on, acc, last, i)
 #define CPK__PROF_0(on, acc, last, i)                                          \

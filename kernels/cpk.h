@@ -106,9 +106,9 @@ int cpk_fused_fits(cpk_op op, cpk_dtype dt, int64_t cols);
 /* 1 when CPK_V_FUSED of op takes rows of this width through its grid path
  * wherever the device runs it (a cooperative grid of 132 blocks, each
  * owning a 1/132 column chunk of every row: the row is read once and held
- * on chip across the whole GPU; kernels/rowfused.cu, grid_k), else 0. Pure
- * (the environment variable CPK_GRID_MIN, for side-by-side runs, widens
- * it). The path needs a workspace (cpk_workspace_bytes includes it for
+ * on chip across the whole GPU; kernels/rowfused_grid.cuh, grid_k), else
+ * 0. Pure (the environment variable CPK_GRID_MIN, for side-by-side runs,
+ * widens it). The path needs a workspace (cpk_workspace_bytes includes it for
  * these widths); its contents need no initialisation and must be left alone
  * between launches on one stream. */
 int cpk_fused_grid(cpk_op op, cpk_dtype dt, int64_t cols);

@@ -1,7 +1,7 @@
 /* mbar.cuh: shared-memory mbarriers and the async-proxy fences around them
  * (sm_90), internal to kernels/: the Hopper matmul's stage ring
- * (matmul_sm90.cu) and the skew path's slot ring (rowskew.cu). Callers
- * compile these only for compute capability 9.0 and up. */
+ * (matmul_sm90.cu) and the skew path's slot ring (rowskew_ring.cuh).
+ * Callers compile these only for compute capability 9.0 and up. */
 #ifndef CPK_MBAR_CUH
 #define CPK_MBAR_CUH
 

@@ -197,8 +197,8 @@ __device__ __forceinline__ float2 rmsbwd_terms(const float (&g)[VEC],
   return make_float2(t, d);
 }
 
-/* The self-tagged words of the grid path (rowfused.cu) and the skew path
- * (rowskew.cu): a 32-bit tag, the launch's epoch xor the word's index
+/* The self-tagged words of the grid path (rowfused_grid.cuh) and the skew
+ * path (rowskew.cu): a 32-bit tag, the launch's epoch xor the word's index
  * times 0x9E3779B9, over one fp32 value, stored and polled relaxed. */
 __device__ __forceinline__ uint32_t gtag(uint32_t ep, int64_t r) {
   return ep ^ ((uint32_t)r * 0x9E3779B9u);

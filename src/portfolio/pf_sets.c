@@ -27,8 +27,8 @@ static const row_shape test_rows[] = {
     {9, 5000, 5003, 0, 1},
     {3, 70001, 70017, 1, 0},
     {3, 1000000, 0, 1, 1},
-    /* the wide path's rules (rowfused.cu, kWide): 2^17-2^18 columns in
-     * vectors and, strided oddly, element by element; rmsnorm_backward's
+    /* the wide path's rules (rowfused_plan.cuh, kWide): 2^17-2^18 columns
+     * in vectors and, strided oddly, element by element; rmsnorm_backward's
      * fp32 rows of 16385-32768 with more rows than the grid's clusters */
     {3, 131080, 0, 0, 0},
     {5, 200003, 200011, 1, 1},
@@ -38,8 +38,8 @@ static const row_shape test_rows[] = {
      * rows of 4097-8192 stage the group's next row (rowfused.cu,
      * stage_on, v36a): a second and third row staged and taken */
     {300, 8000, 0, 0, 0},
-    /* the grid path (rowfused.cu, kGrid): more rows than its exchange ring
-     * (128) and many stages of 8-16 rows, in 16-byte copies */
+    /* the grid path (rowfused_grid_plan.cuh, kGrid): more rows than its
+     * exchange ring (128) and many stages of 8-16 rows, in 16-byte copies */
     {260, 131080, 0, 1, 0}};
 /* 3x6000: 750 16-bit vectors a row, the FUSED configurations of 513-1024
  * (16-bit softmax's built for 4 blocks per SM since v12); 2x24576: 3072,
