@@ -50,8 +50,8 @@ TEST_IMPL(plan_chooser) {
   ASSERT_EQ(pf_plan_choose(CPK_OP_MATMUL, CPK_BF16, 1, 1, sms),
             CPK_V_TENSORCORE);
   ASSERT_EQ(pf_plan_choose(CPK_OP_ADD, CPK_F16, 1, 9, sms), CPK_V_VECTOR);
-  /* With clusters: FUSED where the row can be held (rowfused.cu's list and
-   * its wide path), up to 2^18-wide rows for rmsnorm and 2^16 for
+  /* With clusters: FUSED where the row can be held (rowfused_plan.cuh's list
+   * and its wide path), up to 2^18-wide rows for rmsnorm and 2^16 for
    * rmsnorm_backward; past that the measured faster SPLIT / BLOCK
    * (pf_plan.h). */
   ASSERT_EQ(pf_plan_choose(CPK_OP_SOFTMAX, CPK_F32, 65536, 1024, &h),
