@@ -8,14 +8,15 @@
 # extracted:
 #   bash scripts/capture/s15-session.sh OUTDIR [SECONDS]
 # 1. ./repro --prebuilt doctor (every stage's environment check);
-# 2. ./repro --prebuilt all (inspect skipped: the build machine runs it) on
-#    softmax bf16, its bundle verified (kept: its manifest and report);
-# 3. ./repro --prebuilt sanitize interrupted by SIGINT after 30 s, while
+# 2. ./repro --prebuilt sanitize interrupted by SIGINT after 30 s, while
 #    compute-sanitizer runs: exit 130 expected, the manifest `interrupted`
 #    with `interrupted_by` SIGINT, no sanitizer or cuda_portfolio left
 #    running, and `repro verify` of the interrupted run folder;
-# 4. the same with SIGTERM to the bash launcher ./repro during the test
-#    stage's --test-only.
+# 3. the same with SIGTERM to the bash launcher ./repro during the test
+#    stage's --test-only;
+# 4. ./repro --prebuilt all (inspect skipped: the build machine runs it) on
+#    softmax bf16 with the time that is left, its bundle verified (kept:
+#    its manifest and report).
 # OUTDIR is packed as OUTDIR.tar.gz beside it.
 set -u
 out=${1:?usage: s15-session.sh OUTDIR [SECONDS]}
@@ -25,8 +26,6 @@ BIN=build/linux/bin
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
 run repro-doctor.txt 30 ./repro --prebuilt doctor
-run repro-all.txt "$(upto $(($(left) - 110)))" ./repro --prebuilt all --skip inspect --out "$out/runs" --keep-going --select "--op softmax --dtype bf16"
-bundles_only "$out/runs"
 # what is left of the children after an interrupted run: nothing expected
 leftovers() {
   pgrep -a -f 'compute-sanitizer|cuda_portfolio|bin/repro' || echo "none"
@@ -66,6 +65,9 @@ if [ "$(left)" -gt 45 ]; then
   # the launcher, while the test stage's --test-only runs
   interrupt int-launcher TERM 25 ./repro --prebuilt test --out "$out/int-launcher"
 fi
+# repro all last, with what is left (the interrupts are the shorter)
+run repro-all.txt "$(upto $(left))" ./repro --prebuilt all --skip inspect --out "$out/runs" --keep-going --select "--op softmax --dtype bf16"
+bundles_only "$out/runs"
 gpu_csv gpu-after.csv
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
 exit 0
