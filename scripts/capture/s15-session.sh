@@ -65,8 +65,13 @@ if [ "$(left)" -gt 45 ]; then
   # the launcher, while the test stage's --test-only runs
   interrupt int-launcher TERM 25 ./repro --prebuilt test --out "$out/int-launcher"
 fi
-# repro all last, with what is left (the interrupts are the shorter)
-run repro-all.txt "$(upto $(left))" ./repro --prebuilt all --skip inspect --out "$out/runs" --keep-going --select "--op softmax --dtype bf16"
+# repro all last, with what is left (the interrupts are the shorter); if
+# that is too little, the SIGINT at its end is one more interrupt, and
+# its exit code (130) is recorded, not timeout's
+lim=$(upto "$(left)")
+s0=$(date +%s)
+timeout --preserve-status -s INT -k 20 "$lim" ./repro --prebuilt all --skip inspect --out "$out/runs" --keep-going --select "--op softmax --dtype bf16" >"$out/repro-all.txt" 2>&1
+printf '%s\trc=%d\t%ds (limit %ss)\t%s\n' repro-all.txt "$?" "$(($(date +%s) - s0))" "$lim" "./repro --prebuilt all" >>"$log"
 bundles_only "$out/runs"
 gpu_csv gpu-after.csv
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
