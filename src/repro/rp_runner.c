@@ -101,12 +101,10 @@ static void rp__note_signal(int signum) {
     rp__interrupt_signal = signum;
 }
 
+/* A signal does what a requested interrupt does. */
 static void rp__signal_cb(uv_signal_t *h, int signum) {
-  rp__note_signal(signum);
-  if (rp__active != NULL && !rp__active->exited) {
-    rp__active->res->interrupted = 1;
-    rp__terminate(rp__active);
-  }
+  (void)h;
+  rp_runner_request_interrupt(signum);
 }
 
 int rp_runner_init(void) {
