@@ -132,8 +132,8 @@ cudaError_t run_copy(const void *x, void *y, int64_t n, cudaStream_t st) {
     copy_k<T><<<1, kThreads, 0, st>>>(xt + done, yt + done, n - done);
     return cudaGetLastError();
   }
-  CPK__TRY(grid_for(copy_k<T>, kThreads, 0, (n + kThreads - 1) / kThreads,
-                    &grid));
+  CPK__TRY(
+      grid_for(copy_k<T>, kThreads, 0, (n + kThreads - 1) / kThreads, &grid));
   copy_k<T><<<grid, kThreads, 0, st>>>(xt, yt, n);
   return cudaGetLastError();
 }
@@ -153,12 +153,11 @@ cudaError_t run_add(const void *a, const void *b, void *y, int64_t n,
     const int64_t done = nv * ty<T>::vec;
     if (done == n)
       return cudaSuccess;
-    add_k<T><<<1, kThreads, 0, st>>>(at + done, bt + done, yt + done,
-                                     n - done);
+    add_k<T><<<1, kThreads, 0, st>>>(at + done, bt + done, yt + done, n - done);
     return cudaGetLastError();
   }
-  CPK__TRY(grid_for(add_k<T>, kThreads, 0, (n + kThreads - 1) / kThreads,
-                    &grid));
+  CPK__TRY(
+      grid_for(add_k<T>, kThreads, 0, (n + kThreads - 1) / kThreads, &grid));
   add_k<T><<<grid, kThreads, 0, st>>>(at, bt, yt, n);
   return cudaGetLastError();
 }

@@ -222,12 +222,12 @@ sk_words_poll(unsigned long long (&f)[GPL][NWD], const skp &p, uint32_t ep,
     if (++spins > (1u << 24))
       __trap(); /* a block that never published: not a hang */
     __nanosleep(20);
-    sk_each_word(f, p, ep, t0, lane,
-                 [](unsigned long long &x, const unsigned long long *a,
-                    uint32_t tg) {
-                   if ((uint32_t)(x >> 32) != tg)
-                     x = ld_relaxed(a);
-                 });
+    sk_each_word(
+        f, p, ep, t0, lane,
+        [](unsigned long long &x, const unsigned long long *a, uint32_t tg) {
+          if ((uint32_t)(x >> 32) != tg)
+            x = ld_relaxed(a);
+        });
   }
 }
 /* The row's statistics from its partials, merged in segment order (the

@@ -283,7 +283,12 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
   long long rlast = rstart;
 #endif
 #if CPK_RING_SW
-  if (tid >= kRgNT) {
+  const bool stats_warp = tid >= kRgNT; /* the block's last warp */
+#else
+  constexpr bool stats_warp = false;
+#endif
+  if (stats_warp) {
+#if CPK_RING_SW
     /* the stats warp: B's k-th segment's row statistics into cell k % NS,
      * in the order of the groups' B's, at most NS ahead of them */
     for (unsigned k = 0; k < S; ++k) {
@@ -299,198 +304,199 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
         mbar_arrive(sfull0 + 8u * j);
       }
     }
-  } else
 #endif
-  /* the groups take turns: iteration s (A of segment s, B of s - L) is
-   * group s % NG's */
-  for (unsigned s = (unsigned)cg; s < S + L; s += kRgGroups) {
-    const bool has_b = s >= L && s - L < S;
-    const unsigned sbk = s - L, tb = sbk * G + blk;
-    int64_t rb = 0;
-    int b0 = 0, b1 = 0;
-    if (has_b)
-      where(tb, rb, b0, b1);
-    /* B's words first: their round trip under A's work (lane l holds the
-     * row's partials l, l + 32, ...) */
-    const unsigned t0 = (unsigned)rb * nseg;
-    unsigned long long f[GPL][NWD];
-    if (has_b && poller && !CPK_RING_SW)
-      sk_words_load(f, p, ep, t0, lane);
+  } else {
+    /* the groups take turns: iteration s (A of segment s, B of s - L) is
+     * group s % NG's */
+    for (unsigned s = (unsigned)cg; s < S + L; s += kRgGroups) {
+      const bool has_b = s >= L && s - L < S;
+      const unsigned sbk = s - L, tb = sbk * G + blk;
+      int64_t rb = 0;
+      int b0 = 0, b1 = 0;
+      if (has_b)
+        where(tb, rb, b0, b1);
+      /* B's words first: their round trip under A's work (lane l holds the
+       * row's partials l, l + 32, ...) */
+      const unsigned t0 = (unsigned)rb * nseg;
+      unsigned long long f[GPL][NWD];
+      if (has_b && poller && !CPK_RING_SW)
+        sk_words_load(f, p, ep, t0, lane);
 #if CPK_RING_PROF
-    ++rits;
+      ++rits;
 #endif
-    RPROF(7);
-    if (s < S) {
-      /* A: segment s's partial */
-      const unsigned slot = s % NB, ta = s * G + blk;
-      int64_t ra;
-      int a0, a1;
-      where(ta, ra, a0, a1);
-      rg_mbar_wait(full0 + 8u * slot, (s / NB) & 1u);
-      RPROF(0);
+      RPROF(7);
+      if (s < S) {
+        /* A: segment s's partial */
+        const unsigned slot = s % NB, ta = s * G + blk;
+        int64_t ra;
+        int a0, a1;
+        where(ta, ra, a0, a1);
+        rg_mbar_wait(full0 + 8u * slot, (s / NB) & 1u);
+        RPROF(0);
 #if CPK_RING_NULL != 1
-      const uint4 *sb = buf + (size_t)slot * NI * U * NT;
-      uint4 qa[NI][U];
+        const uint4 *sb = buf + (size_t)slot * NI * U * NT;
+        uint4 qa[NI][U];
 #pragma unroll
-      for (int i = 0; i < NI; ++i)
+        for (int i = 0; i < NI; ++i)
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-          qa[i][u] = a0 + (u * NT + gt) * VEC < a1 ? sb[(i * U + u) * NT + gt]
-                                                   : (i == 0 ? fv : uint4{});
-      float pm = 0.f, ps;
-      if constexpr (OP == CPK_OP_SOFTMAX) {
-        uint32_t macc = max_acc_init<T>();
+          for (int u = 0; u < U; ++u)
+            qa[i][u] = a0 + (u * NT + gt) * VEC < a1 ? sb[(i * U + u) * NT + gt]
+                                                     : (i == 0 ? fv : uint4{});
+        float pm = 0.f, ps;
+        if constexpr (OP == CPK_OP_SOFTMAX) {
+          uint32_t macc = max_acc_init<T>();
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-          macc = max_acc_add<T>(macc, qa[0][u]);
-        const float m = max_acc_get<T>(macc);
-        const bool bad = m != m || m == CUDART_INF_F;
-        csum a;
-        if (!bad && m != -CUDART_INF_F) {
+          for (int u = 0; u < U; ++u)
+            macc = max_acc_add<T>(macc, qa[0][u]);
+          const float m = max_acc_get<T>(macc);
+          const bool bad = m != m || m == CUDART_INF_F;
+          csum a;
+          if (!bad && m != -CUDART_INF_F) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+              float v[VEC];
+              unpack<T>(qa[0][u], v);
+#pragma unroll
+              for (int k = 0; k < VEC; ++k)
+                v[k] = fexp(v[k] - m);
+              a.add(pair_sum(v));
+            }
+          }
+          const float bm = rg_max(bad ? CUDART_INF_F : m, sh, cg);
+          const bool bbad = bm == CUDART_INF_F;
+          const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
+          a.s *= fs;
+          a.c *= fs;
+          ps = rg_csum(a, sh, cg);
+          pm = bbad ? CUDART_NAN_F : bm;
+        } else {
+          csum a;
 #pragma unroll
           for (int u = 0; u < U; ++u) {
             float v[VEC];
             unpack<T>(qa[0][u], v);
+            if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+              float y[VEC];
+              unpack<T>(qa[1][u], y);
 #pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] = fexp(v[k] - m);
+              for (int k = 0; k < VEC; ++k)
+                v[k] *= y[k];
+            } else {
+#pragma unroll
+              for (int k = 0; k < VEC; ++k)
+                v[k] *= v[k];
+            }
             a.add(pair_sum(v));
           }
+          ps = rg_csum(a, sh, cg);
         }
-        const float bm = rg_max(bad ? CUDART_INF_F : m, sh, cg);
-        const bool bbad = bm == CUDART_INF_F;
-        const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
-        a.s *= fs;
-        a.c *= fs;
-        ps = rg_csum(a, sh, cg);
-        pm = bbad ? CUDART_NAN_F : bm;
-      } else {
-        csum a;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          float v[VEC];
-          unpack<T>(qa[0][u], v);
-          if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-            float y[VEC];
-            unpack<T>(qa[1][u], y);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] *= y[k];
+        if (gt == 0) {
+          const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
+          unsigned long long *wa = p.word + (size_t)ta * NWD;
+          if constexpr (NWD == 2) {
+            st_relaxed(wa, tg | __float_as_uint(pm));
+            st_relaxed(wa + 1, tg | __float_as_uint(ps));
           } else {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] *= v[k];
+            (void)pm;
+            st_relaxed(wa, tg | __float_as_uint(ps));
           }
-          a.add(pair_sum(v));
         }
-        ps = rg_csum(a, sh, cg);
-      }
-      if (gt == 0) {
-        const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
-        unsigned long long *wa = p.word + (size_t)ta * NWD;
-        if constexpr (NWD == 2) {
-          st_relaxed(wa, tg | __float_as_uint(pm));
-          st_relaxed(wa + 1, tg | __float_as_uint(ps));
-        } else {
-          (void)pm;
-          st_relaxed(wa, tg | __float_as_uint(ps));
-        }
-      }
 #endif
-      RPROF(1);
-    }
-    if (has_b) {
-      /* B: segment s - L, its row's partials all out; its slot's data
-       * acquired through the slot's barrier (A of s - L waited for the
-       * same phase, and the slot is refilled only after this B) */
-      const unsigned slot = sbk % NB;
-      rg_mbar_wait(full0 + 8u * slot, (sbk / NB) & 1u);
-      if constexpr (sk_wsh(OP))
-        rg_mbar_wait(wbar, 0u); /* w's one phase (one probe once done) */
-      RPROF(2);
+        RPROF(1);
+      }
+      if (has_b) {
+        /* B: segment s - L, its row's partials all out; its slot's data
+         * acquired through the slot's barrier (A of s - L waited for the
+         * same phase, and the slot is refilled only after this B) */
+        const unsigned slot = sbk % NB;
+        rg_mbar_wait(full0 + 8u * slot, (sbk / NB) & 1u);
+        if constexpr (sk_wsh(OP))
+          rg_mbar_wait(wbar, 0u); /* w's one phase (one probe once done) */
+        RPROF(2);
 #if CPK_RING_NULL
-      if (poller && lane == 0)
-        s_stat[(s / kRgGroups) & 1u] = make_float2(0.f, 1.f);
-      if (false) {
+        if (poller && lane == 0)
+          s_stat[(s / kRgGroups) & 1u] = make_float2(0.f, 1.f);
+        if (false) {
 #elif CPK_RING_SW
-      if (false) {
+        if (false) {
 #else
-      if (poller) {
+        if (poller) {
 #endif
 #if CPK_RING_PROF
-        rspins += sk_words_poll(f, p, ep, t0, lane);
+          rspins += sk_words_poll(f, p, ep, t0, lane);
 #else
-        sk_words_poll(f, p, ep, t0, lane);
+          sk_words_poll(f, p, ep, t0, lane);
 #endif
-        RPROF(3);
-        const float2 rs = sk_merge<OP>(f, p, lane);
-        if (lane == 0)
-          s_stat[(s / kRgGroups) & 1u] = rs;
-      }
-#if CPK_RING_SW
-      /* the row's statistics from the stats warp's cell, handed back by
-       * every thread of the group once it has read them (each reader's own
-       * arrival, the release the stats warp's next write acquires: v26c's
-       * first build handed it back by each warp's lane 0 after a
-       * __syncwarp, which racecheck does not follow) */
-      float2 st;
-      {
-        const unsigned j = sbk % kRgNS;
-        rg_mbar_wait(sfull0 + 8u * j, (sbk / kRgNS) & 1u);
-        st = sw_stat[j];
-        mbar_arrive(sempty0 + 8u * j);
-      }
-#else
-      rg_bar(cg);
-      RPROF(4);
-      const float2 st = s_stat[(s / kRgGroups) & 1u];
-#endif
-      const uint4 *sb = buf + (size_t)slot * NI * U * NT;
-      T *orow = static_cast<T *>(p.out) + rb * p.stride;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int e = b0 + (u * NT + gt) * VEC;
-        if (e >= b1)
-          continue;
-        float o[VEC];
-        unpack<T>(sb[u * NT + gt], o);
-        if constexpr (OP == CPK_OP_SOFTMAX) {
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = st.x != st.x            ? CUDART_NAN_F
-                   : st.x == -CUDART_INF_F ? 0.f
-                                           : fexp(o[k] - st.x) * st.y;
-        } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-          float y[VEC];
-          unpack<T>(sb[(U + u) * NT + gt], y);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = y[k] * (o[k] - st.x);
-        } else {
-          float ww[VEC];
-          unpack<T>(wsh[u * NT + gt], ww); /* w's copy waited for above */
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = o[k] * st.x * ww[k];
+          RPROF(3);
+          const float2 rs = sk_merge<OP>(f, p, lane);
+          if (lane == 0)
+            s_stat[(s / kRgGroups) & 1u] = rs;
         }
-        store_slot<T, false>(orow, e, b1, true, o);
-      }
-      RPROF(5);
-      /* the slot's next segment, once every warp of the group has read
-       * it (each reader's generic accesses ordered before the async
-       * proxy's copy by its fence, then the group's barrier) */
-      if (sbk + NB < S) {
-        fence_proxy_async();
+#if CPK_RING_SW
+        /* the row's statistics from the stats warp's cell, handed back by
+         * every thread of the group once it has read them (each reader's own
+         * arrival, the release the stats warp's next write acquires: v26c's
+         * first build handed it back by each warp's lane 0 after a
+         * __syncwarp, which racecheck does not follow) */
+        float2 st;
+        {
+          const unsigned j = sbk % kRgNS;
+          rg_mbar_wait(sfull0 + 8u * j, (sbk / kRgNS) & 1u);
+          st = sw_stat[j];
+          mbar_arrive(sempty0 + 8u * j);
+        }
+#else
         rg_bar(cg);
-        if (gt == 0)
-          fill_slot(sbk + NB);
-      }
-      RPROF(6);
-    }
-#if CPK_RING_TL
-    if (gt == 0 && ntl < 19)
-      tl[ntl++] = global_ns();
+        RPROF(4);
+        const float2 st = s_stat[(s / kRgGroups) & 1u];
 #endif
+        const uint4 *sb = buf + (size_t)slot * NI * U * NT;
+        T *orow = static_cast<T *>(p.out) + rb * p.stride;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int e = b0 + (u * NT + gt) * VEC;
+          if (e >= b1)
+            continue;
+          float o[VEC];
+          unpack<T>(sb[u * NT + gt], o);
+          if constexpr (OP == CPK_OP_SOFTMAX) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = st.x != st.x            ? CUDART_NAN_F
+                     : st.x == -CUDART_INF_F ? 0.f
+                                             : fexp(o[k] - st.x) * st.y;
+          } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+            float y[VEC];
+            unpack<T>(sb[(U + u) * NT + gt], y);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = y[k] * (o[k] - st.x);
+          } else {
+            float ww[VEC];
+            unpack<T>(wsh[u * NT + gt], ww); /* w's copy waited for above */
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+              o[k] = o[k] * st.x * ww[k];
+          }
+          store_slot<T, false>(orow, e, b1, true, o);
+        }
+        RPROF(5);
+        /* the slot's next segment, once every warp of the group has read
+         * it (each reader's generic accesses ordered before the async
+         * proxy's copy by its fence, then the group's barrier) */
+        if (sbk + NB < S) {
+          fence_proxy_async();
+          rg_bar(cg);
+          if (gt == 0)
+            fill_slot(sbk + NB);
+        }
+        RPROF(6);
+      }
+#if CPK_RING_TL
+      if (gt == 0 && ntl < 19)
+        tl[ntl++] = global_ns();
+#endif
+    }
   }
 #if CPK_RING_TL
   if (gt == 0 && tid < kRgNT) { /* not the stats warp's first thread */

@@ -60,11 +60,11 @@ typedef struct {
   double warmup_s, target_cv, budget_s; /* < 0: default */
   int min_samples, max_samples;         /* < 0: default */
   int hot, profile_range;
-  int check_args;    /* --check-args: parse and build the case list, run
-                        nothing (repro's --select check) */
-  int flush;         /* -1 unset, else pf_flush (--flush write|read) */
-  int peer_sampling; /* -1 unset, 1 interleaved, 0 sequential */
-  int threads;       /* reference threads, 0: default */
+  int check_args;       /* --check-args: parse and build the case list, run
+                           nothing (repro's --select check) */
+  int flush;            /* -1 unset, else pf_flush (--flush write|read) */
+  int peer_sampling;    /* -1 unset, 1 interleaved, 0 sequential */
+  int threads;          /* reference threads, 0: default */
   int64_t sample_above; /* --sample-above: matmul sampling limit, -1 unset */
   unsigned lock_sm_mhz, lock_mem_mhz; /* --lock-clocks SM[:MEM], 0: unset */
 } pf_opts;

@@ -106,19 +106,19 @@ typedef struct {
 typedef struct {
   pf_env env;
   pf_markers markers;
-  pf_bench_opts opts;  /* argv inside is borrowed */
-  int other_processes; /* other compute processes seen on the GPU, -1
-                          unknown */
-  int launch_knobs;    /* a kernel launch knob was set in the environment
-                          (CPK_FUSED_PERSIST, CPK_MM_TMA_STORE): not the
-                          default kernels */
-  int unverified;      /* cases of this run that failed verification before
-                          timing: never timed, so not in cases[] */
-  int stopped;         /* the run ended before its last case (an error):
-                          the cases after it are in no list */
-  int not_timed;       /* cases of the selection that were never timed
-                          (stopped before them, or skipped on this device):
-                          "complete": false */
+  pf_bench_opts opts;     /* argv inside is borrowed */
+  int other_processes;    /* other compute processes seen on the GPU, -1
+                             unknown */
+  int launch_knobs;       /* a kernel launch knob was set in the environment
+                             (CPK_FUSED_PERSIST, CPK_MM_TMA_STORE): not the
+                             default kernels */
+  int unverified;         /* cases of this run that failed verification before
+                             timing: never timed, so not in cases[] */
+  int stopped;            /* the run ended before its last case (an error):
+                             the cases after it are in no list */
+  int not_timed;          /* cases of the selection that were never timed
+                             (stopped before them, or skipped on this device):
+                             "complete": false */
   int ceilings_throttled; /* a throttle reason was set before or after the
                              ceilings were measured, or violation time
                              grew meanwhile */

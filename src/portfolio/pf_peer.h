@@ -39,8 +39,8 @@ typedef struct pf_peer pf_peer;
 int pf_peer_open(pf_peer **out);
 void pf_peer_close(pf_peer *p);
 
-/* NULL if a peer is available for op ("matmul", "softmax", "copy"); otherwise why
- * not (a static or handle-owned sentence). */
+/* NULL if a peer is available for op ("matmul", "softmax", "copy"); otherwise
+ * why not (a static or handle-owned sentence). */
 const char *pf_peer_absent_reason(const pf_peer *p, const char *op);
 
 /* The peer's name for op as written to JSON ("cublasGemmEx",

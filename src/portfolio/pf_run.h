@@ -65,8 +65,8 @@ int pf_run_negative_control(pf_runner *r, int64_t n);
  * and the host's prediction of which elements must fail
  * (pf_ref_add_ftz_f32 compared against the same reference). */
 typedef struct {
-  int64_t predicted; /* elements the host model says must fail */
-  int64_t failed;    /* elements the GPU check failed */
+  int64_t predicted;  /* elements the host model says must fail */
+  int64_t failed;     /* elements the GPU check failed */
   int64_t mismatched; /* elements stored other than the model says */
   int agree;          /* 1: pf_control_agree (pf_tol.h) */
 } pf_vcheck;

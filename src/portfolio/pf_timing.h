@@ -41,9 +41,9 @@ typedef struct {
                             run (0: as found, the default) */
   unsigned lock_mem_mhz; /* and memory clocks (0: as found) */
   const char *allocator; /* "exact" or "pooled", as the runner used it */
-  int64_t sample_above_macs; /* matmul products above it verified on a
-                                sample (pf_matmul_sample_above); -1: not
-                                given, written as null */
+  int64_t sample_above_macs;   /* matmul products above it verified on a
+                                  sample (pf_matmul_sample_above); -1: not
+                                  given, written as null */
   const char *matmul_ref_tile; /* the full matmul reference's register tile
                                   (pf_ref_matmul_tile); NULL: not given,
                                   written as null */

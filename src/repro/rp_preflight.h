@@ -34,7 +34,7 @@ typedef enum {
 typedef struct {
   char name[64]; /* "tool nvcc", "device", "forbid NSYS_*" */
   rp_check_state state;
-  rp_effect effect; /* what a FAIL (or a WARN) does to the stage */
+  rp_effect effect;  /* what a FAIL (or a WARN) does to the stage */
   char detail[1024]; /* why, in words: versions, paths, values */
 } rp_check;
 

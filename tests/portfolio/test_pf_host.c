@@ -743,7 +743,7 @@ TEST_IMPL(sets_cover) {
       v++;
     }
   }
-  ASSERT_EQ(j, 6); /* copy and add, three dtypes each */
+  ASSERT_EQ(j, 6);  /* copy and add, three dtypes each */
   ASSERT_EQ(v, 15); /* five row ops, three dtypes each */
   pf_set_free(&s);
   ASSERT_OK(bench_shape(&o, &s, "1x33554432", "add"));
@@ -759,9 +759,8 @@ TEST_IMPL(sets_cover) {
   ASSERT_OK(bench_shape(&o, &s, "1x33554433", "copy"));
   ASSERT_EQ(s.n, 0);
   pf_set_free(&s);
-  ASSERT_TRUE(
-      parse(&o, err, "--bench", "--shape", "4611686018427387904x4", NULL) !=
-      CM_OK); /* the parser names the overflow */
+  ASSERT_TRUE(parse(&o, err, "--bench", "--shape", "4611686018427387904x4",
+                    NULL) != CM_OK); /* the parser names the overflow */
   ASSERT_EQ(pf_op_find("copy_unmasked"), -1);
   return 0;
 }

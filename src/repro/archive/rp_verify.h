@@ -51,5 +51,4 @@ int rp__manifest_final_status(const char *s);
 int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
                      rp_verify_result *res);
 
-
 #endif

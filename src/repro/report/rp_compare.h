@@ -79,9 +79,9 @@ typedef struct {
   size_t nonly_base;
   char (*only_new)[256]; /* keys found only in NEW; owned */
   size_t nonly_new;
-  double geomean; /* of the median ratios of matched cases with
-                     stats; NaN when there are none */
-  int counts[4];  /* per rp_verdict */
+  double geomean;    /* of the median ratios of matched cases with
+                        stats; NaN when there are none */
+  int counts[4];     /* per rp_verdict */
   size_t nthrottled; /* matched cases with a throttled side */
 } rp_compare_result;
 

@@ -39,13 +39,13 @@ int rp_report_junit(const rp_run *run, char **out);
 int rp_report_sarif(const rp_run *run, char **out);
 
 typedef struct {
-  int junit;     /* also write report.junit.xml */
-  int sarif;     /* also write sanitizer.sarif */
-  int no_finish; /* do not re-finish the manifest (tests, read-only runs) */
+  int junit;         /* also write report.junit.xml */
+  int sarif;         /* also write sanitizer.sarif */
+  int no_finish;     /* do not re-finish the manifest (tests, read-only runs) */
   int just_finished; /* the caller finished the manifest itself a moment
                         ago (repro's own run): skip the verify that
                         guards the re-finish */
-  int quiet;     /* no progress lines on stderr */
+  int quiet;         /* no progress lines on stderr */
 } rp_report_opts;
 
 /* Refuses (CM_EMISMATCH, msg saying why) a run folder with a manifest that

@@ -711,8 +711,8 @@ static void note_negative_control(rp_stage *s) {
     /* whole or not at all: a cut sentence says something else */
     if (is_negative_step(s, it->name) &&
         n + 2 + sizeof note <= sizeof it->detail)
-      cm_snprintf(it->detail + n, sizeof it->detail - n, "%s%s",
-                  n ? "; " : "", note);
+      cm_snprintf(it->detail + n, sizeof it->detail - n, "%s%s", n ? "; " : "",
+                  note);
   }
   /* exit 0 included: the control not caught is where a reader most needs
    * to know whose exit it is */
