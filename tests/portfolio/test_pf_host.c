@@ -621,6 +621,40 @@ TEST_IMPL(npy_header) {
  * odd leading dimension (the manual loader and the register epilogue). A
  * TMA-path shape added to the table but left out of the set (as a fixed
  * count once did) fails here. */
+/* --trans with neither --op nor --shape selects every op at its default
+ * shape; the transposes shape the matmul cases only (as --ld-pad, --stride
+ * and --mask shape theirs). On the other ops they changed the case's seed
+ * (pf_case_seed) and nothing else: the softmax case of such a run, rerun
+ * alone (--op softmax, which refuses --trans), saw other inputs. Found by
+ * the pf_cli fuzz target (tests/fuzz/regress/pf_cli/). */
+TEST_IMPL(select_trans_matmul_only) {
+  pf_opts o, one;
+  pf_set s, alone;
+  char err[256];
+  int n, i, found = 0;
+  const pf_op *ops = pf_ops(&n);
+  ASSERT_OK(parse(&o, err, "--trans", "tt", NULL, NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_OK(parse(&one, err, "--op", "softmax", NULL, NULL));
+  ASSERT_OK(pf_sets_build(&one, &alone));
+  ASSERT_TRUE(alone.n > 0);
+  for (i = 0; i < s.n; i++) {
+    const pf_spec *sp = &s.v[i];
+    const int mm = ops[sp->op].kind == PF_KIND_MATMUL;
+    ASSERT_EQ(sp->trans_a, mm);
+    ASSERT_EQ(sp->trans_b, mm);
+    if (sp->op == alone.v[0].op && sp->variant == alone.v[0].variant &&
+        sp->dt == alone.v[0].dt) {
+      ASSERT_EQ(pf_case_seed(7, sp), pf_case_seed(7, &alone.v[0]));
+      found = 1;
+    }
+  }
+  ASSERT_TRUE(found);
+  pf_set_free(&s);
+  pf_set_free(&alone);
+  return 0;
+}
+
 TEST_IMPL(smoke_matmul_paths) {
   pf_opts o;
   pf_set s;
