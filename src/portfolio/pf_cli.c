@@ -54,6 +54,13 @@ static int shape_fits(const int64_t *d, int n, int64_t stride, int64_t ld_pad) {
     return CM_EINVAL;                                                          \
   } while (0)
 
+/* --extreme's refusal for matmul: its inputs are uniform in [-1, 1] in
+ * every case (pf_fill_matmul), so the word would change the case's seed and
+ * its report line, and nothing it computes. */
+#define MM_NO_EXTREME                                                          \
+  "matmul's inputs have no extreme values (uniform in [-1, 1] in every "       \
+  "case); drop --extreme, or use it with a row op or an elementwise op"
+
 /* The mode a set-mode word chooses, or -1 for any other word. */
 static int mode_of(const char *a) {
   static const struct {
@@ -425,11 +432,14 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
    * only; two, every other op. An option for the other kind would be
    * dropped without a word */
   if (o->op < 0 && o->have_shape && o->ndims == 3 &&
-      (o->stride || o->mask == 1))
+      (o->stride || o->mask == 1 || o->extreme))
     FAIL("%s with an MxNxK shape: only matmul takes that shape, and %s",
-         o->stride ? "--stride" : "--mask",
-         o->stride ? "matmul pads its operands with --ld-pad P instead"
-                   : "matmul takes no mask: drop --mask");
+         o->stride      ? "--stride"
+         : o->mask == 1 ? "--mask"
+                        : "--extreme",
+         o->stride      ? "matmul pads its operands with --ld-pad P instead"
+         : o->mask == 1 ? "matmul takes no mask: drop --mask"
+                        : MM_NO_EXTREME);
   if (o->op < 0 && o->have_shape && o->ndims == 2 &&
       (o->ld_pad || o->trans_a || o->trans_b))
     FAIL("%s with an RxW shape: those shape matmul's operands, which take "
@@ -473,6 +483,8 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
                  "to each leading dimension)"
                : "runs on contiguous tensors",
            op->kind == PF_KIND_MATMUL ? "use that" : "drop --stride");
+    if (o->extreme && op->kind == PF_KIND_MATMUL)
+      FAIL("--extreme with --op matmul: %s", MM_NO_EXTREME);
     if (o->sample_above >= 0 && op->kind != PF_KIND_MATMUL)
       FAIL("--sample-above says which matmul products are verified on a "
            "sample; %s's outputs are always verified in full: drop it",

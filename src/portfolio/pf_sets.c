@@ -215,13 +215,14 @@ static int build_select(const pf_opts *o, pf_set *s) {
     }
     /* each word on the ops it shapes only: pf_case_seed hashes them, so on
      * another op it would change that case's inputs and nothing else (and
-     * the case, rerun alone with --op, refuses the word) */
+     * the case, rerun alone with --op, refuses the word; matmul has no
+     * extreme inputs) */
     sp.stride = ops[i].kind == PF_KIND_ROWS ? o->stride : 0;
     sp.trans_a = mm && o->trans_a;
     sp.trans_b = mm && o->trans_b;
     sp.ld_pad = mm ? o->ld_pad : 0;
     sp.mask = o->mask == 1 && ops[i].kop == CPK_OP_SOFTMAX;
-    sp.extreme = o->extreme;
+    sp.extreme = !mm && o->extreme;
     err = add_variants(o, s, sp, 0);
   }
   return err;

@@ -615,12 +615,6 @@ TEST_IMPL(npy_header) {
   return 0;
 }
 
-/* The smoke set (what the sanitize stage runs) takes every path of the
- * HOPPER matmul: operands and C with 16-byte leading dimensions (TMA loads
- * and the TMA-store epilogue, on ragged tiles, in both transposes) and an
- * odd leading dimension (the manual loader and the register epilogue). A
- * TMA-path shape added to the table but left out of the set (as a fixed
- * count once did) fails here. */
 /* --trans with neither --op nor --shape selects every op at its default
  * shape; the transposes shape the matmul cases only (as --ld-pad, --stride
  * and --mask shape theirs). On the other ops they changed the case's seed
@@ -655,6 +649,44 @@ TEST_IMPL(select_trans_matmul_only) {
   return 0;
 }
 
+/* --extreme: matmul's inputs are uniform in [-1, 1] in every case
+ * (pf_fill_matmul), so on matmul the word changed the case's seed and its
+ * report line (extreme=1) and nothing it computed. With --op matmul or an
+ * MxNxK shape it is refused, naming the fix; in a selection of every op
+ * the matmul cases go without it, the others take it. */
+TEST_IMPL(select_extreme_not_matmul) {
+  pf_opts o;
+  pf_set s;
+  char err[256];
+  int n, i, mms = 0;
+  const pf_op *ops = pf_ops(&n);
+  ASSERT_EQ(parse(&o, err, "--op", "matmul", "--extreme", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--extreme with --op matmul: matmul's inputs have no "
+                       "extreme values (uniform in [-1, 1] in every case); "
+                       "drop --extreme, or use it with a row op or an "
+                       "elementwise op");
+  ASSERT_EQ(parse(&o, err, "--shape", "8x8x8", "--extreme", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--extreme with an MxNxK shape: only matmul takes that "
+                       "shape, and matmul's inputs have no extreme values");
+  ASSERT_OK(parse(&o, err, "--op", "softmax", "--extreme", NULL));
+  ASSERT_OK(parse(&o, err, "--extreme", NULL, NULL, NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  for (i = 0; i < s.n; i++) {
+    const int mm = ops[s.v[i].op].kind == PF_KIND_MATMUL;
+    ASSERT_EQ(s.v[i].extreme, !mm);
+    mms += mm;
+  }
+  ASSERT_TRUE(mms > 0 && mms < s.n);
+  pf_set_free(&s);
+  return 0;
+}
+
+/* The smoke set (what the sanitize stage runs) takes every path of the
+ * HOPPER matmul: operands and C with 16-byte leading dimensions (TMA loads
+ * and the TMA-store epilogue, on ragged tiles, in both transposes) and an
+ * odd leading dimension (the manual loader and the register epilogue). A
+ * TMA-path shape added to the table but left out of the set (as a fixed
+ * count once did) fails here. */
 TEST_IMPL(smoke_matmul_paths) {
   pf_opts o;
   pf_set s;
