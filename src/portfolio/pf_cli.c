@@ -546,9 +546,10 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
          o->lock_sm_mhz);
   /* the controls are fixed cases (copy_unmasked, fp32, 4097 elements;
    * add_ftz, fp32, add's verification set): a selection word would be
-   * dropped, not obeyed, and neither writes --dump's files */
+   * dropped, not obeyed (--variant auto too: their variants are fixed),
+   * and neither writes --dump's files */
   if ((o->mode == PF_MODE_NEGATIVE || o->mode == PF_MODE_VERIFY_CONTROL) &&
-      (o->op >= 0 || o->json_path || o->variant >= 0 || o->dtype >= 0 ||
+      (o->op >= 0 || o->json_path || o->variant != -2 || o->dtype >= 0 ||
        o->mask >= 0 || o->dump_dir || o->sample_above >= 0))
     FAIL("%s runs alone (%s): drop %s", mode_flag(o->mode),
          o->mode == PF_MODE_NEGATIVE
@@ -556,7 +557,7 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
              : "add_ftz, fp32, the cases of add's verification set",
          o->op >= 0             ? "--op"
          : o->json_path         ? "--json"
-         : o->variant >= 0      ? "--variant"
+         : o->variant != -2     ? "--variant"
          : o->dtype >= 0        ? "--dtype"
          : o->dump_dir          ? "--dump"
          : o->sample_above >= 0 ? "--sample-above"

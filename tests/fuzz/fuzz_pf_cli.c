@@ -143,7 +143,7 @@ static void check_opts(const pf_opts *o, char *const *argv, int argc) {
   if (o->mode == PF_MODE_BENCH)
     FUZZ_CHECK(o->mask != 1);
   if (o->mode == PF_MODE_NEGATIVE || o->mode == PF_MODE_VERIFY_CONTROL)
-    FUZZ_CHECK(o->op < 0 && o->json_path == NULL && o->variant < 0 &&
+    FUZZ_CHECK(o->op < 0 && o->json_path == NULL && o->variant == -2 &&
                o->dtype < 0 && o->mask == -1 && o->dump_dir == NULL &&
                o->sample_above == -1);
   if (op != NULL) {

@@ -512,6 +512,11 @@ TEST_IMPL(cli_errors) {
   ASSERT_EQ(parse(&o, err, "--negative-control", "--variant", "vector", NULL),
             CM_EINVAL);
   ASSERT_CONTAINS(err, "drop --variant");
+  /* auto too: the controls' variants are fixed, and the word was dropped */
+  ASSERT_EQ(parse(&o, err, "--verify-control", "--variant", "auto", NULL),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "--verify-control runs alone (add_ftz, fp32, the "
+                       "cases of add's verification set): drop --variant");
   /* two modes: refused, whichever order (the last one used to win:
    * --verify-control --test-only ran the whole set), but --test-only with
    * --smoke, the smoke set verified, in either order */
