@@ -7,6 +7,7 @@
 
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "pf_case.h"
 #include "pf_half.h"
 #include "pf_ops.h"
@@ -176,7 +177,8 @@ static const char *mode_flag(int mode) {
   }
 }
 
-int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
+static int cli_parse(int argc, char **argv, pf_opts *o, char *err,
+                     size_t errsize) {
   int i, r, mode;
   int64_t v;
   const char *format = NULL, *timing = NULL, *mode_word = NULL;
@@ -564,6 +566,17 @@ int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
          : o->mask == 1         ? "--mask"
                                 : "--no-mask");
   return CM_OK;
+}
+
+/* A refusal repeats the words it names as they were given: its message is
+ * made one line of text for a terminal (cm_text_oneline), so that an ESC
+ * or a carriage return in an argument cannot rewrite what the terminal or
+ * the stage's log shows beside it. */
+int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize) {
+  const int rc = cli_parse(argc, argv, o, err, errsize);
+  if (rc != CM_OK && errsize > 0)
+    cm_text_oneline(err);
+  return rc;
 }
 
 int pf_exit_for_counts(int rc, int passed, int failed, int skipped) {

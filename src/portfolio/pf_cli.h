@@ -70,7 +70,10 @@ typedef struct {
 } pf_opts;
 
 /* Parses argv into *o. Returns CM_OK, or CM_EINVAL with a one-line message
- * (no trailing newline) in err[errsize] naming the offending argument. */
+ * (no trailing newline) in err[errsize] naming the offending argument: one
+ * line of text for a terminal, a line break or tab in an argument shown
+ * as a space, any other control character and each byte that is not UTF-8
+ * as '?' (cm_text_oneline). */
 int pf_cli_parse(int argc, char **argv, pf_opts *o, char *err, size_t errsize);
 /* The options of a command line with no words (pf_cli_parse's start). */
 void pf_opts_init(pf_opts *o);

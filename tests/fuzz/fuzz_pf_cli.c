@@ -6,8 +6,9 @@
  * by default.
  *
  * A refusal leaves a message: NUL-terminated within the buffer, one line
- * (a word is one line of the input, so no word holds a line break), and
- * not empty where the buffer holds more than the NUL. What parsed is in
+ * of text with no control character and nothing that is not UTF-8 (the
+ * words it repeats may hold any byte but a line break), and not empty
+ * where the buffer holds more than the NUL. What parsed is in
  * range: each option within the values it takes, a shape of positive
  * sizes whose element count (with its stride or padding), times 16, fits
  * in 64 bits, the paths NUL-terminated words of argv, and none of the
@@ -246,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (pf_cli_parse(argc, argv, &o, err, errsize) != CM_OK) {
     FUZZ_CHECK(fuzz_terminated(err, errsize));
     FUZZ_CHECK(errsize < 2 || err[0] != '\0');
-    FUZZ_CHECK(strchr(err, '\n') == NULL);
+    FUZZ_CHECK(fuzz_printable(err)); /* one line, no control character */
   } else {
     check_opts(&o, argv, argc);
     /* the list --check-args and a run build (pf_main.c): every mode but

@@ -512,6 +512,11 @@ TEST_IMPL(cli_errors) {
   ASSERT_EQ(parse(&o, err, "--negative-control", "--variant", "vector", NULL),
             CM_EINVAL);
   ASSERT_CONTAINS(err, "drop --variant");
+  /* a refusal repeats the word as given, made one line of text: an ESC and
+   * a byte that is not UTF-8 show as '?', a carriage return as a space */
+  ASSERT_EQ(parse(&o, err, "--op", "soft\x1b[2Jmax\r\xff", NULL, NULL),
+            CM_EINVAL);
+  ASSERT_STR_EQ(err, "--op soft?[2Jmax ?: unknown op (see --list)");
   /* auto too: the controls' variants are fixed, and the word was dropped */
   ASSERT_EQ(parse(&o, err, "--verify-control", "--variant", "auto", NULL),
             CM_EINVAL);
