@@ -3,6 +3,7 @@
 #include "archive/rp_archive.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_cli.h"
 #include "rp_doctor.h"
@@ -55,6 +56,15 @@ static int rp__verify(const char *path) {
   return RP_EXIT_OK;
 }
 
+/* A refusal of the command line: exit 2 with its message, made one line of
+ * text for a terminal first (cm_text_oneline). The message repeats the
+ * words it names as given, and an ESC or a carriage return in one of them
+ * must not rewrite what the terminal shows. */
+static int rp__usage_error(char *err) {
+  cm_text_oneline(err);
+  fprintf(stderr, "repro: %s\n", err);
+  return RP_EXIT_USAGE;
+}
 /* `report` and `compare` take their own arguments (rp_report_cli.h): hand
  * them everything after the command word, the first word that is neither
  * an option nor an option's value (so `repro verify report` and `repro
@@ -128,8 +138,7 @@ static int rp__dispatch_report(int argc, char **argv) {
   /* the run folders' parent: --out, else <root>/logs */
   if (rp_cli_resolve(&cli, exe, plat_getenv("REPRO_ROOT"), err, sizeof err) !=
       CM_OK) {
-    fprintf(stderr, "repro: %s\n", err);
-    return RP_EXIT_USAGE;
+    return rp__usage_error(err);
   }
   return rp_report_main(argc - i, argv + i, cli.opt.out_parent);
 }
@@ -163,8 +172,7 @@ static int rp__main(int argc, char **argv) {
   if (code >= 0)
     return code;
   if (rp_cli_parse(argc, argv, &cli, err, sizeof err) != CM_OK) {
-    fprintf(stderr, "repro: %s\n", err);
-    return RP_EXIT_USAGE;
+    return rp__usage_error(err);
   }
   if (cli.help) {
     rp_cli_usage(stdout);
@@ -173,8 +181,7 @@ static int rp__main(int argc, char **argv) {
   /* verify and doctor run no stage: a run option there would be ignored
    * without a word (--strict verify passed as if it were stricter) */
   if (rp_cli_check_applies(&cli, err, sizeof err) != CM_OK) {
-    fprintf(stderr, "repro: %s\n", err);
-    return RP_EXIT_USAGE;
+    return rp__usage_error(err);
   }
   if (strcmp(cli.command, "verify") == 0)
     return rp__verify(cli.arg);
@@ -183,8 +190,7 @@ static int rp__main(int argc, char **argv) {
     exe[0] = '\0';
   if (rp_cli_resolve(&cli, exe, plat_getenv("REPRO_ROOT"), err, sizeof err) !=
       CM_OK) {
-    fprintf(stderr, "repro: %s\n", err);
-    return RP_EXIT_USAGE;
+    return rp__usage_error(err);
   }
   memset(&ctx, 0, sizeof ctx);
   ctx.opt = cli.opt;
@@ -217,9 +223,8 @@ static int rp__main(int argc, char **argv) {
   }
   if (rp_cli_select(&cli, sel, sizeof sel / sizeof sel[0], err, sizeof err) !=
       CM_OK) {
-    fprintf(stderr, "repro: %s\n", err);
     rp_runner_shutdown();
-    return RP_EXIT_USAGE;
+    return rp__usage_error(err);
   }
   if (strcmp(cli.command, "doctor") == 0) {
     int intr;

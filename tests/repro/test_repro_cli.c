@@ -1605,6 +1605,15 @@ TEST_IMPL(cli_doctor) {
     ASSERT_EQ(res.exit_code, 2);
     ASSERT_CONTAINS(res.err_tail, "unknown stage 'santize'");
     rp_step_result_free(&res);
+    /* the refusal repeats the word as one line of text: the ESC and the
+     * carriage return in it do not reach the terminal */
+    bad[5] = "san\x1b[2Jtize\r";
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "unknown stage 'san?[2Jtize '");
+    ASSERT_TRUE(strchr(res.err_tail, '\x1b') == NULL);
+    ASSERT_TRUE(strchr(res.err_tail, '\r') == NULL);
+    rp_step_result_free(&res);
   }
   return 0;
 }
