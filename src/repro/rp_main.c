@@ -65,6 +65,7 @@ static int rp__usage_error(char *err) {
   fprintf(stderr, "repro: %s\n", err);
   return RP_EXIT_USAGE;
 }
+
 /* `report` and `compare` take their own arguments (rp_report_cli.h): hand
  * them everything after the command word, the first word that is neither
  * an option nor an option's value (so `repro verify report` and `repro
