@@ -373,14 +373,8 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
           } else if (m != -CUDART_INF_F) {
 #pragma unroll
             for (int j = 0; j < NV; ++j) {
-              if (j * NT + tid < nvc) {
-                float v[VEC];
-                unpack<T>(cell(s, i, 0, j), v);
-#pragma unroll
-                for (int k = 0; k < VEC; ++k)
-                  v[k] = fexp(v[k] - m);
-                t.add(pair_sum(v));
-              }
+              if (j * NT + tid < nvc)
+                exp_sum_add<T>(t, cell(s, i, 0, j), m);
             }
           }
           a[i][0] = m;

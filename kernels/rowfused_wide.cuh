@@ -144,14 +144,8 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
           }
           if (m != -CUDART_INF_F) {
 #pragma unroll
-            for (int u = 0; u < U; ++u) {
-              float v[VEC];
-              unpack<T>(q[0][u], v);
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                v[k] = fexp(v[k] - m);
-              a.add(pair_sum(v));
-            }
+            for (int u = 0; u < U; ++u)
+              exp_sum_add<T>(a, q[0][u], m);
           }
         }
       } else if constexpr (OP == F_SMBWD) {

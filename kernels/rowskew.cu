@@ -478,14 +478,8 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
         csum a;
         if (!bad && m != -CUDART_INF_F) {
 #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            float v[VEC];
-            unpack<T>(qa[0][u], v);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              v[k] = fexp(v[k] - m);
-            a.add(pair_sum(v));
-          }
+          for (int u = 0; u < U; ++u)
+            exp_sum_add<T>(a, qa[0][u], m);
         }
         /* a poisoned thread counts as +inf: the block's max is +inf exactly
          * when some thread saw a NaN or +inf */

@@ -353,14 +353,8 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           csum a;
           if (!bad && m != -CUDART_INF_F) {
 #pragma unroll
-            for (int u = 0; u < U; ++u) {
-              float v[VEC];
-              unpack<T>(qa[0][u], v);
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                v[k] = fexp(v[k] - m);
-              a.add(pair_sum(v));
-            }
+            for (int u = 0; u < U; ++u)
+              exp_sum_add<T>(a, qa[0][u], m);
           }
           const float bm = rg_max(bad ? CUDART_INF_F : m, sh, cg);
           const bool bbad = bm == CUDART_INF_F;

@@ -148,6 +148,18 @@ __device__ __forceinline__ float max_acc_get(uint32_t acc) {
     return fmax_nan(ty<T>::lo(acc), ty<T>::hi(acc));
 }
 
+/* Adds exp(v - m) of each element of a raw 16-byte slot to a: a thread's
+ * share of a softmax row's denominator, once its max m is known. */
+template <typename T>
+__device__ __forceinline__ void exp_sum_add(csum &a, const uint4 &w4, float m) {
+  float v[ty<T>::vec];
+  unpack<T>(w4, v);
+#pragma unroll
+  for (int k = 0; k < ty<T>::vec; ++k)
+    v[k] = fexp(v[k] - m);
+  a.add(pair_sum(v));
+}
+
 /* Vector e.. of a row as load_slot gives it, whole aligned vectors with the
  * policy. */
 template <typename T>
