@@ -316,6 +316,18 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
     const int i = wid + q * NW;
     return i < B && pb * B + i < p.rows && lane + 32 * u < GRID_P;
   };
+  /* fn(word, its row's tag, q, u, w) on each word of batch pb's rows */
+  auto geach = [&](int64_t pb, auto &&fn) {
+#pragma unroll
+    for (int q = 0; q < RPW; ++q) {
+      const uint32_t tg = gtag(ep, pb * B + wid + q * NW);
+#pragma unroll
+      for (int u = 0; u < KP; ++u)
+#pragma unroll
+        for (int w = 0; w < NWD; ++w)
+          fn(f[q][u][w], tg, q, u, w);
+    }
+  };
   auto gload = [&](int64_t pb) {
 #pragma unroll
     for (int q = 0; q < RPW; ++q)
@@ -484,15 +496,9 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
       unsigned spins = 0;
       for (;;) {
         bool all = true;
-#pragma unroll
-        for (int q = 0; q < RPW; ++q) {
-          const uint32_t tg = gtag(ep, pb * B + wid + q * NW);
-#pragma unroll
-          for (int u = 0; u < KP; ++u)
-#pragma unroll
-            for (int w = 0; w < NWD; ++w)
-              all = all && (uint32_t)(f[q][u][w] >> 32) == tg;
-        }
+        geach(pb, [&](unsigned long long &x, uint32_t tg, int, int, int) {
+          all = all && (uint32_t)(x >> 32) == tg;
+        });
         if (__all_sync(0xffffffffu, all))
           break;
         if (++spins > (1u << 24))
@@ -501,16 +507,10 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
         ++gspins;
 #endif
         __nanosleep(20);
-#pragma unroll
-        for (int q = 0; q < RPW; ++q) {
-          const uint32_t tg = gtag(ep, pb * B + wid + q * NW);
-#pragma unroll
-          for (int u = 0; u < KP; ++u)
-#pragma unroll
-            for (int w = 0; w < NWD; ++w)
-              if ((uint32_t)(f[q][u][w] >> 32) != tg)
-                f[q][u][w] = ld_relaxed(gword(pb, q, u, w));
-        }
+        geach(pb, [&](unsigned long long &x, uint32_t tg, int q, int u, int w) {
+          if ((uint32_t)(x >> 32) != tg)
+            x = ld_relaxed(gword(pb, q, u, w));
+        });
       }
     }
 #pragma unroll
