@@ -1715,6 +1715,53 @@ TEST_IMPL(cli_usage_and_unsupported) {
     ASSERT_CONTAINS(res.err_tail, "--bogus=1 does not apply to report");
     rp_step_result_free(&res);
   }
+  {
+    /* report's and compare's refusals repeat the words and paths they were
+     * given as one line of text, as repro's own do: an ESC or a carriage
+     * return in one of them does not reach the terminal */
+    const char *cmp_opt[] = {RP_REPRO_EXE, "compare",     "a", "b",
+                             "--seed",     "4\x1b[2J2\r", NULL};
+    const char *cmp_path[] = {RP_REPRO_EXE, "compare", "no\x1b]0;t\a.json", "b",
+                              NULL};
+    const char *rep_arg[] = {RP_REPRO_EXE, "report", "r1", "r\x1b[2K2", NULL};
+    const char *const *cases[] = {cmp_opt, cmp_path, rep_arg};
+    /* (a refusal that prints compare's usage after it would leave the
+     * message out of the tail kept) */
+    const char *said[] = {"bad value '4?[2J2 ' for --seed",
+                          "cannot read BASE no?]0;t?.json",
+                          "unexpected argument 'r?[2K2'"};
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      sp.argv = cases[k];
+      ASSERT_OK(rp_step_run(&sp, &res));
+      ASSERT_EQ(res.exit_code, 2);
+      ASSERT_CONTAINS(res.err_tail, said[k]);
+      ASSERT_TRUE(strchr(res.err_tail, '\x1b') == NULL);
+      ASSERT_TRUE(strchr(res.err_tail, '\r') == NULL);
+      ASSERT_TRUE(strchr(res.err_tail, '\a') == NULL);
+      rp_step_result_free(&res);
+    }
+  }
+#ifndef _WIN32
+  {
+    /* compare's text on stdout names BASE and NEW as given: a file whose
+     * name holds an ESC (no Windows file name can) is printed as text */
+    char dir[512], odd[700];
+    const char *cmp[] = {RP_REPRO_EXE, "compare", odd, odd, NULL};
+    ASSERT_EQ(rt_fresh_dir("cmp-odd-name", dir, sizeof dir), 0);
+    snprintf(odd, sizeof odd, "%s/b2b\x1b[2J.json", dir);
+    ASSERT_EQ(rt_copy_file(CM_SOURCE_DIR "/results/h200/history/"
+                                         "v2-2026-11-29T1201/bench/b2b-1.json",
+                           odd),
+              0);
+    sp.argv = cmp;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 0);
+    ASSERT_CONTAINS(res.out, "b2b?[2J.json");
+    ASSERT_TRUE(strchr(res.out, '\x1b') == NULL);
+    rp_step_result_free(&res);
+  }
+#endif
   return 0;
 }
 

@@ -5,12 +5,14 @@
 #include "cm_error.h"
 #include "cm_path.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "platform.h"
 #include "rp_compare.h"
 #include "rp_report.h"
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,21 @@
 #define EXIT_INTERRUPTED 130 /* as repro's own runs (rp_exit.h) */
 
 static volatile sig_atomic_t held_signal;
+
+/* A message of report or compare on stderr, "repro CMD: ...", made one
+ * line of text first (cm_text_oneline): it repeats the words and paths it
+ * was given, and an ESC or a carriage return in one of them must not
+ * rewrite what the terminal shows (as repro's own refusals, rp_main.c). */
+static void say(const char *cmd, const char *fmt, ...) CM_PRINTF_LIKE(2, 3);
+static void say(const char *cmd, const char *fmt, ...) {
+  char line[6144];
+  va_list ap;
+  va_start(ap, fmt);
+  cm_vsnprintf(line, sizeof line, fmt, ap); /* a cut message still says */
+  va_end(ap);
+  cm_text_oneline(line);
+  fprintf(stderr, "repro %s: %s\n", cmd, line);
+}
 
 #ifdef _WIN32
 /* Windows' CRT resets a handler to the default once it has run: put it
@@ -154,7 +171,7 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
     if (a[0] == '-' && cm_opt_split(a, name, sizeof name, &v))
       name[0] = '\0'; /* no option of report's is that long */
     if (a[0] == '-' && v != NULL && cm_str_among(name, report_flags)) {
-      fprintf(stderr, "repro report: %s takes no value ('%s')\n", name, a);
+      say("report", "%s takes no value ('%s')", name, a);
       report_usage();
       return EXIT_USAGE;
     }
@@ -168,7 +185,7 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
       report_usage();
       return EXIT_OK;
     } else if (a[0] == '-' || run != NULL) {
-      fprintf(stderr, "repro report: unexpected argument '%s'\n", a);
+      say("report", "unexpected argument '%s'", a);
       report_usage();
       return EXIT_USAGE;
     } else
@@ -178,11 +195,11 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
     runs_dir = "logs";
   if (run == NULL) {
     if (newest_run(runs_dir, dir, sizeof dir) != CM_OK) {
-      fprintf(stderr,
-              "repro report: no RUN given and no run folder with a "
-              "manifest.json under %s (give the run folder: repro report "
-              "logs/RUN_ID)\n",
-              runs_dir);
+      say("report",
+          "no RUN given and no run folder with a "
+          "manifest.json under %s (give the run folder: repro report "
+          "logs/RUN_ID)",
+          runs_dir);
       return EXIT_USAGE;
     }
     run = dir;
@@ -201,12 +218,12 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
   if (r != CM_OK || held_signal != 0) {
     hold_signals(0);
     if (r != CM_OK)
-      fprintf(stderr, "repro report: %s\n", msg);
+      say("report", "%s", msg);
     if (held_signal != 0) {
-      fprintf(stderr,
-              "repro report: interrupted (signal %d) while the run was "
-              "verified; nothing was written, the run is as it was\n",
-              (int)held_signal);
+      say("report",
+          "interrupted (signal %d) while the run was "
+          "verified; nothing was written, the run is as it was",
+          (int)held_signal);
       return EXIT_INTERRUPTED;
     }
     return EXIT_FAIL;
@@ -214,12 +231,12 @@ int rp_report_main(int argc, char **argv, const char *runs_dir) {
   o.just_finished = !o.no_finish;
   r = rp_report_write(run, &o, msg, sizeof msg);
   hold_signals(0);
-  fprintf(stderr, "repro report: %s\n", msg);
+  say("report", "%s", msg);
   if (held_signal != 0) {
-    fprintf(stderr,
-            "repro report: interrupted (signal %d); held until the report "
-            "was bound to the manifest, so the run still verifies\n",
-            (int)held_signal);
+    say("report",
+        "interrupted (signal %d); held until the report "
+        "was bound to the manifest, so the run still verifies",
+        (int)held_signal);
     return EXIT_INTERRUPTED;
   }
   return r == CM_OK ? EXIT_OK : EXIT_FAIL;
@@ -282,21 +299,20 @@ static int parse_fraction(const char *s, double *out) {
  * no timing results is a run without the time stage, not a missing path. */
 static void load_failed(const char *which, const char *path, int r) {
   if (r == CM_ENOENT && plat_path_is_dir(path))
-    fprintf(stderr,
-            "repro compare: %s %s: a folder with no timing results (no "
-            "results/clean/*.json or results/instrumented/time.json: a run "
-            "without the time stage? the profile stage's results are not "
-            "timings to compare); give a run that timed, or its results "
-            "JSON\n",
-            which, path);
+    say("compare",
+        "%s %s: a folder with no timing results (no "
+        "results/clean/*.json or results/instrumented/time.json: a run "
+        "without the time stage? the profile stage's results are not "
+        "timings to compare); give a run that timed, or its results "
+        "JSON",
+        which, path);
   else if (r == CM_EINVAL && plat_path_is_special(path))
-    fprintf(stderr,
-            "repro compare: %s %s: not a regular file (a pipe or a "
-            "device); give a results JSON, a run folder or a bundle\n",
-            which, path);
+    say("compare",
+        "%s %s: not a regular file (a pipe or a "
+        "device); give a results JSON, a run folder or a bundle",
+        which, path);
   else
-    fprintf(stderr, "repro compare: cannot read %s %s: %s\n", which, path,
-            cm_strerror(r));
+    say("compare", "cannot read %s %s: %s", which, path, cm_strerror(r));
 }
 
 int rp_compare_main(int argc, char **argv) {
@@ -314,7 +330,7 @@ int rp_compare_main(int argc, char **argv) {
     int bad = 0;
     if (a[0] != '-') {
       if (np == 2) {
-        fprintf(stderr, "repro compare: too many paths ('%s')\n", a);
+        say("compare", "too many paths ('%s')", a);
         compare_usage();
         return EXIT_USAGE;
       }
@@ -325,7 +341,7 @@ int rp_compare_main(int argc, char **argv) {
     if (cm_opt_split(a, name, sizeof name, &v))
       name[0] = '\0'; /* no option of compare's is that long */
     if (v != NULL && cm_str_among(name, compare_flags)) {
-      fprintf(stderr, "repro compare: %s takes no value ('%s')\n", name, a);
+      say("compare", "%s takes no value ('%s')", name, a);
       compare_usage();
       return EXIT_USAGE;
     }
@@ -340,13 +356,13 @@ int rp_compare_main(int argc, char **argv) {
     /* an unknown option is named as unknown, also when it comes last (it
      * was asked for a value before) */
     if (!cm_str_among(name, compare_valued)) {
-      fprintf(stderr, "repro compare: unknown option '%s'\n", a);
+      say("compare", "unknown option '%s'", a);
       compare_usage();
       return EXIT_USAGE;
     }
     if (v == NULL) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "repro compare: %s needs a value\n", name);
+        say("compare", "%s needs a value", name);
         return EXIT_USAGE;
       }
       v = argv[++i];
@@ -369,14 +385,12 @@ int rp_compare_main(int argc, char **argv) {
       format = v;
     }
     if (bad) {
-      fprintf(stderr, "repro compare: bad value '%s' for %s: %s\n", v, name,
-              compare_range(name));
+      say("compare", "bad value '%s' for %s: %s", v, name, compare_range(name));
       return EXIT_USAGE;
     }
   }
   if (np != 2) {
-    fprintf(stderr, "repro compare: needs two runs, BASE and NEW (%d given)\n",
-            np);
+    say("compare", "needs two runs, BASE and NEW (%d given)", np);
     compare_usage();
     return EXIT_USAGE;
   }
@@ -393,7 +407,7 @@ int rp_compare_main(int argc, char **argv) {
   }
   r = rp_compare(&base, &next, &o, &res);
   if (r != CM_OK) {
-    fprintf(stderr, "repro compare: %s\n", cm_strerror(r));
+    say("compare", "%s", cm_strerror(r));
     code = EXIT_USAGE;
   } else {
     code = rp_compare_exit_code(&res);
@@ -412,7 +426,7 @@ int rp_compare_main(int argc, char **argv) {
       free(s);
     }
     if (res.refused)
-      fprintf(stderr, "repro compare: refused: %s\n", res.reasons);
+      say("compare", "refused: %s", res.reasons);
   }
   rp_compare_result_free(&res);
   rp_results_free(&base);
