@@ -55,13 +55,6 @@ static int shape_fits(const int64_t *d, int n, int64_t stride, int64_t ld_pad) {
     return CM_EINVAL;                                                          \
   } while (0)
 
-/* --extreme's refusal for matmul: its inputs are uniform in [-1, 1] in
- * every case (pf_fill_matmul), so the word would change the case's seed and
- * its report line, and nothing it computes. */
-#define MM_NO_EXTREME                                                          \
-  "matmul's inputs have no extreme values (uniform in [-1, 1] in every "       \
-  "case); drop --extreme, or use it with a row op or an elementwise op"
-
 /* The mode a set-mode word chooses, or -1 for any other word. */
 static int mode_of(const char *a) {
   static const struct {
@@ -434,14 +427,11 @@ static int cli_parse(int argc, char **argv, pf_opts *o, char *err,
    * only; two, every other op. An option for the other kind would be
    * dropped without a word */
   if (o->op < 0 && o->have_shape && o->ndims == 3 &&
-      (o->stride || o->mask == 1 || o->extreme))
+      (o->stride || o->mask == 1))
     FAIL("%s with an MxNxK shape: only matmul takes that shape, and %s",
-         o->stride      ? "--stride"
-         : o->mask == 1 ? "--mask"
-                        : "--extreme",
-         o->stride      ? "matmul pads its operands with --ld-pad P instead"
-         : o->mask == 1 ? "matmul takes no mask: drop --mask"
-                        : MM_NO_EXTREME);
+         o->stride ? "--stride" : "--mask",
+         o->stride ? "matmul pads its operands with --ld-pad P instead"
+                   : "matmul takes no mask: drop --mask");
   if (o->op < 0 && o->have_shape && o->ndims == 2 &&
       (o->ld_pad || o->trans_a || o->trans_b))
     FAIL("%s with an RxW shape: those shape matmul's operands, which take "
@@ -485,8 +475,6 @@ static int cli_parse(int argc, char **argv, pf_opts *o, char *err,
                  "to each leading dimension)"
                : "runs on contiguous tensors",
            op->kind == PF_KIND_MATMUL ? "use that" : "drop --stride");
-    if (o->extreme && op->kind == PF_KIND_MATMUL)
-      FAIL("--extreme with --op matmul: %s", MM_NO_EXTREME);
     if (o->sample_above >= 0 && op->kind != PF_KIND_MATMUL)
       FAIL("--sample-above says which matmul products are verified on a "
            "sample; %s's outputs are always verified in full: drop it",
@@ -632,7 +620,8 @@ void pf_cli_usage(void *stream) {
       "  mode's one case only):\n"
       "  --op NAME  --variant NAME|auto  --dtype fp32|fp16|bf16\n"
       "  --shape RxW | MxNxK   --stride S (row ops)   --mask | --no-mask\n"
-      "  --trans nn|nt|tn|tt  --ld-pad P (matmul)   --extreme (extreme rows)\n"
+      "  --trans nn|nt|tn|tt  --ld-pad P (matmul)   --extreme (extreme "
+      "inputs)\n"
       "options:\n"
       "  --seed N        reproduce a run (the seed is printed otherwise; 0 to\n"
       "                  2^63 - 1)\n"

@@ -441,11 +441,91 @@ int pf_matmul_sampled(int64_t m, int64_t n, int64_t k) {
   return (double)m * (double)n * (double)k > (double)pf_matmul_sample_above();
 }
 
+/* Matmul's extreme inputs: op(A)'s column p times 2^sk[p % 5] and op(B)'s
+ * row p times 2^-sk[p % 5], so each product keeps its size while the
+ * operands reach both ends of the dtype's range (fp16: 2^15 and its
+ * subnormals; bf16 and fp32: 2^120 and 2^-60, all normal); then op(A)'s
+ * row i times 2^rs[i % 3] and op(B)'s column j times 2^cs[j % 3], which
+ * spreads the outputs over 2^-5..2^5 (fp16) or 1..2^90 without any
+ * reaching atol's scale or the dtype's top. Three specials, each alone in
+ * its column of op(A) and row of op(B) where it must be alone: the largest
+ * finite value at op(A)[m/4, 0] and op(B)[0, n/4] (their product passes
+ * every dtype's range: C[m/4, n/4] is +inf, fp32's accumulator overflows
+ * for bf16 and fp32 and fp16's store does), +inf at op(A)[m/2, 1 % k]
+ * (C's row m/2: +-inf, NaN where it meets a zero) and NaN at
+ * op(B)[2 % k, n/2] (C's column n/2). Every special's result follows from
+ * IEEE arithmetic in any order of the sum, so a kernel that computes the
+ * product correctly matches the float64 reference in those too. */
+typedef struct {
+  pf_case *c;
+  int which; /* 0: A, 1: B */
+} mm_extreme_ctx;
+
+static void mm_extreme_range(void *p, int64_t r0, int64_t r1) {
+  static const int sk16[] = {0, 8, -8, 12, -12}, sk32[] = {0, 40, -40, 60, -60};
+  static const int rs16[] = {0, 3, -3}, rs32[] = {0, 30, 60};
+  static const int cs16[] = {0, 2, -2}, cs32[] = {0, 10, 30};
+  const mm_extreme_ctx *x = p;
+  pf_case *c = x->c;
+  const cpk_gemm *g = &c->g;
+  const int half = c->dt == CPK_F16;
+  const int *sk = half ? sk16 : sk32,
+            *ls = x->which == 0 ? (half ? rs16 : rs32) : (half ? cs16 : cs32);
+  /* stored rows [r0, r1) of the operand: rows x cols as the reference
+   * reads it (trans_a: A stored k x m; trans_b: B stored n x k) */
+  const int trans = x->which == 0 ? g->trans_a : g->trans_b;
+  const int64_t cols =
+      x->which == 0 ? (g->trans_a ? g->m : g->k) : (g->trans_b ? g->k : g->n);
+  double *v = c->t[x->which].val;
+  int64_t r, q;
+  for (r = r0; r < r1; r++)
+    for (q = 0; q < cols; q++) {
+      /* (p, other): the index along k and along m (A) or n (B) */
+      const int64_t kp = x->which == 0 ? (trans ? r : q) : (trans ? q : r);
+      const int64_t o = x->which == 0 ? (trans ? q : r) : (trans ? r : q);
+      const int e = (x->which == 0 ? sk[kp % 5] : -sk[kp % 5]) + ls[o % 3];
+      double *el = &v[r * cols + q];
+      *el = pf_dtype_round(c->dt, ldexp(*el, e));
+    }
+}
+
+/* The three specials of the extreme inputs (above), on op(A) and op(B). */
+static void mm_extreme_specials(pf_case *c) {
+  const cpk_gemm *g = &c->g;
+  double *a = c->t[0].val, *b = c->t[1].val;
+  const double top = pf_dtype_max(c->dt);
+  const int64_t m = g->m, n = g->n, k = g->k;
+  int64_t i, j;
+#define OPA(i, p) a[g->trans_a ? (p)*m + (i) : (i)*k + (p)]
+#define OPB(p, j) b[g->trans_b ? (j)*k + (p) : (p)*n + (j)]
+  for (i = 0; i < m; i++)
+    OPA(i, 0) = 0.0;
+  for (j = 0; j < n; j++)
+    OPB(0, j) = 0.0;
+  OPA(m / 4, 0) = top;
+  OPB(0, n / 4) = top;
+  OPA(m / 2, 1 % k) = INFINITY;
+  OPB(2 % k, n / 2) = NAN;
+#undef OPA
+#undef OPB
+}
+
 void pf_fill_matmul(pf_case *c, pf_rng *rng) {
   const cpk_gemm *g = &c->g;
   uint64_t akey = pf_rng_next(rng), bkey = pf_rng_next(rng);
   uniform(c, c->t[0].val, g->m * g->k, -1.0, 1.0, akey);
   uniform(c, c->t[1].val, g->k * g->n, -1.0, 1.0, bkey);
+  if (c->spec.extreme) {
+    int w;
+    for (w = 0; w < 2; w++) {
+      mm_extreme_ctx x = {c, w};
+      const int64_t rows =
+          w == 0 ? (g->trans_a ? g->k : g->m) : (g->trans_b ? g->n : g->k);
+      const int64_t cols = (w == 0 ? g->m * g->k : g->k * g->n) / rows;
+      (void)pf_ref_parallel(rows, row_chunk(cols), mm_extreme_range, &x);
+    }
+    mm_extreme_specials(c);
+  }
   /* The sample draws sequentially from the case stream (after the keys). */
   if (pf_matmul_sampled(g->m, g->n, g->k))
     choose_sample(c, rng);

@@ -40,7 +40,10 @@ void pf_fill_row_sum(pf_case *c, pf_rng *rng);
 void pf_fill_softmax(pf_case *c, pf_rng *rng);
 void pf_fill_softmax_bwd(pf_case *c, pf_rng *rng);
 void pf_fill_rmsnorm(pf_case *c, pf_rng *rng); /* forward and backward */
-/* Also chooses c->sample when the product is sampled (pf_matmul_sampled):
+/* Uniform in [-1, 1]; with spec.extreme, scaled and given specials as
+ * docs/VALIDATION.md, "Extreme matmul inputs", says (from the values' own
+ * positions: no draw more). Also chooses c->sample when the product is
+ * sampled (pf_matmul_sampled):
  * the flat indices, sorted and unique, of PF_MATMUL_SAMPLE random
  * elements, the first and last rows and columns, and one random element of
  * every PF_MATMUL_BLOCK block, drawn from rng in that order after the

@@ -57,31 +57,39 @@ typedef struct {
   int64_t m, n, k;
   int ta, tb;
   int64_t pad;
+  int extreme;
 } mm_shape;
 
 static const mm_shape test_mm[] = {
-    {1, 1, 1, 0, 0, 0},
-    {33, 65, 17, 0, 0, 0},
-    {128, 128, 128, 0, 0, 0},
-    {257, 511, 129, 0, 0, 0},
-    {257, 511, 129, 0, 1, 3},
-    {257, 511, 129, 1, 0, 5},
-    {1024, 1024, 1024, 0, 1, 0},
-    {1024, 1024, 1024, 1, 0, 0},
-    {4095, 4097, 4093, 0, 0, 0},
+    {1, 1, 1, 0, 0, 0, 0},
+    {33, 65, 17, 0, 0, 0, 0},
+    {128, 128, 128, 0, 0, 0, 0},
+    {257, 511, 129, 0, 0, 0, 0},
+    {257, 511, 129, 0, 1, 3, 0},
+    {257, 511, 129, 1, 0, 5, 0},
+    {1024, 1024, 1024, 0, 1, 0, 0},
+    {1024, 1024, 1024, 1, 0, 0, 0},
+    {4095, 4097, 4093, 0, 0, 0, 0},
     /* ragged tiles with 16-byte strides (the TMA path of HOPPER), both
      * transposes, and one operand strided oddly (one TMA, one manual) */
-    {200, 304, 104, 0, 0, 0},
-    {200, 304, 104, 1, 1, 0},
-    {200, 304, 103, 0, 0, 0}};
+    {200, 304, 104, 0, 0, 0, 0},
+    {200, 304, 104, 1, 1, 0, 0},
+    {200, 304, 103, 0, 0, 0, 0},
+    /* extreme inputs (pf_fill_matmul): both ends of each dtype's range,
+     * +-inf, NaN and an overflowing output; no transpose, A transposed
+     * with a padded operand, both transposed on HOPPER's TMA path, and B
+     * transposed over a long k */
+    {33, 65, 17, 0, 0, 0, 1},
+    {257, 511, 129, 1, 0, 5, 1},
+    {200, 304, 104, 1, 1, 0, 1},
+    {1024, 1024, 1024, 0, 1, 0, 1}};
 /* The first three take HOPPER's manual loader and register epilogue (odd
- * leading dimensions), the last two its TMA loads and TMA-store epilogue
- * (16-byte strides, ragged tiles). */
-static const mm_shape smoke_mm[] = {{33, 65, 17, 0, 0, 0},
-                                    {33, 65, 17, 0, 1, 1},
-                                    {33, 65, 17, 1, 0, 2},
-                                    {40, 72, 24, 0, 0, 0},
-                                    {40, 72, 24, 1, 1, 8}};
+ * leading dimensions), the other three its TMA loads and TMA-store
+ * epilogue (16-byte strides, ragged tiles), the last with extreme inputs. */
+static const mm_shape smoke_mm[] = {
+    {33, 65, 17, 0, 0, 0, 0}, {33, 65, 17, 0, 1, 1, 0},
+    {33, 65, 17, 1, 0, 2, 0}, {40, 72, 24, 0, 0, 0, 0},
+    {40, 72, 24, 1, 1, 8, 0}, {40, 72, 24, 0, 0, 0, 1}};
 
 /* The benchmark set: the standard shapes of docs/BENCHMARKING.md, the same
  * ones ../shared/tools/torch_baseline.py measures PyTorch on. */
@@ -95,9 +103,9 @@ static const int64_t bench_rows[][2] = {{65536, 1024}, {16384, 4096},
  * ops they are compared with (docs/BENCHMARKING.md). */
 static const int64_t bench_elem[] = {(int64_t)1 << 28, (int64_t)1 << 26,
                                      (int64_t)1 << 25};
-static const mm_shape bench_mm[] = {{4096, 4096, 4096, 0, 0, 0},
-                                    {8192, 8192, 8192, 0, 0, 0},
-                                    {4095, 4097, 4093, 0, 0, 0}};
+static const mm_shape bench_mm[] = {{4096, 4096, 4096, 0, 0, 0, 0},
+                                    {8192, 8192, 8192, 0, 0, 0, 0},
+                                    {4095, 4097, 4093, 0, 0, 0, 0}};
 
 static int push(pf_set *s, const pf_spec *sp) {
   if (s->n == s->cap) {
@@ -156,6 +164,7 @@ static int build_op(const pf_opts *o, pf_set *s, int opi, int smoke) {
       sp.trans_a = t[i].ta;
       sp.trans_b = t[i].tb;
       sp.ld_pad = t[i].pad;
+      sp.extreme = t[i].extreme;
       err = add_variants(o, s, sp, 1);
     }
   } else if (op->kind == PF_KIND_ELEM) {
@@ -215,14 +224,13 @@ static int build_select(const pf_opts *o, pf_set *s) {
     }
     /* each word on the ops it shapes only: pf_case_seed hashes them, so on
      * another op it would change that case's inputs and nothing else (and
-     * the case, rerun alone with --op, refuses the word; matmul has no
-     * extreme inputs) */
+     * the case, rerun alone with --op, refuses the word) */
     sp.stride = ops[i].kind == PF_KIND_ROWS ? o->stride : 0;
     sp.trans_a = mm && o->trans_a;
     sp.trans_b = mm && o->trans_b;
     sp.ld_pad = mm ? o->ld_pad : 0;
     sp.mask = o->mask == 1 && ops[i].kop == CPK_OP_SOFTMAX;
-    sp.extreme = !mm && o->extreme;
+    sp.extreme = o->extreme;
     err = add_variants(o, s, sp, 0);
   }
   return err;

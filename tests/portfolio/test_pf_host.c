@@ -659,35 +659,48 @@ TEST_IMPL(select_trans_matmul_only) {
   return 0;
 }
 
-/* --extreme: matmul's inputs are uniform in [-1, 1] in every case
- * (pf_fill_matmul), so on matmul the word changed the case's seed and its
- * report line (extreme=1) and nothing it computed. With --op matmul or an
- * MxNxK shape it is refused, naming the fix; in a selection of every op
- * the matmul cases go without it, the others take it. */
-TEST_IMPL(select_extreme_not_matmul) {
+/* --extreme on matmul (since 2026-12-07; refused before, when matmul's
+ * inputs were uniform in [-1, 1] in every case): with --op matmul, with an
+ * MxNxK shape, and in a selection of every op, where each case takes it.
+ * The test set and the smoke set each have matmul cases with extreme
+ * inputs in every dtype, HOPPER's among them. */
+TEST_IMPL(select_extreme_matmul) {
   pf_opts o;
   pf_set s;
   char err[256];
-  int n, i, mms = 0;
+  int n, i, d, mode, mms = 0;
   const pf_op *ops = pf_ops(&n);
-  ASSERT_EQ(parse(&o, err, "--op", "matmul", "--extreme", NULL), CM_EINVAL);
-  ASSERT_CONTAINS(err, "--extreme with --op matmul: matmul's inputs have no "
-                       "extreme values (uniform in [-1, 1] in every case); "
-                       "drop --extreme, or use it with a row op or an "
-                       "elementwise op");
-  ASSERT_EQ(parse(&o, err, "--shape", "8x8x8", "--extreme", NULL), CM_EINVAL);
-  ASSERT_CONTAINS(err, "--extreme with an MxNxK shape: only matmul takes that "
-                       "shape, and matmul's inputs have no extreme values");
-  ASSERT_OK(parse(&o, err, "--op", "softmax", "--extreme", NULL));
+  const int mm = pf_op_find("matmul");
+  ASSERT_OK(parse(&o, err, "--op", "matmul", "--extreme", NULL));
+  ASSERT_OK(pf_sets_build(&o, &s));
+  ASSERT_TRUE(s.n > 0);
+  for (i = 0; i < s.n; i++)
+    ASSERT_TRUE(s.v[i].op == mm && s.v[i].extreme == 1);
+  pf_set_free(&s);
+  ASSERT_OK(parse(&o, err, "--shape", "8x8x8", "--extreme", NULL));
   ASSERT_OK(parse(&o, err, "--extreme", NULL, NULL, NULL));
   ASSERT_OK(pf_sets_build(&o, &s));
   for (i = 0; i < s.n; i++) {
-    const int mm = ops[s.v[i].op].kind == PF_KIND_MATMUL;
-    ASSERT_EQ(s.v[i].extreme, !mm);
-    mms += mm;
+    ASSERT_EQ(s.v[i].extreme, 1);
+    mms += ops[s.v[i].op].kind == PF_KIND_MATMUL;
   }
   ASSERT_TRUE(mms > 0 && mms < s.n);
   pf_set_free(&s);
+  for (mode = 0; mode < 2; mode++) {
+    int per_dt[3] = {0, 0, 0}, hopper = 0;
+    ASSERT_OK(parse(&o, err, mode ? "--smoke" : "--test-only", "--op", "matmul",
+                    NULL));
+    ASSERT_OK(pf_sets_build(&o, &s));
+    for (i = 0; i < s.n; i++)
+      if (s.v[i].extreme) {
+        per_dt[s.v[i].dt]++;
+        hopper += s.v[i].variant == CPK_V_HOPPER;
+      }
+    for (d = 0; d < 3; d++)
+      ASSERT_TRUE(per_dt[d] > 0);
+    ASSERT_TRUE(hopper > 0);
+    pf_set_free(&s);
+  }
   return 0;
 }
 

@@ -1507,3 +1507,156 @@ TEST_IMPL(matmul_no_sample_refused) {
   pf_set_matmul_sample_above(-1);
   return 0;
 }
+
+/* op(A)[i, p] and op(B)[p, j] of a matmul case's inputs. */
+static double mm_a(const pf_case *c, int64_t i, int64_t p) {
+  return c->t[0].val[c->g.trans_a ? p * c->g.m + i : i * c->g.k + p];
+}
+static double mm_b(const pf_case *c, int64_t p, int64_t j) {
+  return c->t[1].val[c->g.trans_b ? j * c->g.k + p : p * c->g.n + j];
+}
+
+/* C = op(A) op(B) as a kernel computes it: a binary32 sum of the products
+ * (k ascending, or descending with `down`), with fmaf; bug 1: the fp16
+ * and bf16 inputs below the dtype's smallest normal flushed to zero first;
+ * bug 2: the store saturating to the largest finite value (satfinite);
+ * bug 3: a non-finite product skipped. */
+static void matmul_as_kernel(pf_case *c, double *out, int down, int bug) {
+  const double min_normal = c->dt == CPK_F16 ? 0x1p-14 : 0x1p-126;
+  const double top = pf_dtype_max(c->dt);
+  int64_t i, j, q;
+  for (i = 0; i < c->g.m; i++)
+    for (j = 0; j < c->g.n; j++) {
+      float s = 0.0f;
+      double v;
+      for (q = 0; q < c->g.k; q++) {
+        const int64_t p = down ? c->g.k - 1 - q : q;
+        float a = (float)mm_a(c, i, p), b = (float)mm_b(c, p, j);
+        if (bug == 1 && fabsf(a) < min_normal)
+          a = 0.0f;
+        if (bug == 1 && fabsf(b) < min_normal)
+          b = 0.0f;
+        if (bug == 3 && !isfinite(a * b))
+          continue;
+        s = fmaf(a, b, s);
+      }
+      v = pf_dtype_round(c->dt, (double)s);
+      if (bug == 2 && isinf(v))
+        v = copysign(top, v);
+      out[i * c->g.n + j] = v;
+    }
+}
+
+/* Matmul's extreme inputs (pf_fill_matmul, docs/VALIDATION.md): each
+ * operand reaches both ends of its dtype's range (fp16 with subnormals in
+ * both), the specials land where they are documented, and the products
+ * keep their size: a kernel's binary32 arithmetic passes the check in
+ * either order of its sum, while a flush of subnormal inputs (fp16), a
+ * saturating store, or a skipped non-finite product fails it. */
+TEST_IMPL(matmul_extreme) {
+  static const struct {
+    int64_t m, n, k;
+    int ta, tb;
+  } shapes[] = {{33, 65, 17, 0, 0}, {57, 41, 129, 1, 0}, {40, 72, 24, 1, 1}};
+  int d, s, bug;
+  for (d = 0; d < 3; d++)
+    for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
+      const cpk_dtype dt = (cpk_dtype)d;
+      const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
+      const int64_t dims[3] = {m, n, k};
+      const double top = pf_dtype_max(dt);
+      double amax = 0, amin = INFINITY, bmax = 0, bmin = INFINITY;
+      int64_t i, j, p, sub = 0, nonfinite = 0, f;
+      pf_case c;
+      pf_rng rng;
+      pf_tensor *y;
+      int nops;
+      memset(&c, 0, sizeof c);
+      c.spec.op = pf_op_find("matmul");
+      c.spec.dt = dt;
+      memcpy(c.spec.dims, dims, sizeof dims);
+      c.spec.ndims = 3;
+      c.spec.trans_a = shapes[s].ta;
+      c.spec.trans_b = shapes[s].tb;
+      c.spec.extreme = 1;
+      ASSERT_OK(pf_case_setup(&c, &pf_ops(&nops)[c.spec.op], CPK_V_NAIVE));
+      pf_rng_seed(&rng, 77 + (uint64_t)s);
+      c.op->fill(&c, &rng);
+      ASSERT_OK(c.op->reference(&c));
+      y = &c.t[2];
+      pf_dtype_saturate(dt, y->expected, m * n);
+      /* the inputs: the specials where documented, every other value
+       * finite, within the dtype, and spread over its range */
+      ASSERT_TRUE(mm_a(&c, m / 4, 0) == top && mm_b(&c, 0, n / 4) == top);
+      ASSERT_TRUE(isinf(mm_a(&c, m / 2, 1)) && mm_a(&c, m / 2, 1) > 0);
+      ASSERT_TRUE(isnan(mm_b(&c, 2, n / 2)));
+      for (i = 0; i < m; i++)
+        for (p = 0; p < k; p++) {
+          const double a = fabs(mm_a(&c, i, p));
+          if (p == 0 || (i == m / 2 && p == 1))
+            continue;
+          ASSERT_TRUE(a <= top);
+          amax = a > amax ? a : amax;
+          amin = a > 0 && a < amin ? a : amin;
+          sub += a > 0 && a < (dt == CPK_F16 ? 0x1p-14 : 0x1p-126);
+        }
+      for (p = 0; p < k; p++)
+        for (j = 0; j < n; j++) {
+          const double b = fabs(mm_b(&c, p, j));
+          if (p == 0 || (p == 2 && j == n / 2))
+            continue;
+          ASSERT_TRUE(b <= top);
+          bmax = b > bmax ? b : bmax;
+          bmin = b > 0 && b < bmin ? b : bmin;
+          sub += b > 0 && b < (dt == CPK_F16 ? 0x1p-14 : 0x1p-126);
+        }
+      if (dt == CPK_F16) {
+        ASSERT_TRUE(amax >= 0x1p14 && bmax >= 0x1p13);
+        ASSERT_TRUE(amin < 0x1p-18 && bmin < 0x1p-18);
+        ASSERT_TRUE(sub > (m + n) * k / 20); /* about 9 % */
+      } else {
+        ASSERT_TRUE(amax >= 0x1p118 && bmax >= 0x1p88);
+        ASSERT_TRUE(amin < 0x1p-60 && bmin < 0x1p-60);
+        ASSERT_EQ(sub, 0);
+      }
+      /* the outputs the specials make; every other one finite */
+      ASSERT_TRUE(isinf(y->expected[(m / 4) * n + n / 4]) &&
+                  y->expected[(m / 4) * n + n / 4] > 0);
+      for (i = 0; i < m; i++)
+        for (j = 0; j < n; j++) {
+          const double e = y->expected[i * n + j];
+          if (j == n / 2)
+            ASSERT_TRUE(isnan(e));
+          else if (i == m / 2)
+            ASSERT_TRUE(isinf(e) || isnan(e));
+          else if (!(i == m / 4 && j == n / 4))
+            ASSERT_TRUE(isfinite(e));
+          nonfinite += !isfinite(e);
+        }
+      ASSERT_EQ(nonfinite, m + n - 1 + (m / 4 != m / 2 && n / 4 != n / 2));
+      /* a kernel's arithmetic, both orders: passes */
+      for (bug = 0; bug < 2; bug++) {
+        matmul_as_kernel(&c, y->val, bug, 0);
+        f = failures(&c, y);
+        if (f != 0)
+          CM_TEST_FAIL_("%s %lldx%lldx%lld order %d: %lld fail",
+                        pf_dtype_name(dt), (long long)m, (long long)n,
+                        (long long)k, bug, (long long)f);
+      }
+      /* the faults: fail */
+      for (bug = 1; bug <= 3; bug++) {
+        if (bug == 1 && dt != CPK_F16)
+          continue; /* no subnormal inputs in bf16 and fp32 */
+        matmul_as_kernel(&c, y->val, 0, bug);
+        f = failures(&c, y);
+        /* (bug 1: most outputs; 2: row m/2's infinities; 3: row m/2 and
+         * column n/2) */
+        if (f < (bug == 1 ? m * n / 2 : bug == 2 ? n / 2 : m + n - 1))
+          CM_TEST_FAIL_("%s %lldx%lldx%lld bug %d: %lld fail",
+                        pf_dtype_name(dt), (long long)m, (long long)n,
+                        (long long)k, bug, (long long)f);
+      }
+      pf_case_free(&c);
+    }
+  return 0;
+}
