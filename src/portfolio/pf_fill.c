@@ -458,7 +458,9 @@ int pf_matmul_sampled(int64_t m, int64_t n, int64_t k) {
  * product correctly matches the float64 reference in those too. */
 typedef struct {
   pf_case *c;
-  int which; /* 0: A, 1: B */
+  int which;    /* 0: A, 1: B */
+  int k_rows;   /* its stored rows run along k (A^T: k x m; B: k x n) */
+  int64_t cols; /* of the operand as stored */
 } mm_extreme_ctx;
 
 static void mm_extreme_range(void *p, int64_t r0, int64_t r1) {
@@ -467,22 +469,16 @@ static void mm_extreme_range(void *p, int64_t r0, int64_t r1) {
   static const int cs16[] = {0, 2, -2}, cs32[] = {0, 10, 30};
   const mm_extreme_ctx *x = p;
   pf_case *c = x->c;
-  const cpk_gemm *g = &c->g;
   const int half = c->dt == CPK_F16;
   const int *sk = half ? sk16 : sk32,
             *ls = x->which == 0 ? (half ? rs16 : rs32) : (half ? cs16 : cs32);
-  /* stored rows [r0, r1) of the operand: rows x cols as the reference
-   * reads it (trans_a: A stored k x m; trans_b: B stored n x k) */
-  const int trans = x->which == 0 ? g->trans_a : g->trans_b;
-  const int64_t cols =
-      x->which == 0 ? (g->trans_a ? g->m : g->k) : (g->trans_b ? g->k : g->n);
+  const int64_t cols = x->cols;
   double *v = c->t[x->which].val;
   int64_t r, q;
   for (r = r0; r < r1; r++)
     for (q = 0; q < cols; q++) {
-      /* (p, other): the index along k and along m (A) or n (B) */
-      const int64_t kp = x->which == 0 ? (trans ? r : q) : (trans ? q : r);
-      const int64_t o = x->which == 0 ? (trans ? q : r) : (trans ? r : q);
+      /* the index along k, and the other (along m for A, n for B) */
+      const int64_t kp = x->k_rows ? r : q, o = x->k_rows ? q : r;
       const int e = (x->which == 0 ? sk[kp % 5] : -sk[kp % 5]) + ls[o % 3];
       double *el = &v[r * cols + q];
       *el = pf_dtype_round(c->dt, ldexp(*el, e));
@@ -517,13 +513,14 @@ void pf_fill_matmul(pf_case *c, pf_rng *rng) {
   uniform(c, c->t[1].val, g->k * g->n, -1.0, 1.0, bkey);
   if (c->spec.extreme) {
     int w;
-    for (w = 0; w < 2; w++) {
-      mm_extreme_ctx x = {c, w};
-      const int64_t rows =
-          w == 0 ? (g->trans_a ? g->k : g->m) : (g->trans_b ? g->n : g->k);
-      const int64_t cols = (w == 0 ? g->m * g->k : g->k * g->n) / rows;
-      (void)pf_ref_parallel(rows, row_chunk(cols), mm_extreme_range, &x);
-    }
+    /* each operand's stored rows, as the reference reads them */
+    mm_extreme_ctx x[2] = {{c, 0, g->trans_a, g->trans_a ? g->m : g->k},
+                           {c, 1, !g->trans_b, g->trans_b ? g->k : g->n}};
+    const int64_t rows[2] = {g->trans_a ? g->k : g->m,
+                             g->trans_b ? g->n : g->k};
+    for (w = 0; w < 2; w++)
+      (void)pf_ref_parallel(rows[w], row_chunk(x[w].cols), mm_extreme_range,
+                            &x[w]);
     mm_extreme_specials(c);
   }
   /* The sample draws sequentially from the case stream (after the keys). */
