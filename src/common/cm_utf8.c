@@ -91,6 +91,13 @@ static int bidi_control(const unsigned char *u, size_t len) {
  * well-formed sequence; with oneline, also a space over a line break or
  * tab and '?'s over every other control character (C0, DEL, C1, and the
  * bidirectional controls). */
+/* 1 if the well-formed sequence u[0..len) is a control character: C0,
+ * DEL, C1 or a bidirectional control. */
+static int control_seq(const unsigned char *u, size_t len) {
+  return (len == 1 && (u[0] < 0x20 || u[0] == 0x7F)) ||
+         (len == 2 && u[0] == 0xC2 && u[1] < 0xA0) || bidi_control(u, len);
+}
+
 static size_t scrub(char *s, int oneline) {
   unsigned char *u = (unsigned char *)s;
   size_t n = strlen(s), i = 0, bad = 0, k;
@@ -104,9 +111,7 @@ static size_t scrub(char *s, int oneline) {
                (u[i] == '\n' || u[i] == '\r' || u[i] == '\t')) {
       u[i] = ' ';
       bad++;
-    } else if (oneline && ((len == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
-                           (len == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0) ||
-                           bidi_control(u + i, len))) {
+    } else if (oneline && control_seq(u + i, len)) {
       for (k = 0; k < len; k++)
         u[i + k] = '?';
       bad++;
@@ -122,6 +127,20 @@ size_t cm_utf8_scrub(char *s) {
 
 size_t cm_text_oneline(char *s) {
   return scrub(s, 1);
+}
+
+ptrdiff_t cm_text_control_at(const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t n = strlen(s), i = 0;
+  while (i < n) {
+    size_t len = cm_utf8_seq(u + i, n - i);
+    if (len == 0)
+      len = 1; /* not UTF-8: shown as '?', not obeyed */
+    else if (control_seq(u + i, len))
+      return (ptrdiff_t)i;
+    i += len;
+  }
+  return -1;
 }
 
 json_t *cm_json_text(const char *s) {

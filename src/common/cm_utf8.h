@@ -45,6 +45,13 @@ size_t cm_utf8_scrub(char *s);
  * shows. Returns how many bytes were replaced. */
 size_t cm_text_oneline(char *s);
 
+/* The offset in s of its first control character (as cm_text_oneline
+ * reads them: C0, a line break and a tab included, DEL, C1, the
+ * bidirectional controls), or -1 when it has none. For a path or word of
+ * a command line that the programs would print, write into logs and hand
+ * to tools: one with an ESC or a line break is refused, not shown. */
+ptrdiff_t cm_text_control_at(const char *s);
+
 /* json_string(s), with a scrubbed copy when s is not UTF-8: a value that
  * is always written. NULL only for s == NULL or out of memory. */
 struct json_t *cm_json_text(const char *s);

@@ -300,14 +300,22 @@ static int cli_parse(int argc, char **argv, pf_opts *o, char *err,
       if ((r = pf_alloc_resolve(-1, val, &m, err, errsize)))
         return r;
       o->alloc = (int)m;
-    } else if (strcmp(a, "--dump") == 0) {
+    } else if (strcmp(a, "--dump") == 0 || strcmp(a, "--json") == 0) {
+      const int dump = a[2] == 'd';
+      const ptrdiff_t at = cm_text_control_at(val);
       if (val[0] == '\0')
-        FAIL("--dump needs a folder, not an empty word");
-      o->dump_dir = val;
-    } else if (strcmp(a, "--json") == 0) {
-      if (val[0] == '\0')
-        FAIL("--json needs a file path, not an empty word");
-      o->json_path = val;
+        FAIL("%s needs a %s, not an empty word", a,
+             dump ? "folder" : "file path");
+      /* printed in messages and report lines, and (--json) recorded in
+       * the results: a path with an ESC or a line break is refused */
+      if (at >= 0)
+        FAIL("%s: the path holds a control character (byte 0x%02X at "
+             "offset %d): give one without",
+             a, (unsigned)(unsigned char)val[at], (int)at);
+      if (dump)
+        o->dump_dir = val;
+      else
+        o->json_path = val;
     } else if (strcmp(a, "--format") == 0) {
       format = val;
     } else if (strcmp(a, "--warmup") == 0) {

@@ -2,8 +2,10 @@
 #include "rp_cli.h"
 #include "cm_error.h"
 #include "cm_str.h"
+#include "cm_utf8.h"
 #include "rp_exit.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <uv.h>
@@ -225,10 +227,21 @@ static int rp__value_opt(const char *name, rp_cli *cli, const char *v,
   if (strcmp(name, "--select") == 0 && rp__select_words(v, err, size) != CM_OK)
     return CM_EINVAL;
   for (i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+    ptrdiff_t at;
     if (strcmp(name, strs[i].name) != 0)
       continue;
     if (*v == '\0' || cm_strlcpy(strs[i].dst, v, strs[i].n) != CM_OK) {
       cm_snprintf(err, size, "%s: empty or too long", name);
+      return CM_EINVAL;
+    }
+    /* repro prints these, writes them into logs and hands them to the
+     * stages' tools: an ESC or a line break in one would reach a terminal
+     * or cut a log's line */
+    if ((at = cm_text_control_at(v)) >= 0) {
+      cm_snprintf(err, size,
+                  "%s: the value holds a control character (byte 0x%02X at "
+                  "offset %d): give one without",
+                  name, (unsigned)(unsigned char)v[at], (int)at);
       return CM_EINVAL;
     }
     return CM_OK;

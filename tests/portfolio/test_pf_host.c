@@ -517,6 +517,17 @@ TEST_IMPL(cli_errors) {
   ASSERT_EQ(parse(&o, err, "--op", "soft\x1b[2Jmax\r\xff", NULL, NULL),
             CM_EINVAL);
   ASSERT_STR_EQ(err, "--op soft?[2Jmax ?: unknown op (see --list)");
+  /* a path with a control character is refused by its byte and offset
+   * (it would be printed in messages and recorded in the results); a
+   * path that is not UTF-8 is not refused */
+  ASSERT_EQ(parse(&o, err, "--smoke", "--json", "r\x1b[2J.json", NULL),
+            CM_EINVAL);
+  ASSERT_STR_EQ(err, "--json: the path holds a control character (byte 0x1B "
+                     "at offset 1): give one without");
+  ASSERT_EQ(parse(&o, err, "--smoke", "--dump", "d\nx", NULL), CM_EINVAL);
+  ASSERT_CONTAINS(err, "--dump: the path holds a control character (byte 0x0A "
+                       "at offset 1)");
+  ASSERT_OK(parse(&o, err, "--smoke", "--dump", "r\xe9sultats", NULL));
   /* auto too: the controls' variants are fixed, and the word was dropped */
   ASSERT_EQ(parse(&o, err, "--verify-control", "--variant", "auto", NULL),
             CM_EINVAL);

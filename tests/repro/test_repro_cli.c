@@ -1605,12 +1605,15 @@ TEST_IMPL(cli_doctor) {
     ASSERT_EQ(res.exit_code, 2);
     ASSERT_CONTAINS(res.err_tail, "unknown stage 'santize'");
     rp_step_result_free(&res);
-    /* the refusal repeats the word as one line of text: the ESC and the
-     * carriage return in it do not reach the terminal */
+    /* a word with a control character is refused as such, by its byte
+     * and offset: the ESC and the carriage return in it do not reach the
+     * terminal (before 2026-12-07 it was named as an unknown stage, the
+     * word repeated as one line of text) */
     bad[5] = "san\x1b[2Jtize\r";
     ASSERT_OK(rp_step_run(&sp, &res));
     ASSERT_EQ(res.exit_code, 2);
-    ASSERT_CONTAINS(res.err_tail, "unknown stage 'san?[2Jtize '");
+    ASSERT_CONTAINS(res.err_tail, "--only: the value holds a control "
+                                  "character (byte 0x1B at offset 3)");
     ASSERT_TRUE(strchr(res.err_tail, '\x1b') == NULL);
     ASSERT_TRUE(strchr(res.err_tail, '\r') == NULL);
     rp_step_result_free(&res);
@@ -1642,6 +1645,19 @@ TEST_IMPL(cli_usage_and_unsupported) {
   ASSERT_EQ(res.exit_code, 2);
   ASSERT_CONTAINS(res.err_tail, "--bogus");
   rp_step_result_free(&res);
+  {
+    /* a path with a control character: refused by its byte and offset
+     * (repro prints it, and writes it into logs), before anything runs */
+    const char *ctl_out[] = {RP_REPRO_EXE,    "--root", CM_SOURCE_DIR, "--out",
+                             "logs-x\x1b[2J", "build",  NULL};
+    sp.argv = ctl_out;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, 2);
+    ASSERT_CONTAINS(res.err_tail, "--out: the value holds a control "
+                                  "character (byte 0x1B at offset 6)");
+    ASSERT_TRUE(strchr(res.err_tail, '\x1b') == NULL);
+    rp_step_result_free(&res);
+  }
   {
     /* --root naming a folder that is not the repository (no env/): exit 2
      * before a run folder is made there */

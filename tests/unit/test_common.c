@@ -275,6 +275,26 @@ TEST_IMPL(text_oneline) {
   return 0;
 }
 
+/* The first control character of a word, as cm_text_oneline reads them;
+ * a byte that is not UTF-8 (a Latin-1 file name) is not one. */
+TEST_IMPL(text_control_at) {
+  ASSERT_EQ(cm_text_control_at(""), -1);
+  ASSERT_EQ(cm_text_control_at("/tmp/r\xc3\xa9sultats [2]/a b"), -1);
+  ASSERT_EQ(cm_text_control_at("/tmp/r\xe9sultats"), -1);
+  ASSERT_EQ(cm_text_control_at("\xc2\xa0nbsp"), -1);
+  ASSERT_EQ(cm_text_control_at("/tmp/x\x1b[2J"), 6);
+  ASSERT_EQ(cm_text_control_at("a\tb"), 1);
+  ASSERT_EQ(cm_text_control_at("ab\n"), 2);
+  ASSERT_EQ(cm_text_control_at("\xe9\x7f"), 1);
+  ASSERT_EQ(cm_text_control_at("x\xc2\x9b"
+                               "2J"),
+            1);
+  ASSERT_EQ(cm_text_control_at("ok \xe2\x80\xae"
+                               "fdp.exe"),
+            3);
+  return 0;
+}
+
 TEST_IMPL(error_table) {
   ASSERT_STR_EQ(cm_err_name(CM_EINVAL), "CM_EINVAL");
   ASSERT_STR_EQ(cm_strerror(CM_ETIMEDOUT), "timed out");
