@@ -87,10 +87,6 @@ static int bidi_control(const unsigned char *u, size_t len) {
   return u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9;
 }
 
-/* Walks s's characters, writing '?' over each byte that starts no
- * well-formed sequence; with oneline, also a space over a line break or
- * tab and '?'s over every other control character (C0, DEL, C1, and the
- * bidirectional controls). */
 /* 1 if the well-formed sequence u[0..len) is a control character: C0,
  * DEL, C1 or a bidirectional control. */
 static int control_seq(const unsigned char *u, size_t len) {
@@ -98,6 +94,10 @@ static int control_seq(const unsigned char *u, size_t len) {
          (len == 2 && u[0] == 0xC2 && u[1] < 0xA0) || bidi_control(u, len);
 }
 
+/* Walks s's characters, writing '?' over each byte that starts no
+ * well-formed sequence; with oneline, also a space over a line break or
+ * tab and '?'s over every other control character (C0, DEL, C1, and the
+ * bidirectional controls). */
 static size_t scrub(char *s, int oneline) {
   unsigned char *u = (unsigned char *)s;
   size_t n = strlen(s), i = 0, bad = 0, k;
