@@ -31,9 +31,13 @@ static int rp__selected(const rp_stage_desc *const *sel,
 
 static int rp__verify(const char *path) {
   rp_verify_result vr;
+  char shown[4096];
   int r;
   memset(&vr, 0, sizeof vr);
   r = rp_verify(path, &vr);
+  /* the path as given, one line of text (as report and compare show theirs) */
+  cm_strlcpy(shown, path, sizeof shown);
+  cm_text_oneline(shown);
   if (r != CM_OK) {
     /* vr.problem names what could not be read: a folder without
      * manifest.json exists, so "no such file" alone would mislead */
@@ -41,9 +45,9 @@ static int rp__verify(const char *path) {
       fprintf(stderr,
               "repro verify: %s: %s\n  (give a run folder, logs/RUN_ID, or "
               "its bundle, logs/RUN_ID.tar.gz)\n",
-              path, vr.problem);
+              shown, vr.problem);
     else
-      fprintf(stderr, "repro verify: %s: %s\n", path, cm_strerror(r));
+      fprintf(stderr, "repro verify: %s: %s\n", shown, cm_strerror(r));
     return RP_EXIT_VERIFY;
   }
   if (!vr.ok) {

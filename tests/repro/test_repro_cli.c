@@ -1732,25 +1732,27 @@ TEST_IMPL(cli_usage_and_unsupported) {
     rp_step_result_free(&res);
   }
   {
-    /* report's and compare's refusals repeat the words and paths they were
-     * given as one line of text, as repro's own do: an ESC or a carriage
-     * return in one of them does not reach the terminal */
+    /* report's, compare's and verify's messages repeat the words and paths
+     * they were given as one line of text, as repro's own refusals do: an
+     * ESC or a carriage return in one of them does not reach the terminal */
     const char *cmp_opt[] = {RP_REPRO_EXE, "compare",     "a", "b",
                              "--seed",     "4\x1b[2J2\r", NULL};
     const char *cmp_path[] = {RP_REPRO_EXE, "compare", "no\x1b]0;t\a.json", "b",
                               NULL};
     const char *rep_arg[] = {RP_REPRO_EXE, "report", "r1", "r\x1b[2K2", NULL};
-    const char *const *cases[] = {cmp_opt, cmp_path, rep_arg};
+    const char *ver_path[] = {RP_REPRO_EXE, "verify", "no\x1b[2Jrun", NULL};
+    const char *const *cases[] = {cmp_opt, cmp_path, rep_arg, ver_path};
     /* (a refusal that prints compare's usage after it would leave the
      * message out of the tail kept) */
-    const char *said[] = {"bad value '4?[2J2 ' for --seed",
-                          "cannot read BASE no?]0;t?.json",
-                          "unexpected argument 'r?[2K2'"};
+    const char *said[] = {
+        "bad value '4?[2J2 ' for --seed", "cannot read BASE no?]0;t?.json",
+        "unexpected argument 'r?[2K2'", "repro verify: no?[2Jrun: "};
+    const int code[] = {2, 2, 2, 4};
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       sp.argv = cases[k];
       ASSERT_OK(rp_step_run(&sp, &res));
-      ASSERT_EQ(res.exit_code, 2);
+      ASSERT_EQ(res.exit_code, code[k]);
       ASSERT_CONTAINS(res.err_tail, said[k]);
       ASSERT_TRUE(strchr(res.err_tail, '\x1b') == NULL);
       ASSERT_TRUE(strchr(res.err_tail, '\r') == NULL);
