@@ -599,9 +599,14 @@ int pf_alloc_resolve(int flag, const char *env, pf_alloc_mode *out, char *err,
     *out = PF_ALLOC_EXACT;
     return CM_OK;
   }
-  FAIL("allocator '%s' (CUDA_PORTFOLIO_ALLOC or --alloc): expected exact or "
-       "pooled",
-       env);
+  /* the environment's value as one line of text (main prints this, and
+   * pf_cli_parse's own messages are made so there) */
+  cm_snprintf(err, errsize,
+              "allocator '%s' (CUDA_PORTFOLIO_ALLOC or --alloc): expected "
+              "exact or pooled",
+              env);
+  cm_text_oneline(err);
+  return CM_EINVAL;
 }
 
 const char *pf_alloc_name(pf_alloc_mode m) {

@@ -592,6 +592,11 @@ TEST_IMPL(alloc_env) {
   ASSERT_STR_EQ(pf_alloc_name(m), "exact");
   ASSERT_EQ(pf_alloc_resolve(-1, "EXACT", &m, err, sizeof err), CM_EINVAL);
   ASSERT_CONTAINS(err, "CUDA_PORTFOLIO_ALLOC");
+  /* the value repeated as one line of text: an ESC does not reach the
+   * terminal */
+  ASSERT_EQ(pf_alloc_resolve(-1, "ex\x1b[2Jact", &m, err, sizeof err),
+            CM_EINVAL);
+  ASSERT_CONTAINS(err, "allocator 'ex?[2Jact'");
   /* the flag wins over the environment */
   ASSERT_OK(pf_alloc_resolve(PF_ALLOC_POOLED, "exact", &m, err, sizeof err));
   ASSERT_EQ(m, PF_ALLOC_POOLED);
