@@ -1517,8 +1517,8 @@ static double mm_b(const pf_case *c, int64_t p, int64_t j) {
 }
 
 /* C = op(A) op(B) as a kernel computes it: a binary32 sum of the products
- * (k ascending, or descending with `down`), with fmaf; bug 1: the fp16
- * and bf16 inputs below the dtype's smallest normal flushed to zero first;
+ * (k ascending, or descending with `down`), with fmaf; bug 1: the inputs
+ * below the dtype's smallest normal flushed to zero first;
  * bug 2: the store saturating to the largest finite value (satfinite);
  * bug 3: a non-finite product skipped. */
 static void matmul_as_kernel(pf_case *c, double *out, int down, int bug) {
@@ -1564,7 +1564,7 @@ TEST_IMPL(matmul_extreme) {
   static const int sk[2][5] = {{0, 8, -8, 12, -12}, {0, 40, -40, 60, -60}};
   static const int rs[2][3] = {{0, 3, -3}, {0, 30, 60}};
   static const int cs[2][3] = {{0, 2, -2}, {0, 10, 30}};
-  int d, s, bug;
+  int d, s, down, bug;
   for (d = 0; d < 3; d++)
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
       const cpk_dtype dt = (cpk_dtype)d;
@@ -1645,13 +1645,13 @@ TEST_IMPL(matmul_extreme) {
         }
       ASSERT_EQ(nonfinite, m + n - 1 + (m / 4 != m / 2 && n / 4 != n / 2));
       /* a kernel's arithmetic, both orders: passes */
-      for (bug = 0; bug < 2; bug++) {
-        matmul_as_kernel(&c, y->val, bug, 0);
+      for (down = 0; down < 2; down++) {
+        matmul_as_kernel(&c, y->val, down, 0);
         f = failures(&c, y);
         if (f != 0)
           CM_TEST_FAIL_("%s %lldx%lldx%lld order %d: %lld fail",
                         pf_dtype_name(dt), (long long)m, (long long)n,
-                        (long long)k, bug, (long long)f);
+                        (long long)k, down, (long long)f);
       }
       /* the faults: fail */
       for (bug = 1; bug <= 3; bug++) {
