@@ -209,6 +209,10 @@ static void check_set(const pf_opts *o, const pf_set *set) {
                (sp->trans_b == 0 || sp->trans_b == 1));
     FUZZ_CHECK(sp->mask == 0 || (sp->mask == 1 && op->kop == CPK_OP_SOFTMAX));
     FUZZ_CHECK(sp->extreme == 0 || sp->extreme == 1);
+    /* --extreme shapes every op's inputs: in a selection, every case
+     * carries it or none does */
+    if (o->mode == PF_MODE_SELECT)
+      FUZZ_CHECK(sp->extreme == o->extreme);
     /* the variants' own limits */
     if (sp->variant == CPK_V_FUSED)
       FUZZ_CHECK(cpk_fused_fits(op->kop, sp->dt, sp->dims[1]));
