@@ -210,14 +210,9 @@ void pf_fill_elementwise(pf_case *c, pf_rng *rng) {
    * through (inf + -inf = NaN, -0 stays -0, subnormals are not flushed).
    * The smallest subnormal of each dtype: bf16's is 2^-133 (fp32's 2^-149
    * would round to 0 in bf16, and bf16 would have no subnormal). */
-  const double specials[] = {INFINITY,
-                             -INFINITY,
-                             NAN,
-                             -0.0,
-                             c->dt == CPK_F16    ? 0x1p-24
-                             : c->dt == CPK_BF16 ? 0x1p-133
-                                                 : 0x1p-149,
-                             pf_dtype_max(c->dt)};
+  const double specials[] = {
+      INFINITY,           -INFINITY, NAN, -0.0, pf_dtype_tiny(c->dt),
+      pf_dtype_max(c->dt)};
   const uint64_t nspecial = sizeof specials / sizeof specials[0];
   int i, first = 1;
   int64_t start0 = 0;

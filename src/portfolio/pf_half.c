@@ -146,6 +146,10 @@ double pf_dtype_max(cpk_dtype dt) {
   return FLT_MAX;
 }
 
+double pf_dtype_tiny(cpk_dtype dt) {
+  return dt == CPK_F16 ? 0x1p-24 : dt == CPK_BF16 ? 0x1p-133 : 0x1p-149;
+}
+
 void pf_dtype_saturate(cpk_dtype dt, double *e, int64_t n) {
   int64_t i;
   for (i = 0; i < n; i++)

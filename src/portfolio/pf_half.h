@@ -42,5 +42,8 @@ double pf_dtype_load(cpk_dtype dt, const void *src);
 void pf_dtype_saturate(cpk_dtype dt, double *e, int64_t n);
 /* Largest finite value of dt. */
 double pf_dtype_max(cpk_dtype dt);
+/* The smallest positive (subnormal) value of dt: 2^-149 (fp32), 2^-24
+ * (fp16), 2^-133 (bf16). */
+double pf_dtype_tiny(cpk_dtype dt);
 
 #endif

@@ -257,7 +257,7 @@ static void verify_outputs(pf_case *c, verdict *v) {
      * scale (pf_compare_small_rows; since 2026-12-06) */
     if (c->spec.extreme && c->op->kind == PF_KIND_ROWS && !c->sample &&
         !pf_compare_small_rows(t->val, t->expected, t->scale, t->rows, t->cols,
-                               tol, &cmp) &&
+                               tol, pf_dtype_tiny(c->dt), &cmp) &&
         !v->reason) {
       v->reason = "tolerance";
       v->tensor = t->name;

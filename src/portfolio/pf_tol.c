@@ -296,7 +296,7 @@ int pf_rounding_check(cpk_dtype dt, const double *actual,
 
 int pf_compare_small_rows(const double *actual, const double *expected,
                           const double *scale, int64_t rows, int64_t cols,
-                          pf_tol t, pf_cmp *out) {
+                          pf_tol t, double step, pf_cmp *out) {
   int64_t r, c;
   cmp_init(out);
   for (r = 0; r < rows; r++) {
@@ -308,7 +308,7 @@ int pf_compare_small_rows(const double *actual, const double *expected,
         m = fabs(e[c]);
     if (!(m > 0.0 && m < t.atol))
       continue;
-    ts.atol = t.atol * m;
+    ts.atol = t.atol * m > step ? t.atol * m : step;
     for (c = 0; c < cols; c++) {
       const int64_t i = r * cols + c;
       cmp_note(out, i, actual[i], e[c],

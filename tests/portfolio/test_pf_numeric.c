@@ -1471,7 +1471,7 @@ TEST_IMPL(small_rows_rmsbwd_caught) {
                            tol, &cmp),
                 1);
       ok = pf_compare_small_rows(dx->val, dx->expected, dx->scale, 64, 1000,
-                                 tol, &cmp);
+                                 tol, pf_dtype_tiny(c.dt), &cmp);
       if (old && d == CPK_F32) {
         ASSERT_EQ(ok, 0);
         ASSERT_TRUE(cmp.failed > 0);
@@ -1668,5 +1668,80 @@ TEST_IMPL(matmul_extreme) {
       }
       pf_case_free(&c);
     }
+  return 0;
+}
+
+/* n little-endian values of a .npy file that cuda_portfolio --dump wrote
+ * (header: magic, version 1.0, a 2-byte length), as doubles: elsize 2
+ * (fp16) or 8 (float64). 0 on success. */
+static int read_npy(const char *path, size_t elsize, int64_t n, double *out) {
+  unsigned char head[10], b[8];
+  FILE *f = fopen(path, "rb");
+  int64_t i;
+  if (f == NULL || fread(head, 1, 10, f) != 10 ||
+      fseek(f, 10 + head[8] + 256 * head[9], SEEK_SET) != 0)
+    return -1;
+  for (i = 0; i < n; i++) {
+    double v;
+    if (fread(b, 1, elsize, f) != elsize)
+      break;
+    if (elsize == 2)
+      v = pf_dtype_load(CPK_F16, b);
+    else
+      memcpy(&v, b, 8);
+    out[i] = v;
+  }
+  fclose(f);
+  return i == n ? 0 : -1;
+}
+
+/* A correct kernel failed the row-scaled check (pf_compare_small_rows) on
+ * an H100 (2026-12-07, tests/fixtures/h100-sbwd-small-row/README.md):
+ * softmax_backward fp16 64x1000 with extreme values, row 53, whose
+ * outputs all lie under atol (1e-7): atol scaled to 1e-7 times the row's
+ * largest |expected| left 6e-15 of room where fp16 stores that row in
+ * steps of 2^-24 (6e-8), and element 53879, expected 5.65e-8, was stored
+ * as 2^-24, its correctly rounded value. The room is now at least one
+ * step of the dtype: the captured outputs pass, and one put a step
+ * further off still fails. */
+TEST_IMPL(small_rows_dtype_step) {
+  const int64_t rows = 64, cols = 1000, n = rows * cols;
+  double *dx = malloc((size_t)n * sizeof *dx);
+  double *ref = malloc((size_t)n * sizeof *ref);
+  const pf_tol tol = pf_tol_get(CPK_OP_SOFTMAX_BWD, CPK_F16);
+  pf_cmp cmp;
+  ASSERT_TRUE(dx != NULL && ref != NULL);
+  ASSERT_EQ(read_npy(CM_SOURCE_DIR
+                     "/tests/fixtures/h100-sbwd-small-row/"
+                     "case0000_softmax_backward_fused_fp16_dx.npy",
+                     2, n, dx),
+            0);
+  ASSERT_EQ(read_npy(CM_SOURCE_DIR
+                     "/tests/fixtures/h100-sbwd-small-row/"
+                     "case0000_softmax_backward_fused_fp16_dx_ref.npy",
+                     8, n, ref),
+            0);
+  pf_dtype_saturate(CPK_F16, ref, n);
+  ASSERT_TRUE(dx[53879] == 0x1p-24 && ref[53879] > 5.6e-8 &&
+              ref[53879] < 5.7e-8);
+  /* the plain check passes; the row-scaled one without the step (as
+   * before) fails row 53, with it passes */
+  ASSERT_EQ(pf_compare(dx, ref, NULL, n, NULL, 0, tol, &cmp), 1);
+  ASSERT_EQ(pf_compare_small_rows(dx, ref, NULL, rows, cols, tol, 0.0, &cmp),
+            0);
+  /* (the GPU run failed 1 element; the dump has no gamma scales, so here
+   * one more of row 53 fails too) */
+  ASSERT_TRUE(cmp.failed >= 1 && cmp.worst / cols == 53);
+  ASSERT_EQ(pf_compare_small_rows(dx, ref, NULL, rows, cols, tol,
+                                  pf_dtype_tiny(CPK_F16), &cmp),
+            1);
+  ASSERT_TRUE(cmp.checked >= cols);
+  /* two steps off: still caught */
+  dx[53879] = 3 * 0x1p-24;
+  ASSERT_EQ(pf_compare_small_rows(dx, ref, NULL, rows, cols, tol,
+                                  pf_dtype_tiny(CPK_F16), &cmp),
+            0);
+  free(dx);
+  free(ref);
   return 0;
 }
