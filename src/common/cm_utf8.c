@@ -1,6 +1,8 @@
 /* cm_utf8.c: see cm_utf8.h. */
 #include "cm_utf8.h"
 
+#include "cm_str.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,12 @@ ptrdiff_t cm_text_control_at(const char *s) {
     i += len;
   }
   return -1;
+}
+
+const char *cm_text_shown(const char *s, char *buf, size_t size) {
+  cm_strlcpy(buf, s, size);
+  cm_text_oneline(buf);
+  return buf;
 }
 
 json_t *cm_json_text(const char *s) {

@@ -52,6 +52,12 @@ size_t cm_text_oneline(char *s);
  * to tools: one with an ESC or a line break is refused, not shown. */
 ptrdiff_t cm_text_control_at(const char *s);
 
+/* s copied into buf[size] (cut as cm_strlcpy cuts) and made one line of
+ * text there (cm_text_oneline); returns buf. For a path or name repro or
+ * cuda_portfolio was given, or read from a folder or bundle, repeated in a
+ * message. */
+const char *cm_text_shown(const char *s, char *buf, size_t size);
+
 /* json_string(s), with a scrubbed copy when s is not UTF-8: a value that
  * is always written. NULL only for s == NULL or out of memory. */
 struct json_t *cm_json_text(const char *s);

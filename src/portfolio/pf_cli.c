@@ -301,7 +301,7 @@ static int cli_parse(int argc, char **argv, pf_opts *o, char *err,
         return r;
       o->alloc = (int)m;
     } else if (strcmp(a, "--dump") == 0 || strcmp(a, "--json") == 0) {
-      const int dump = a[2] == 'd';
+      const int dump = strcmp(a, "--dump") == 0;
       const ptrdiff_t at = cm_text_control_at(val);
       if (val[0] == '\0')
         FAIL("%s needs a %s, not an empty word", a,

@@ -36,8 +36,7 @@ static int rp__verify(const char *path) {
   memset(&vr, 0, sizeof vr);
   r = rp_verify(path, &vr);
   /* the path as given, one line of text (as report and compare show theirs) */
-  cm_strlcpy(shown, path, sizeof shown);
-  cm_text_oneline(shown);
+  cm_text_shown(path, shown, sizeof shown);
   if (r != CM_OK) {
     /* vr.problem names what could not be read: a folder without
      * manifest.json exists, so "no such file" alone would mislead */

@@ -272,6 +272,12 @@ TEST_IMPL(text_oneline) {
   cm_strlcpy(s, "plain: 1,024 bytes", sizeof s);
   ASSERT_EQ(cm_text_oneline(s), 0);
   ASSERT_STR_EQ(s, "plain: 1,024 bytes");
+  {
+    /* the copy for a message: cut as cm_strlcpy cuts, then one line */
+    char b[8];
+    ASSERT_TRUE(cm_text_shown("a\x1b[2J\rbcdef", b, sizeof b) == b);
+    ASSERT_STR_EQ(b, "a?[2J b");
+  }
   return 0;
 }
 

@@ -400,12 +400,10 @@ char *rp_compare_text(const rp_compare_result *r, const rp_compare_opts *o,
   size_t i;
   char bp[4096], np[4096];
   /* the paths as given, one line of text each (the JSON form escapes) */
-  cm_strlcpy(bp, base_path, sizeof bp);
-  cm_strlcpy(np, new_path, sizeof np);
-  cm_text_oneline(bp);
-  cm_text_oneline(np);
   rp__sb_init(&b);
-  rp__sb_printf(&b, "BASE %s\nNEW  %s\n", bp, np);
+  rp__sb_printf(&b, "BASE %s\nNEW  %s\n",
+                cm_text_shown(base_path, bp, sizeof bp),
+                cm_text_shown(new_path, np, sizeof np));
   if (r->refused) {
     rp__sb_printf(&b, "refused: %s\n", r->reasons);
     if (!r->unmatched)

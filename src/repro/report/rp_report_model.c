@@ -262,15 +262,6 @@ void rp_results_free(rp_results *r) {
  * run's results are kilobytes. */
 #define RP__RESULTS_MAX ((uint64_t)64 << 20)
 
-/* s made one line of text for a message (cm_text_oneline, into buf): a
- * path or a name from a folder or bundle repro does not control must not
- * carry an ESC or a carriage return to the terminal. */
-static const char *shown(const char *s, char *buf, size_t size) {
-  cm_strlcpy(buf, s, size);
-  cm_text_oneline(buf);
-  return buf;
-}
-
 /* uv_fs_stat (follow: 1) or uv_fs_lstat (0: a link is not followed) of
  * path as the OS's file calls take it (cm_path_os: a long Windows path in
  * the extended form) into *st: 0, or a libuv error. */
@@ -308,7 +299,7 @@ static int skip_link(const char *path) {
   fprintf(stderr,
           "repro: %s: a symbolic link, not read (a run's files are never "
           "read through a link; verify and the manifest skip it too)\n",
-          shown(path, p, sizeof p));
+          cm_text_shown(path, p, sizeof p));
   return 1;
 }
 
@@ -327,7 +318,7 @@ static json_t *load_json(const char *path, int *err) {
     fprintf(stderr,
             "repro: %s: not a regular file (a pipe, a device or a socket); "
             "a run's results are files\n",
-            shown(path, p, sizeof p));
+            cm_text_shown(path, p, sizeof p));
     *err = CM_EINVAL;
     return NULL;
   }
@@ -335,7 +326,7 @@ static json_t *load_json(const char *path, int *err) {
     fprintf(stderr,
             "repro: %s: %llu bytes, more than a results file holds (at most "
             "%llu; a run's results are kilobytes)\n",
-            shown(path, p, sizeof p), (unsigned long long)size,
+            cm_text_shown(path, p, sizeof p), (unsigned long long)size,
             (unsigned long long)RP__RESULTS_MAX);
     *err = CM_ERANGE;
     return NULL;
@@ -346,8 +337,8 @@ static json_t *load_json(const char *path, int *err) {
   doc = json_loadb(buf, len, 0, &je);
   free(buf);
   if (doc == NULL) {
-    fprintf(stderr, "repro: %s:%d:%d: %s\n", shown(path, p, sizeof p), je.line,
-            je.column, je.text);
+    fprintf(stderr, "repro: %s:%d:%d: %s\n", cm_text_shown(path, p, sizeof p),
+            je.line, je.column, je.text);
     *err = CM_EPARSE;
   }
   return doc;
@@ -363,12 +354,12 @@ int rp_results_load(const char *path, rp_results *out) {
   if (r == CM_EPARSE) {
     char p[2048];
     fprintf(stderr, "repro: %s: not a results document (no cases[])\n",
-            shown(path, p, sizeof p));
+            cm_text_shown(path, p, sizeof p));
   } else if (r == CM_ENOTSUP) {
     char p[2048], why[512];
     rp_results_version(doc, why, sizeof why);
     fprintf(stderr, "repro: %s: a results document with %s\n",
-            shown(path, p, sizeof p), why);
+            cm_text_shown(path, p, sizeof p), why);
   }
   json_decref(doc);
   if (r != CM_OK)
@@ -539,18 +530,21 @@ static int on_bundle_results(void *ud, const char *rel, const char *data,
   doc = json_loadb(data, len, 0, NULL);
   if (doc == NULL) {
     fprintf(stderr, "repro: %s: %s: not JSON\n",
-            shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr));
+            cm_text_shown(b->bundle, sb, sizeof sb),
+            cm_text_shown(rel, sr, sizeof sr));
     return CM_EPARSE;
   }
   rc = rp_results_from_json(doc, r);
   if (rc == CM_EPARSE)
     fprintf(stderr, "repro: %s: %s: not a results document (no cases[])\n",
-            shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr));
+            cm_text_shown(b->bundle, sb, sizeof sb),
+            cm_text_shown(rel, sr, sizeof sr));
   if (rc == CM_ENOTSUP) {
     char why[512];
     rp_results_version(doc, why, sizeof why);
     fprintf(stderr, "repro: %s: %s: a results document with %s\n",
-            shown(b->bundle, sb, sizeof sb), shown(rel, sr, sizeof sr), why);
+            cm_text_shown(b->bundle, sb, sizeof sb),
+            cm_text_shown(rel, sr, sizeof sr), why);
   }
   json_decref(doc);
   if (rc == CM_OK)
@@ -589,7 +583,7 @@ static int load_results_bundle(const char *path, rp_results **all, size_t *n) {
     fprintf(stderr,
             "repro: %s: the bundle does not verify (%s); `repro verify %s` "
             "says the same, and nothing of it is read\n",
-            shown(path, sp, sizeof sp), v.problem, sp);
+            cm_text_shown(path, sp, sizeof sp), v.problem, sp);
     r = CM_EMISMATCH;
   }
   if (r == CM_OK && b.nclean > 0) {
