@@ -436,21 +436,29 @@ int pf_matmul_sampled(int64_t m, int64_t n, int64_t k) {
   return (double)m * (double)n * (double)k > (double)pf_matmul_sample_above();
 }
 
-/* Matmul's extreme inputs: op(A)'s column p times 2^sk[p % 5] and op(B)'s
- * row p times 2^-sk[p % 5], so each product keeps its size while the
- * operands reach both ends of the dtype's range (fp16: 2^15 and its
- * subnormals; bf16 and fp32: 2^120 and 2^-60, all normal); then op(A)'s
- * row i times 2^rs[i % 3] and op(B)'s column j times 2^cs[j % 3], which
- * spreads the outputs over 2^-5..2^5 (fp16) or 1..2^90 without any
- * reaching atol's scale or the dtype's top. Three specials, each alone in
- * its column of op(A) and row of op(B) where it must be alone: the largest
- * finite value at op(A)[m/4, 0] and op(B)[0, n/4] (their product passes
- * every dtype's range: C[m/4, n/4] is +inf, fp32's accumulator overflows
- * for bf16 and fp32 and fp16's store does), +inf at op(A)[m/2, 1 % k]
- * (C's row m/2: +-inf, NaN where it meets a zero) and NaN at
- * op(B)[2 % k, n/2] (C's column n/2). Every special's result follows from
- * IEEE arithmetic in any order of the sum, so a kernel that computes the
- * product correctly matches the float64 reference in those too. */
+/* Matmul's extreme inputs. fp16: op(A)'s column p times 2^sk[p % 5] and
+ * op(B)'s row p times 2^-sk[p % 5], so each product keeps its size while
+ * the operands reach both ends of fp16's range (2^15 and its subnormals);
+ * then op(A)'s row i times 2^rs[i % 3] and op(B)'s column j times
+ * 2^cs[j % 3], which spreads the outputs over 2^-5..2^5. bf16 and fp32:
+ * one operand, `sub`, takes the column (A) or row (B) p times 2^sk[p % 5]
+ * and the spread 2^ls[o % 3] along its other index, the other operand
+ * 2^-sk[p % 5] alone; sk reaches -127, so sub holds subnormals (2^-127
+ * times a value in [-1, 1]) facing the other operand's 2^127, and sub
+ * reaches 2^120; the outputs spread over 1..2^60. Both operands cannot
+ * hold subnormals at once: a product of 2^-127 x 2^127 leaves no room for
+ * a spread on both sides that keeps every output above atol and below
+ * the top. sub is op(A) where trans_a == trans_b, else op(B), so that
+ * the test set puts them in each operand. No output reaches atol's scale
+ * or the dtype's top. Three specials, each alone in its column of op(A)
+ * and row of op(B) where it must be alone: the largest finite value at
+ * op(A)[m/4, 0] and op(B)[0, n/4] (their product passes every dtype's
+ * range: C[m/4, n/4] is +inf, fp32's accumulator overflows for bf16 and
+ * fp32 and fp16's store does), +inf at op(A)[m/2, 1 % k] (C's row m/2:
+ * +-inf, NaN where it meets a zero) and NaN at op(B)[2 % k, n/2] (C's
+ * column n/2). Every special's result follows from IEEE arithmetic in any
+ * order of the sum, so a kernel that computes the product correctly
+ * matches the float64 reference in those too. */
 typedef struct {
   pf_case *c;
   int which;    /* 0: A, 1: B */
@@ -458,15 +466,26 @@ typedef struct {
   int64_t cols; /* of the operand as stored */
 } mm_extreme_ctx;
 
+/* The power of two on operand `which` (0: A, 1: B) at index p along k and
+ * o along its other dimension. */
+static int mm_extreme_exp(cpk_dtype dt, int trans_a, int trans_b, int which,
+                          int64_t p, int64_t o) {
+  static const int sk16[] = {0, 8, -8, 12, -12},
+                   sk32[] = {0, 40, -40, 60, -127};
+  static const int rs16[] = {0, 3, -3}, cs16[] = {0, 2, -2},
+                   ls32[] = {0, 30, 60};
+  if (dt == CPK_F16)
+    return (which == 0 ? sk16[p % 5] : -sk16[p % 5]) +
+           (which == 0 ? rs16 : cs16)[o % 3];
+  /* the operand with the subnormals: A where the layouts agree */
+  if (which == (trans_a != trans_b))
+    return sk32[p % 5] + ls32[o % 3];
+  return -sk32[p % 5];
+}
+
 static void mm_extreme_range(void *p, int64_t r0, int64_t r1) {
-  static const int sk16[] = {0, 8, -8, 12, -12}, sk32[] = {0, 40, -40, 60, -60};
-  static const int rs16[] = {0, 3, -3}, rs32[] = {0, 30, 60};
-  static const int cs16[] = {0, 2, -2}, cs32[] = {0, 10, 30};
   const mm_extreme_ctx *x = p;
   pf_case *c = x->c;
-  const int half = c->dt == CPK_F16;
-  const int *sk = half ? sk16 : sk32,
-            *ls = x->which == 0 ? (half ? rs16 : rs32) : (half ? cs16 : cs32);
   const int64_t cols = x->cols;
   double *v = c->t[x->which].val;
   int64_t r, q;
@@ -474,7 +493,8 @@ static void mm_extreme_range(void *p, int64_t r0, int64_t r1) {
     for (q = 0; q < cols; q++) {
       /* the index along k, and the other (along m for A, n for B) */
       const int64_t kp = x->k_rows ? r : q, o = x->k_rows ? q : r;
-      const int e = (x->which == 0 ? sk[kp % 5] : -sk[kp % 5]) + ls[o % 3];
+      const int e =
+          mm_extreme_exp(c->dt, c->g.trans_a, c->g.trans_b, x->which, kp, o);
       double *el = &v[r * cols + q];
       *el = pf_dtype_round(c->dt, ldexp(*el, e));
     }

@@ -1549,21 +1549,24 @@ static void matmul_as_kernel(pf_case *c, double *out, int down, int bug) {
 
 /* Matmul's extreme inputs (pf_fill_matmul, docs/VALIDATION.md): each
  * operand reaches both ends of its dtype's range (fp16 with subnormals in
- * both), the specials land where they are documented, and the products
- * keep their size: a kernel's binary32 arithmetic passes the check in
- * either order of its sum, while a flush of subnormal inputs (fp16), a
- * saturating store, or a skipped non-finite product fails it. */
+ * both; bf16 and fp32 in one, op(A) where the layouts agree, else op(B)),
+ * the specials land where they are documented, and the products keep
+ * their size: a kernel's binary32 arithmetic passes the check in either
+ * order of its sum, while a flush of subnormal inputs, a saturating store,
+ * or a skipped non-finite product fails it. */
 TEST_IMPL(matmul_extreme) {
   static const struct {
     int64_t m, n, k;
     int ta, tb;
   } shapes[] = {{33, 65, 17, 0, 0}, {57, 41, 129, 1, 0}, {40, 72, 24, 1, 1}};
-  /* the scales docs/VALIDATION.md states, stated again here (fp16; bf16
-   * and fp32): 2^sk[p % 5] on op(A)'s column p and 2^-sk on op(B)'s row
-   * p, 2^rs[i % 3] on op(A)'s row i, 2^cs[j % 3] on op(B)'s column j */
-  static const int sk[2][5] = {{0, 8, -8, 12, -12}, {0, 40, -40, 60, -60}};
-  static const int rs[2][3] = {{0, 3, -3}, {0, 30, 60}};
-  static const int cs[2][3] = {{0, 2, -2}, {0, 10, 30}};
+  /* the scales docs/VALIDATION.md states, stated again here. fp16:
+   * 2^sk16[p % 5] on op(A)'s column p and 2^-sk16 on op(B)'s row p,
+   * 2^rs16[i % 3] on op(A)'s row i, 2^cs16[j % 3] on op(B)'s column j.
+   * bf16 and fp32: on the operand with the subnormals, 2^sk32[p % 5]
+   * along k and 2^ls32 along its other index; on the other, 2^-sk32. */
+  static const int sk16[5] = {0, 8, -8, 12, -12}, rs16[3] = {0, 3, -3},
+                   cs16[3] = {0, 2, -2};
+  static const int sk32[5] = {0, 40, -40, 60, -127}, ls32[3] = {0, 30, 60};
   int d, s, down, bug;
   for (d = 0; d < 3; d++)
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
@@ -1572,8 +1575,10 @@ TEST_IMPL(matmul_extreme) {
       const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
       const int64_t dims[3] = {m, n, k};
       const double top = pf_dtype_max(dt);
+      /* the operand with bf16's and fp32's subnormals: 0 op(A), 1 op(B) */
+      const int so = shapes[s].ta != shapes[s].tb;
       double amax = 0, amin = INFINITY, bmax = 0, bmin = INFINITY;
-      int64_t i, j, p, sub = 0, nonfinite = 0, f;
+      int64_t i, j, p, asub = 0, bsub = 0, nonfinite = 0, f;
       pf_case c;
       pf_rng rng;
       pf_tensor *y;
@@ -1604,10 +1609,12 @@ TEST_IMPL(matmul_extreme) {
             continue;
           ASSERT_TRUE(a <= top);
           /* within its scale: the uniform value was in [-1, 1] */
-          ASSERT_TRUE(a <= ldexp(1.0, sk[w][p % 5] + rs[w][i % 3]));
+          ASSERT_TRUE(a <= ldexp(1.0, !w        ? sk16[p % 5] + rs16[i % 3]
+                                      : so == 0 ? sk32[p % 5] + ls32[i % 3]
+                                                : -sk32[p % 5]));
           amax = a > amax ? a : amax;
           amin = a > 0 && a < amin ? a : amin;
-          sub += a > 0 && a < (dt == CPK_F16 ? 0x1p-14 : 0x1p-126);
+          asub += a > 0 && a < (dt == CPK_F16 ? 0x1p-14 : 0x1p-126);
         }
       for (p = 0; p < k; p++)
         for (j = 0; j < n; j++) {
@@ -1615,19 +1622,27 @@ TEST_IMPL(matmul_extreme) {
           if (p == 0 || (p == 2 && j == n / 2))
             continue;
           ASSERT_TRUE(b <= top);
-          ASSERT_TRUE(b <= ldexp(1.0, -sk[w][p % 5] + cs[w][j % 3]));
+          ASSERT_TRUE(b <= ldexp(1.0, !w        ? -sk16[p % 5] + cs16[j % 3]
+                                      : so == 1 ? sk32[p % 5] + ls32[j % 3]
+                                                : -sk32[p % 5]));
           bmax = b > bmax ? b : bmax;
           bmin = b > 0 && b < bmin ? b : bmin;
-          sub += b > 0 && b < (dt == CPK_F16 ? 0x1p-14 : 0x1p-126);
+          bsub += b > 0 && b < (dt == CPK_F16 ? 0x1p-14 : 0x1p-126);
         }
       if (dt == CPK_F16) {
         ASSERT_TRUE(amax >= 0x1p14 && bmax >= 0x1p13);
         ASSERT_TRUE(amin < 0x1p-18 && bmin < 0x1p-18);
-        ASSERT_TRUE(sub > (m + n) * k / 20); /* about 9 % */
+        ASSERT_TRUE(asub + bsub > (m + n) * k / 20); /* about 9 % */
       } else {
-        ASSERT_TRUE(amax >= 0x1p118 && bmax >= 0x1p88);
-        ASSERT_TRUE(amin < 0x1p-60 && bmin < 0x1p-60);
-        ASSERT_EQ(sub, 0);
+        /* the operand with the subnormals: 2^120 and about 1/15 of its
+         * values subnormal; the other: 2^127 and 2^-60, all normal */
+        const double smax = so ? bmax : amax, omax = so ? amax : bmax;
+        const double smin = so ? bmin : amin, omin = so ? amin : bmin;
+        const int64_t ssub = so ? bsub : asub, osub = so ? asub : bsub;
+        ASSERT_TRUE(smax >= 0x1p118 && omax >= 0x1p126);
+        ASSERT_TRUE(smin < 0x1p-126 && omin < 0x1p-60);
+        ASSERT_TRUE(ssub > (so ? n : m) * k / 20);
+        ASSERT_EQ(osub, 0);
       }
       /* the outputs the specials make; every other one finite */
       ASSERT_TRUE(isinf(y->expected[(m / 4) * n + n / 4]) &&
@@ -1655,13 +1670,15 @@ TEST_IMPL(matmul_extreme) {
       }
       /* the faults: fail */
       for (bug = 1; bug <= 3; bug++) {
-        if (bug == 1 && dt != CPK_F16)
-          continue; /* no subnormal inputs in bf16 and fp32 */
+        /* bug 1: most outputs (bf16, fp32: most of the third of C's rows,
+         * or columns, whose products meet the subnormals); 2: row m/2's
+         * infinities; 3: row m/2 and column n/2 */
+        const int64_t least = bug == 1   ? (w ? m * n / 4 : m * n / 2)
+                              : bug == 2 ? n / 2
+                                         : m + n - 1;
         matmul_as_kernel(&c, y->val, 0, bug);
         f = failures(&c, y);
-        /* (bug 1: most outputs; 2: row m/2's infinities; 3: row m/2 and
-         * column n/2) */
-        if (f < (bug == 1 ? m * n / 2 : bug == 2 ? n / 2 : m + n - 1))
+        if (f < least)
           CM_TEST_FAIL_("%s %lldx%lldx%lld bug %d: %lld fail",
                         pf_dtype_name(dt), (long long)m, (long long)n,
                         (long long)k, bug, (long long)f);
