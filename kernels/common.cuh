@@ -325,6 +325,35 @@ __device__ __forceinline__ float pair_sum(const float (&v)[N]) {
   }
 }
 
+/* Adds the elements of a raw 16-byte vector (SQ: their squares) to a,
+ * pairwise: a thread's share of a row's sum (row_sum) or sum of squares
+ * (rmsnorm). */
+template <typename T, bool SQ>
+__device__ __forceinline__ void sum_add(csum &a, const uint4 &q) {
+  float v[ty<T>::vec];
+  unpack<T>(q, v);
+  if constexpr (SQ) {
+#pragma unroll
+    for (int k = 0; k < ty<T>::vec; ++k)
+      v[k] *= v[k];
+  }
+  a.add(pair_sum(v));
+}
+
+/* Adds the products of two raw 16-byte vectors, element by element, to a:
+ * a thread's share of softmax_backward's sum of dy y. */
+template <typename T>
+__device__ __forceinline__ void dot_add(csum &a, const uint4 &q,
+                                        const uint4 &r) {
+  float v[ty<T>::vec], y[ty<T>::vec];
+  unpack<T>(q, v);
+  unpack<T>(r, y);
+#pragma unroll
+  for (int k = 0; k < ty<T>::vec; ++k)
+    v[k] *= y[k];
+  a.add(pair_sum(v));
+}
+
 /* Butterfly over a warp carrying both halves of the compensated sum; every
  * lane gets the same bits. */
 __device__ __forceinline__ void warp_csum(csum &v) {

@@ -487,9 +487,7 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
       csum a;
 #pragma unroll
       for (int j = 0; j < S; ++j) {
-        float v[VEC];
-        unpack<T>(SLOT(0, j), v);
-        a.add(pair_sum(v));
+        sum_add<T, false>(a, SLOT(0, j));
         PREFETCH(0, j);
       }
       float red[4] = {a.s, a.c, 0.f, 0.f};
@@ -567,15 +565,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     } else if constexpr (OP == F_SMBWD) {
       csum a;
 #pragma unroll
-      for (int j = 0; j < S; ++j) {
-        float g[VEC], y[VEC];
-        unpack<T>(SLOT(0, j), g);
-        unpack<T>(SLOT(1, j), y);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          g[k] *= y[k];
-        a.add(pair_sum(g));
-      }
+      for (int j = 0; j < S; ++j)
+        dot_add<T>(a, SLOT(0, j), SLOT(1, j));
       float red[4] = {a.s, a.c, 0.f, 0.f};
       group_reduce<false, 2, NT, GT, CL, RNW>(red, rs, rb);
       const float dot = csv(red, 0);
@@ -594,14 +585,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
     } else if constexpr (OP == F_RMS) {
       csum a;
 #pragma unroll
-      for (int j = 0; j < S; ++j) {
-        float v[VEC];
-        unpack<T>(SLOT(0, j), v);
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-          v[k] *= v[k];
-        a.add(pair_sum(v));
-      }
+      for (int j = 0; j < S; ++j)
+        sum_add<T, true>(a, SLOT(0, j));
       float red[4] = {a.s, a.c, 0.f, 0.f};
       group_reduce<false, 2, NT, GT, CL, RNW>(red, rs, rb);
       const float rstd = rsqrtf(csv(red, 0) / (float)p.cols + p.eps);

@@ -150,25 +150,12 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
         }
       } else if constexpr (OP == F_SMBWD) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          float g[VEC], y[VEC];
-          unpack<T>(q[0][u], g);
-          unpack<T>(q[1][u], y);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            g[k] *= y[k];
-          a.add(pair_sum(g));
-        }
+        for (int u = 0; u < U; ++u)
+          dot_add<T>(a, q[0][u], q[1][u]);
       } else if constexpr (OP == F_RMS) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          float v[VEC];
-          unpack<T>(q[0][u], v);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            v[k] *= v[k];
-          a.add(pair_sum(v));
-        }
+        for (int u = 0; u < U; ++u)
+          sum_add<T, true>(a, q[0][u]);
       } else { /* F_RMSBWD: in0 = dy, in1 = x */
         float pt[U], pd[U];
 #pragma unroll

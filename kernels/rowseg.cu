@@ -74,11 +74,8 @@ __global__ void __launch_bounds__(kSegThreads)
       q[u] =
           ld_pol<true>(xr + c0 + (int64_t)(u * kSegThreads + tid) * VEC, pol);
 #pragma unroll
-    for (int u = 0; u < kSegU; ++u) {
-      float v[VEC];
-      unpack<T>(q[u], v);
-      acc.add(pair_sum(v));
-    }
+    for (int u = 0; u < kSegU; ++u)
+      sum_add<T, false>(acc, q[u]);
   } else {
     /* a row's last segment, or rows that are not 16-byte aligned */
     for (int64_t c = c0 + (int64_t)tid * VEC; c < c1;

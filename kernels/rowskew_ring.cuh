@@ -367,20 +367,10 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           csum a;
 #pragma unroll
           for (int u = 0; u < U; ++u) {
-            float v[VEC];
-            unpack<T>(qa[0][u], v);
-            if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-              float y[VEC];
-              unpack<T>(qa[1][u], y);
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                v[k] *= y[k];
-            } else {
-#pragma unroll
-              for (int k = 0; k < VEC; ++k)
-                v[k] *= v[k];
-            }
-            a.add(pair_sum(v));
+            if constexpr (OP == CPK_OP_SOFTMAX_BWD)
+              dot_add<T>(a, qa[0][u], qa[1][u]);
+            else
+              sum_add<T, true>(a, qa[0][u]);
           }
           ps = rg_csum(a, sh, cg);
         }
