@@ -441,15 +441,15 @@ int pf_matmul_sampled(int64_t m, int64_t n, int64_t k) {
  * the operands reach both ends of fp16's range (2^15 and its subnormals);
  * then op(A)'s row i times 2^rs[i % 3] and op(B)'s column j times
  * 2^cs[j % 3], which spreads the outputs over 2^-5..2^5. bf16 and fp32:
- * one operand, `sub`, takes the column (A) or row (B) p times 2^sk[p % 5]
- * and the spread 2^ls[o % 3] along its other index, the other operand
- * 2^-sk[p % 5] alone; sk reaches -127, so sub holds subnormals (2^-127
- * times a value in [-1, 1]) facing the other operand's 2^127, and sub
+ * one operand, S, takes the column (A) or row (B) p times 2^sk[p % 5] and
+ * the spread 2^ls[o % 3] along its other index, the other operand
+ * 2^-sk[p % 5] alone; sk reaches -127, so S holds subnormals (2^-127
+ * times a value in [-1, 1]) facing the other operand's 2^127, and S
  * reaches 2^120; the outputs spread over 1..2^60. Both operands cannot
  * hold subnormals at once: a product of 2^-127 x 2^127 leaves no room for
  * a spread on both sides that keeps every output above atol and below
- * the top. sub is op(A) where trans_a == trans_b, else op(B), so that
- * the test set puts them in each operand. No output reaches atol's scale
+ * the top. S is op(A) where trans_a == trans_b, else op(B), so that the
+ * test set puts them in each operand. No output reaches atol's scale
  * or the dtype's top. Three specials, each alone in its column of op(A)
  * and row of op(B) where it must be alone: the largest finite value at
  * op(A)[m/4, 0] and op(B)[0, n/4] (their product passes every dtype's
