@@ -78,7 +78,8 @@ static const mm_shape test_mm[] = {
     /* extreme inputs (pf_fill_matmul): both ends of each dtype's range,
      * +-inf, NaN and an overflowing output; no transpose, A transposed
      * with a padded operand, both transposed on HOPPER's TMA path, and B
-     * transposed over a long k */
+     * transposed over a long k (bf16's and fp32's subnormals in op(A) in
+     * the first and third, in op(B) in the others) */
     {33, 65, 17, 0, 0, 0, 1},
     {257, 511, 129, 1, 0, 5, 1},
     {200, 304, 104, 1, 1, 0, 1},
