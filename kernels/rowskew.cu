@@ -293,6 +293,37 @@ sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
   }
 }
 
+/* A thread's share of a segment's sum, from its slices q[0] (and q[1]):
+ * softmax_bwd's sum(dy y), rmsnorm's sum(x^2). */
+template <typename T, int OP, int NI, int U>
+__device__ __forceinline__ csum sk_sum(const uint4 (&q)[NI][U]) {
+  csum a;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if constexpr (OP == CPK_OP_SOFTMAX_BWD)
+      dot_add<T>(a, q[0][u], q[1][u]);
+    else
+      sum_add<T, true>(a, q[0][u]);
+  }
+  return a;
+}
+
+/* The partial's words of segment ta, tagged with this launch's epoch (one
+ * thread of the group that reduced it). */
+template <int NWD>
+__device__ __forceinline__ void sk_publish(const skp &p, uint32_t ep,
+                                           unsigned ta, float pm, float ps) {
+  const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
+  unsigned long long *wa = p.word + (size_t)ta * NWD;
+  if constexpr (NWD == 2) {
+    st_relaxed(wa, tg | __float_as_uint(pm));
+    st_relaxed(wa + 1, tg | __float_as_uint(ps));
+  } else {
+    (void)pm;
+    st_relaxed(wa, tg | __float_as_uint(ps));
+  }
+}
+
 /* Dynamic shared memory of skew_k<T, OP, *> (rmsnorm_bwd's dw
  * accumulators). */
 template <typename T, int OP> constexpr size_t sk_dyn() {
@@ -506,27 +537,10 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
         pm = block_csum(a, sh);
         ps = block_csum(d, sh);
       } else {
-        csum a;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          if constexpr (OP == CPK_OP_SOFTMAX_BWD)
-            dot_add<T>(a, qa[0][u], qa[1][u]);
-          else
-            sum_add<T, true>(a, qa[0][u]);
-        }
-        ps = block_csum(a, sh);
+        ps = block_csum(sk_sum<T, OP>(qa), sh);
       }
-      if (tid == 0) {
-        const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
-        unsigned long long *wa = p.word + (size_t)ta * NWD;
-        if constexpr (NWD == 2) {
-          st_relaxed(wa, tg | __float_as_uint(pm));
-          st_relaxed(wa + 1, tg | __float_as_uint(ps));
-        } else {
-          (void)pm;
-          st_relaxed(wa, tg | __float_as_uint(ps));
-        }
-      }
+      if (tid == 0)
+        sk_publish<NWD>(p, ep, ta, pm, ps);
     }
   }
 

@@ -364,27 +364,10 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           ps = rg_csum(a, sh, cg);
           pm = bbad ? CUDART_NAN_F : bm;
         } else {
-          csum a;
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            if constexpr (OP == CPK_OP_SOFTMAX_BWD)
-              dot_add<T>(a, qa[0][u], qa[1][u]);
-            else
-              sum_add<T, true>(a, qa[0][u]);
-          }
-          ps = rg_csum(a, sh, cg);
+          ps = rg_csum(sk_sum<T, OP>(qa), sh, cg);
         }
-        if (gt == 0) {
-          const unsigned long long tg = (unsigned long long)gtag(ep, ta) << 32;
-          unsigned long long *wa = p.word + (size_t)ta * NWD;
-          if constexpr (NWD == 2) {
-            st_relaxed(wa, tg | __float_as_uint(pm));
-            st_relaxed(wa + 1, tg | __float_as_uint(ps));
-          } else {
-            (void)pm;
-            st_relaxed(wa, tg | __float_as_uint(ps));
-          }
-        }
+        if (gt == 0)
+          sk_publish<NWD>(p, ep, ta, pm, ps);
 #endif
         RPROF(1);
       }
