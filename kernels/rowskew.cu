@@ -293,6 +293,36 @@ sk_merge(const unsigned long long (&f)[GPL][NWD], const skp &p, int lane) {
   }
 }
 
+/* A segment's softmax partial from the thread's slices q: (max, the sum of
+ * exp(v - max)), the max NaN where some thread saw a NaN or +inf. bmax and
+ * bsum reduce over the threads that share the segment (skew_k's block, the
+ * ring's consumer group). */
+template <typename T, int U, typename BMax, typename BSum>
+__device__ __forceinline__ float2 sk_softmax_partial(const uint4 (&q)[U],
+                                                     BMax bmax, BSum bsum) {
+  uint32_t macc = max_acc_init<T>();
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    macc = max_acc_add<T>(macc, q[u]);
+  const float m = max_acc_get<T>(macc);
+  const bool bad = m != m || m == CUDART_INF_F;
+  csum a;
+  if (!bad && m != -CUDART_INF_F) {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      exp_sum_add<T>(a, q[u], m);
+  }
+  /* a poisoned thread counts as +inf: the group's max is +inf exactly
+   * when some thread saw a NaN or +inf */
+  const float bm = bmax(bad ? CUDART_INF_F : m);
+  const bool bbad = bm == CUDART_INF_F;
+  const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
+  a.s *= fs;
+  a.c *= fs;
+  const float ps = bsum(a);
+  return make_float2(bbad ? CUDART_NAN_F : bm, ps);
+}
+
 /* A thread's share of a segment's sum, from its slices q[0] (and q[1]):
  * softmax_bwd's sum(dy y), rmsnorm's sum(x^2). */
 template <typename T, int OP, int NI, int U>
@@ -500,27 +530,11 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
       /* the segment's partial */
       float pm = 0.f, ps;
       if constexpr (OP == CPK_OP_SOFTMAX) {
-        uint32_t macc = max_acc_init<T>();
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          macc = max_acc_add<T>(macc, qa[0][u]);
-        const float m = max_acc_get<T>(macc);
-        const bool bad = m != m || m == CUDART_INF_F;
-        csum a;
-        if (!bad && m != -CUDART_INF_F) {
-#pragma unroll
-          for (int u = 0; u < U; ++u)
-            exp_sum_add<T>(a, qa[0][u], m);
-        }
-        /* a poisoned thread counts as +inf: the block's max is +inf exactly
-         * when some thread saw a NaN or +inf */
-        const float bm = block_max(bad ? CUDART_INF_F : m, sh);
-        const bool bbad = bm == CUDART_INF_F;
-        const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
-        a.s *= fs;
-        a.c *= fs;
-        ps = block_csum(a, sh);
-        pm = bbad ? CUDART_NAN_F : bm;
+        const float2 pp = sk_softmax_partial<T>(
+            qa[0], [&](float v) { return block_max(v, sh); },
+            [&](csum v) { return block_csum(v, sh); });
+        pm = pp.x;
+        ps = pp.y;
       } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
         /* pm: sum x^2, ps: sum dy w x */
         csum a, d;

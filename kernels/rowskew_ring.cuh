@@ -344,25 +344,11 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
                                                      : (i == 0 ? fv : uint4{});
         float pm = 0.f, ps;
         if constexpr (OP == CPK_OP_SOFTMAX) {
-          uint32_t macc = max_acc_init<T>();
-#pragma unroll
-          for (int u = 0; u < U; ++u)
-            macc = max_acc_add<T>(macc, qa[0][u]);
-          const float m = max_acc_get<T>(macc);
-          const bool bad = m != m || m == CUDART_INF_F;
-          csum a;
-          if (!bad && m != -CUDART_INF_F) {
-#pragma unroll
-            for (int u = 0; u < U; ++u)
-              exp_sum_add<T>(a, qa[0][u], m);
-          }
-          const float bm = rg_max(bad ? CUDART_INF_F : m, sh, cg);
-          const bool bbad = bm == CUDART_INF_F;
-          const float fs = (!bbad && m != -CUDART_INF_F) ? fexp(m - bm) : 0.f;
-          a.s *= fs;
-          a.c *= fs;
-          ps = rg_csum(a, sh, cg);
-          pm = bbad ? CUDART_NAN_F : bm;
+          const float2 pp = sk_softmax_partial<T>(
+              qa[0], [&](float v) { return rg_max(v, sh, cg); },
+              [&](csum v) { return rg_csum(v, sh, cg); });
+          pm = pp.x;
+          ps = pp.y;
         } else {
           ps = rg_csum(sk_sum<T, OP>(qa), sh, cg);
         }
