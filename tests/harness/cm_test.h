@@ -25,8 +25,14 @@
 
 /* Path of the running test binary, for spawning helpers. */
 const char *cm_test_self_path(void);
-/* A fresh empty directory under the build tree for this test's files. */
+/* The suite's scratch folder under the build tree (tmp-<suite>), shared by
+ * its tests: each names its files or folders after itself (and its pid). */
 const char *cm_test_tmpdir(void);
+/* fn runs once the test has passed or been skipped (not when it failed, so
+ * that a failing test's files stay for a look): what a helper made for the
+ * test and can remove, so that the scratch folder does not grow with every
+ * run. At most 4 functions; a fifth is not kept. */
+void cm_test_on_success(void (*fn)(void));
 
 #define CM_TEST_FAIL_(fmt, ...)                                                \
   do {                                                                         \

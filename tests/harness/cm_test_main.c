@@ -39,6 +39,17 @@ const char *cm_test_tmpdir(void) {
   return CM_TEST_TMPDIR;
 }
 
+static void (*on_success[4])(void);
+
+void cm_test_on_success(void (*fn)(void)) {
+  size_t i;
+  for (i = 0; i < sizeof on_success / sizeof on_success[0]; i++)
+    if (on_success[i] == NULL || on_success[i] == fn) {
+      on_success[i] = fn;
+      return;
+    }
+}
+
 /* The suite's scratch folder is made at configure time; a build folder
  * copied without it (a trimmed copy carried to another machine) gets it
  * back here, so a test that writes there fails only for its own reasons. */
@@ -76,13 +87,16 @@ int main(int argc, char **argv) {
   }
   for (i = 0; tests[i].name != NULL; i++) {
     if (strcmp(tests[i].name, argv[1]) == 0) {
-      int rc = tests[i].fn();
+      int rc = tests[i].fn(), k;
       if (rc == 0)
         printf("ok %s\n", tests[i].name);
       else if (rc == TEST_SKIP)
         printf("skip %s\n", tests[i].name);
       else
         printf("not ok %s\n", tests[i].name);
+      fflush(stdout);
+      for (k = 0; (rc == 0 || rc == TEST_SKIP) && k < 4 && on_success[k]; k++)
+        on_success[k]();
       return rc;
     }
   }

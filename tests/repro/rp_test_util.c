@@ -13,6 +13,66 @@
 #include <uv.h>
 #include <zlib.h>
 
+int rt_remove_tree(const char *path) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  int r, first = 0;
+  r = uv_fs_lstat(NULL, &req, path, NULL);
+  /* libuv's mode is POSIX's encoding everywhere (rp_fs.c): 0040000 a
+   * folder; anything else (a file, a link) is unlinked */
+  if (r == 0 && (req.statbuf.st_mode & 0170000u) != 0040000u) {
+    uv_fs_req_cleanup(&req);
+    r = uv_fs_unlink(NULL, &req, path, NULL);
+    uv_fs_req_cleanup(&req);
+    if (r == 0)
+      return 0;
+    (void)uv_fs_chmod(NULL, &req, path, 0666, NULL);
+    uv_fs_req_cleanup(&req);
+    r = uv_fs_unlink(NULL, &req, path, NULL);
+    uv_fs_req_cleanup(&req);
+    return r;
+  }
+  uv_fs_req_cleanup(&req);
+  if (r != 0)
+    return r == UV_ENOENT ? 0 : r;
+  (void)uv_fs_chmod(NULL, &req, path, 0777, NULL);
+  uv_fs_req_cleanup(&req);
+  r = uv_fs_scandir(NULL, &req, path, 0, NULL);
+  if (r < 0) {
+    uv_fs_req_cleanup(&req);
+    return r;
+  }
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    char child[4096];
+    int e;
+    if (cm_snprintf(child, sizeof child, "%s/%s", path, ent.name) != CM_OK)
+      e = UV_ENAMETOOLONG;
+    else
+      e = rt_remove_tree(child);
+    if (first == 0)
+      first = e;
+  }
+  uv_fs_req_cleanup(&req);
+  r = uv_fs_rmdir(NULL, &req, path, NULL);
+  uv_fs_req_cleanup(&req);
+  return first != 0 ? first : r;
+}
+
+/* The folders rt_fresh_dir made in this process, removed when its test
+ * passes or is skipped (cm_test_on_success); past the table's size, a
+ * folder stays. */
+static char rt__made[32][1024];
+static int rt__nmade;
+
+static void rt__remove_made(void) {
+  int i, r;
+  for (i = 0; i < rt__nmade; i++)
+    if ((r = rt_remove_tree(rt__made[i])) != 0)
+      fprintf(stderr, "rt_fresh_dir: %s not removed: %s\n", rt__made[i],
+              uv_strerror(r));
+  rt__nmade = 0;
+}
+
 int rt_fresh_dir(const char *name, char *out, size_t size) {
   uv_fs_t req;
   int r = UV_EEXIST, k;
@@ -35,6 +95,11 @@ int rt_fresh_dir(const char *name, char *out, size_t size) {
   if (r == 0 && cm_strlcpy(out, req.ptr, size) != CM_OK)
     r = -1;
   uv_fs_req_cleanup(&req);
+  if (r == 0 && rt__nmade < (int)(sizeof rt__made / sizeof rt__made[0]) &&
+      cm_strlcpy(rt__made[rt__nmade], out, sizeof rt__made[0]) == CM_OK) {
+    rt__nmade++;
+    cm_test_on_success(rt__remove_made);
+  }
   return r == 0 ? 0 : -1;
 }
 

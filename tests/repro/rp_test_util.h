@@ -16,9 +16,15 @@
 #define RT_MALFORMED_JSON                                                      \
   "{\"schema_version\": 1, \"instrumented\": false, \"cases\": ["
 
-/* A fresh folder <suite tmp>/<name>-<pid> (created; an existing one is an
- * error) into out. 0 on success. */
+/* A fresh folder <suite tmp>/<name>-<pid>-<k> (created, k the first free
+ * number) into out, removed with what is in it once the test passes or is
+ * skipped; a failing test's stay. 0 on success. */
 int rt_fresh_dir(const char *name, char *out, size_t size);
+/* Removes path and everything under it, not following links; a folder
+ * whose mode keeps its entries (a test's unwritable one) and a read-only
+ * file (Windows) are made writable first. 0 (also when path is absent), or
+ * the first libuv error. */
+int rt_remove_tree(const char *path);
 /* Writes a whole file; 0 on success. mode 0755 when exec is 1 (POSIX; a
  * no-op for executability on Windows). */
 int rt_write(const char *path, const char *text, int exec);

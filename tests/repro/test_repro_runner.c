@@ -597,3 +597,70 @@ TEST_IMPL(runner_log_open_names_log) {
   rp_step_result_free(&res);
   return 0;
 }
+
+/* Run by ctest: rt_fresh_dir makes an empty folder. Run by
+ * fresh_dir_cleanup with RT_PROBE_OUT=FILE: makes one holding a read-only
+ * file in an unwritable folder, writes its path to FILE and returns
+ * RT_PROBE_RC. */
+TEST_IMPL(fresh_dir_probe) {
+  char dir[1024], sub[1100], f[1200];
+  const char *out = getenv("RT_PROBE_OUT"), *rc = getenv("RT_PROBE_RC");
+  uv_fs_t req;
+  ASSERT_EQ(rt_fresh_dir("probe", dir, sizeof dir), 0);
+  ASSERT_EQ(uv_fs_scandir(NULL, &req, dir, 0, NULL), 0);
+  uv_fs_req_cleanup(&req);
+  if (out == NULL)
+    return 0;
+  snprintf(sub, sizeof sub, "%s/ro", dir);
+  snprintf(f, sizeof f, "%s/f", sub);
+  ASSERT_EQ(uv_fs_mkdir(NULL, &req, sub, 0777, NULL), 0);
+  uv_fs_req_cleanup(&req);
+  ASSERT_EQ(rt_write(f, "kept?", 0), 0);
+  ASSERT_EQ(uv_fs_chmod(NULL, &req, f, 0444, NULL), 0);
+  uv_fs_req_cleanup(&req);
+  ASSERT_EQ(uv_fs_chmod(NULL, &req, sub, 0555, NULL), 0);
+  uv_fs_req_cleanup(&req);
+  ASSERT_EQ(rt_write(out, dir, 0), 0);
+  return rc != NULL ? atoi(rc) : 0;
+}
+
+/* The suite's scratch folder does not grow with every run: the folders a
+ * test made with rt_fresh_dir go once it passes or is skipped (77), a read-
+ * only file in an unwritable folder among them, and stay when it fails. */
+TEST_IMPL(fresh_dir_cleanup) {
+  static const char *const rcs[] = {"0", "77", "1"};
+  char dir[1024], out[1100];
+  int i;
+  ASSERT_EQ(rt_fresh_dir("cleanup", dir, sizeof dir), 0);
+  snprintf(out, sizeof out, "%s/probe-path", dir);
+  ASSERT_EQ(rt_setenv("RT_PROBE_OUT", out), 0);
+  for (i = 0; i < 3; i++) {
+    const char *argv[] = {cm_test_self_path(), "fresh_dir_probe", NULL};
+    rp_step_spec sp;
+    rp_step_result res;
+    uv_fs_t req;
+    char *made;
+    int r;
+    ASSERT_EQ(rt_setenv("RT_PROBE_RC", rcs[i]), 0);
+    memset(&sp, 0, sizeof sp);
+    sp.argv = argv;
+    sp.timeout_s = 20.0;
+    sp.quiet = 1;
+    ASSERT_OK(rp_step_run(&sp, &res));
+    ASSERT_EQ(res.exit_code, atoi(rcs[i]));
+    rp_step_result_free(&res);
+    made = rt_read(out, NULL);
+    ASSERT_TRUE(made != NULL);
+    r = uv_fs_lstat(NULL, &req, made, NULL);
+    uv_fs_req_cleanup(&req);
+    if (i < 2) {
+      ASSERT_EQ(r, UV_ENOENT);
+    } else {
+      ASSERT_EQ(r, 0);
+      r = rt_remove_tree(made);
+      ASSERT_EQ(r, 0);
+    }
+    free(made);
+  }
+  return 0;
+}
