@@ -18,7 +18,8 @@
 
 /* A fresh folder <suite tmp>/<name>-<pid>-<k> (created, k the first free
  * number) into out, removed with what is in it once the test passes or is
- * skipped; a failing test's stay. 0 on success. */
+ * skipped (the first 32 a test makes); a failing test's stay. 0 on
+ * success. */
 int rt_fresh_dir(const char *name, char *out, size_t size);
 /* Removes path and everything under it, not following links; a folder
  * whose mode keeps its entries (a test's unwritable one) and a read-only
