@@ -5,35 +5,18 @@
 #include "cm_error.h"
 #include "cm_str.h"
 #include "rp_archive.h"
+#include "rp_test_util.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <uv.h>
-
-static void rm_rf(const char *path) {
-  uv_fs_t req;
-  uv_dirent_t ent;
-  if (uv_fs_scandir(NULL, &req, path, 0, NULL) >= 0) {
-    while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
-      char child[4096];
-      if (cm_snprintf(child, sizeof child, "%s/%s", path, ent.name) == 0)
-        rm_rf(child);
-    }
-    uv_fs_req_cleanup(&req);
-    uv_fs_rmdir(NULL, &req, path, NULL);
-  } else {
-    uv_fs_req_cleanup(&req);
-    uv_fs_unlink(NULL, &req, path, NULL);
-  }
-  uv_fs_req_cleanup(&req);
-}
 
 int fx_fresh_dir(const char *name, char *out, size_t size) {
   uv_fs_t req;
   int r;
   if (cm_snprintf(out, size, "%s/%s", cm_test_tmpdir(), name) != 0)
     return -1;
-  rm_rf(out);
+  (void)rt_remove_tree(out);
   r = uv_fs_mkdir(NULL, &req, out, 0755, NULL);
   uv_fs_req_cleanup(&req);
   return r < 0 ? -1 : 0;
