@@ -39,11 +39,12 @@ const char *cm_test_tmpdir(void) {
   return CM_TEST_TMPDIR;
 }
 
-static void (*on_success[4])(void);
+#define CM_ON_SUCCESS_MAX 4 /* cm_test.h: "at most 4 functions" */
+static void (*on_success[CM_ON_SUCCESS_MAX])(void);
 
 void cm_test_on_success(void (*fn)(void)) {
-  size_t i;
-  for (i = 0; i < sizeof on_success / sizeof on_success[0]; i++)
+  int i;
+  for (i = 0; i < CM_ON_SUCCESS_MAX; i++)
     if (on_success[i] == NULL || on_success[i] == fn) {
       on_success[i] = fn;
       return;
@@ -95,8 +96,9 @@ int main(int argc, char **argv) {
       else
         printf("not ok %s\n", tests[i].name);
       fflush(stdout);
-      for (k = 0; (rc == 0 || rc == TEST_SKIP) && k < 4 && on_success[k]; k++)
-        on_success[k]();
+      if (rc == 0 || rc == TEST_SKIP)
+        for (k = 0; k < CM_ON_SUCCESS_MAX && on_success[k] != NULL; k++)
+          on_success[k]();
       return rc;
     }
   }
