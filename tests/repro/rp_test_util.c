@@ -21,11 +21,13 @@ int rt_remove_tree(const char *path) {
   /* libuv's mode is POSIX's encoding everywhere (rp_fs.c): 0040000 a
    * folder; anything else (a file, a link) is unlinked */
   if (r == 0 && (req.statbuf.st_mode & 0170000u) != 0040000u) {
+    /* a link's mode is not changed: chmod would change its target's */
+    const int link = (req.statbuf.st_mode & 0170000u) == 0120000u;
     uv_fs_req_cleanup(&req);
     r = uv_fs_unlink(NULL, &req, path, NULL);
     uv_fs_req_cleanup(&req);
-    if (r == 0)
-      return 0;
+    if (r == 0 || link)
+      return r;
     (void)uv_fs_chmod(NULL, &req, path, 0666, NULL);
     uv_fs_req_cleanup(&req);
     r = uv_fs_unlink(NULL, &req, path, NULL);
