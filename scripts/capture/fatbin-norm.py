@@ -14,12 +14,18 @@ line info (-lineinfo) is left out, so moving source lines does not count.
 Used for fffc0fc7 ("no kernel change", docs/PERFORMANCE.md, "Versions
 tried (row ops)"): a rebuild with rowfused.cu's lines moved compared
 equal, one with a changed kernel macro did not."""
-import sys, struct, hashlib, subprocess, re
+import sys, os, struct, hashlib, subprocess, re, tempfile
 
 def fatbin_of(path):
-    out = subprocess.run(['objcopy', '-O', 'binary', '--only-section=.nv_fatbin',
-                          path, '/dev/stdout'], capture_output=True, check=True).stdout
-    return out
+    # objcopy writes its output through a temporary file that it renames over
+    # the path it was given: never /dev/stdout (as root that replaced the
+    # /dev/stdout link with a regular file), always a file of our own.
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, 'fatbin.bin')
+        subprocess.run(['objcopy', '-O', 'binary', '--only-section=.nv_fatbin',
+                        path, out], capture_output=True, check=True)
+        with open(out, 'rb') as f:
+            return f.read()
 
 def entries(fb):
     off = 0
