@@ -113,6 +113,21 @@ struct fparams {
   int wsm;       /* wide_k, rmsnorm: w's chunk in shared memory */
 };
 
+/* The columns [c0, c1) of chunk k of a row (k: a cluster's rank, or the grid
+ * path's block), and nv, their vectors of VEC elements (the last one may be
+ * partial; 0 for a chunk past the row's end). Column offsets inside a row fit
+ * in int: FUSED rows are at most a few million elements (fused_plan), and
+ * 32-bit index math keeps registers for the data. */
+struct colchunk {
+  int c0, c1, nv;
+};
+template <int VEC>
+__device__ __forceinline__ colchunk col_chunk(const fparams &p, int k) {
+  const int c0 = (int)((int64_t)k * p.chunk);
+  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
+  return {c0, c1, c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0};
+}
+
 #include "rowfused_helpers.cuh"
 
 /* Cache hints of the row loads and stores, per op. The ops that write
@@ -298,11 +313,8 @@ __global__ void __launch_bounds__(NT, MB) fused_k(const fparams p) {
   }
   const int64_t clus = (int64_t)blockIdx.x / CL;
   const int64_t ngrp = (int64_t)(gridDim.x / CL) * GPC;
-  /* Column offsets inside a row fit in int: FUSED rows are at most a few
-   * million elements (fused_plan), and 32-bit index math keeps registers for
-   * the data. */
-  const int c0 = (int)((int64_t)rank * p.chunk);
-  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
+  const colchunk ch = col_chunk<VEC>(p, rank);
+  const int c0 = ch.c0, c1 = ch.c1;
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
   /* the block stage of the reductions over log2(NT / 32) levels (v15a,

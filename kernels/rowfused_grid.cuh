@@ -238,9 +238,8 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
   constexpr int Q = grid_q(OP, NT);
   const int blk = Q == 1 ? (int)blockIdx.x : (int)(blockIdx.x % GRID_P);
   const int qp = Q == 1 ? 0 : (int)(blockIdx.x / GRID_P);
-  const int c0 = (int)((int64_t)blk * p.chunk);
-  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
-  const int nvc = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
+  const colchunk ch = col_chunk<VEC>(p, blk);
+  const int c0 = ch.c0, c1 = ch.c1, nvc = ch.nv;
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
   const T *in0 = static_cast<const T *>(p.in0);
@@ -414,20 +413,10 @@ __global__ void __launch_bounds__(NT, (NV > 1 && grid_q(OP, NT) > 1) ? 2 : 1)
 #pragma unroll
           for (int j = 0; j < NV; ++j) {
             if (j * NT + tid < nvc) {
-              float v[VEC];
-              unpack<T>(cell(s, i, 0, j), v);
-              if constexpr (OP == F_SMBWD) {
-                float y[VEC];
-                unpack<T>(cell(s, i, 1, j), y);
-#pragma unroll
-                for (int k = 0; k < VEC; ++k)
-                  v[k] *= y[k];
-              } else if constexpr (OP == F_RMS) {
-#pragma unroll
-                for (int k = 0; k < VEC; ++k)
-                  v[k] *= v[k];
-              }
-              t.add(pair_sum(v));
+              if constexpr (OP == F_SMBWD)
+                dot_add<T>(t, cell(s, i, 0, j), cell(s, i, 1, j));
+              else
+                sum_add<T, OP == F_RMS>(t, cell(s, i, 0, j));
             }
           }
           a[i][0] = t.s;

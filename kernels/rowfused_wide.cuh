@@ -59,9 +59,8 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
 #endif
   const int64_t clus = (int64_t)blockIdx.x / ncl;
   const int64_t ngrp = (int64_t)gridDim.x / ncl;
-  const int c0 = (int)((int64_t)rank * p.chunk);
-  const int c1 = (int)(c0 + p.chunk < p.cols ? c0 + p.chunk : p.cols);
-  const int nv = c1 > c0 ? (c1 - c0 + VEC - 1) / VEC : 0;
+  const colchunk ch = col_chunk<VEC>(p, rank);
+  const int c0 = ch.c0, c1 = ch.c1, nv = ch.nv;
   const bool vec = p.vec != 0;
   const float fill = OP == F_SOFTMAX ? -CUDART_INF_F : 0.f;
   const T *in0 = static_cast<const T *>(p.in0);
@@ -122,11 +121,8 @@ __global__ void __launch_bounds__(NT, MB) wide_k(const fparams p) {
       load(q, v0, pl);
       if constexpr (OP == F_ROWSUM) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          float v[VEC];
-          unpack<T>(q[0][u], v);
-          a.add(pair_sum(v));
-        }
+        for (int u = 0; u < U; ++u)
+          sum_add<T, false>(a, q[0][u]);
       } else if constexpr (OP == F_SOFTMAX) {
         uint32_t macc = max_acc_init<T>();
 #pragma unroll
