@@ -160,9 +160,16 @@ struct Out {
   const std::vector<double> *scale; /* magnitude of the terms, dense */
 };
 
-void check_out(Tally &t, const char *what, const Out &o,
-               const std::vector<char> &run1, const std::vector<char> &run2,
-               const char *shape) {
+/* Walks o's cells: the two runs equal (determinism), the padding columns
+ * past cols still poisoned (0xA5), and each value against its reference by
+ * ok(got, j, r, c), j the cell's index in the dense reference, which names
+ * a mismatch itself (fail) and returns false; the walk ends at the first
+ * failure. check_out's rule and check_tol's (selftest_extreme.cuh) are the
+ * two ok functions. */
+template <typename Ok>
+void walk_out(Tally &t, const char *what, const Out &o,
+              const std::vector<char> &run1, const std::vector<char> &run2,
+              const char *shape, Ok ok) {
   const cpk_dtype dt = o.buf->dt;
   if (run1 != run2) {
     fail(t, "%s %s: two runs differ (not deterministic)", shape, what);
@@ -181,23 +188,31 @@ void check_out(Tally &t, const char *what, const Out &o,
           }
         continue;
       }
-      const double got = val_at(run1, dt, i);
-      const size_t j = (size_t)(r * o.cols + c);
-      const double want = (*o.ref)[j];
-      bool ok;
-      if (std::isnan(want))
-        ok = std::isnan(got);
-      else
-        ok = !std::isnan(got) &&
-             std::fabs(got - want) <=
-                 eps_of(dt) * ((*o.scale)[j] + std::fabs(want)) + floor_of(dt);
-      if (!ok) {
-        fail(t, "%s %s: (%lld,%lld) got %.9g want %.9g", shape, what,
-             (long long)r, (long long)c, got, want);
+      if (!ok(val_at(run1, dt, i), (size_t)(r * o.cols + c), r, c))
         return;
-      }
     }
   }
+}
+
+void check_out(Tally &t, const char *what, const Out &o,
+               const std::vector<char> &run1, const std::vector<char> &run2,
+               const char *shape) {
+  const cpk_dtype dt = o.buf->dt;
+  walk_out(t, what, o, run1, run2, shape,
+           [&](double got, size_t j, int64_t r, int64_t c) {
+             const double want = (*o.ref)[j];
+             const bool ok =
+                 std::isnan(want)
+                     ? std::isnan(got)
+                     : !std::isnan(got) &&
+                           std::fabs(got - want) <=
+                               eps_of(dt) * ((*o.scale)[j] + std::fabs(want)) +
+                                   floor_of(dt);
+             if (!ok)
+               fail(t, "%s %s: (%lld,%lld) got %.9g want %.9g", shape, what,
+                    (long long)r, (long long)c, got, want);
+             return ok;
+           });
 }
 
 std::mt19937_64 g_rng(12345);

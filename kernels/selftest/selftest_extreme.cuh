@@ -28,42 +28,24 @@ double rtol_of(cpk_dtype d, double f32) {
   return r[dt_index(d)];
 }
 
-/* Like check_out (determinism, padding poison), with the tolerance above;
- * the failure message names the error in units of the allowance. */
+/* Like check_out (walk_out: determinism, padding poison), with the
+ * tolerance above; the failure message names the error in units of the
+ * allowance. */
 void check_tol(Tally &t, const char *what, const Out &o, Tol tol,
                const std::vector<char> &run1, const std::vector<char> &run2,
                const char *shape) {
-  const cpk_dtype dt = o.buf->dt;
-  if (run1 != run2) {
-    fail(t, "%s %s: two runs differ (not deterministic)", shape, what);
-    return;
-  }
-  for (int64_t r = 0; r < o.rows; ++r) {
-    for (int64_t c = 0; c < o.stride; ++c) {
-      const size_t i = (size_t)(r * o.stride + c);
-      if (c >= o.cols) {
-        const size_t es = esz(dt);
-        for (size_t k = 0; k < es; ++k)
-          if ((unsigned char)run1[i * es + k] != 0xA5) {
-            fail(t, "%s %s: padding (%lld,%lld) overwritten", shape, what,
-                 (long long)r, (long long)c);
-            return;
-          }
-        continue;
-      }
-      const double got = val_at(run1, dt, i);
-      const size_t j = (size_t)(r * o.cols + c);
-      const double want = (*o.ref)[j];
-      const double allow =
-          tol.atol + tol.rtol * std::fabs(want) + tol.gamma * (*o.scale)[j];
-      if (!(std::fabs(got - want) <= allow)) {
-        fail(t, "%s %s: (%lld,%lld) got %.9g want %.17g (%.3g x allowed)",
-             shape, what, (long long)r, (long long)c, got, want,
-             std::fabs(got - want) / allow);
-        return;
-      }
-    }
-  }
+  walk_out(t, what, o, run1, run2, shape,
+           [&](double got, size_t j, int64_t r, int64_t c) {
+             const double want = (*o.ref)[j];
+             const double allow = tol.atol + tol.rtol * std::fabs(want) +
+                                  tol.gamma * (*o.scale)[j];
+             if (std::fabs(got - want) <= allow)
+               return true;
+             fail(t, "%s %s: (%lld,%lld) got %.9g want %.17g (%.3g x allowed)",
+                  shape, what, (long long)r, (long long)c, got, want,
+                  std::fabs(got - want) / allow);
+             return false;
+           });
 }
 
 /* Row r of the extreme input (before rounding to dt). Row 0: 10000/9999
@@ -113,21 +95,19 @@ void ext_row_sum(const RowShape &s, cpk_dtype dt, const char *sh) {
     }
   const cpk_rows shape = {s.rows, s.cols, s.stride};
   const Tol tol = {rtol_of(dt, 1.3e-6), 1e-5, kGamma};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-    if (skip_fused(CPK_OP_ROW_SUM, v, dt, shape))
-      continue;
-    const size_t wb = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
-    void *ws = dev_ws(wb);
-    Tally &t = tally("extreme_row_sum", v, dt);
-    std::vector<char> r1, r2;
-    if (run2(
-            t, sh, y,
-            [&] { return cpk_row_sum(v, dt, x.p(), y.p(), shape, ws, wb, 0); },
-            r1, r2))
-      check_tol(t, "y", {&y, 1, s.rows, s.rows, &ref, &scale}, tol, r1, r2, sh);
-    if (ws)
-      CK(cudaFree(ws));
-  }
+  each_variant("extreme_row_sum", CPK_OP_ROW_SUM, dt, shape, kRowVariants,
+               [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                 std::vector<char> r1, r2;
+                 if (run2(
+                         t, sh, y,
+                         [&] {
+                           return cpk_row_sum(v, dt, x.p(), y.p(), shape, ws,
+                                              wb, 0);
+                         },
+                         r1, r2))
+                   check_tol(t, "y", {&y, 1, s.rows, s.rows, &ref, &scale}, tol,
+                             r1, r2, sh);
+               });
   release(x);
   release(y);
 }
@@ -158,26 +138,21 @@ void ext_softmax(const RowShape &s, cpk_dtype dt, const char *sh) {
   upload(x, h);
   const double sm_atol[3] = {1e-9, 1e-7, 1e-9};
   const Tol tsm = {rtol_of(dt, 1e-5), sm_atol[dt_index(dt)], 0.0};
-  for (cpk_variant v :
-       {CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE, CPK_V_SPLIT, CPK_V_FUSED}) {
-    if (skip_fused(CPK_OP_SOFTMAX, v, dt, shape))
-      continue;
-    const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
-    void *ws = dev_ws(wb);
-    Tally &t = tally("extreme_softmax", v, dt);
-    std::vector<char> r1, r2;
-    if (run2(
-            t, sh, y,
-            [&] {
-              return cpk_softmax(v, dt, x.p(), y.p(), nullptr, 0, shape, ws, wb,
-                                 0);
-            },
-            r1, r2))
-      check_tol(t, "y", {&y, s.rows, s.cols, s.stride, &ref, &zero}, tsm, r1,
-                r2, sh);
-    if (ws)
-      CK(cudaFree(ws));
-  }
+  each_variant(
+      "extreme_softmax", CPK_OP_SOFTMAX, dt, shape,
+      {CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE, CPK_V_SPLIT, CPK_V_FUSED},
+      [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+        std::vector<char> r1, r2;
+        if (run2(
+                t, sh, y,
+                [&] {
+                  return cpk_softmax(v, dt, x.p(), y.p(), nullptr, 0, shape, ws,
+                                     wb, 0);
+                },
+                r1, r2))
+          check_tol(t, "y", {&y, s.rows, s.cols, s.stride, &ref, &zero}, tsm,
+                    r1, r2, sh);
+      });
   /* Backward: reuse x's buffer for dy, y's for the given y. */
   upload(x, dyh);
   upload(y, yh);
@@ -198,25 +173,20 @@ void ext_softmax(const RowShape &s, cpk_dtype dt, const char *sh) {
     }
   }
   const Tol tbw = {rtol_of(dt, 1.3e-6), sm_atol[dt_index(dt)], kGamma};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-    if (skip_fused(CPK_OP_SOFTMAX_BWD, v, dt, shape))
-      continue;
-    const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, v, dt, shape);
-    void *ws = dev_ws(wb);
-    Tally &t = tally("extreme_softmax_bwd", v, dt);
-    std::vector<char> r1, r2;
-    if (run2(
-            t, sh, dx,
-            [&] {
-              return cpk_softmax_bwd(v, dt, x.p(), y.p(), dx.p(), shape, ws, wb,
-                                     0);
-            },
-            r1, r2))
-      check_tol(t, "dx", {&dx, s.rows, s.cols, s.stride, &ref, &scale}, tbw, r1,
-                r2, sh);
-    if (ws)
-      CK(cudaFree(ws));
-  }
+  each_variant("extreme_softmax_bwd", CPK_OP_SOFTMAX_BWD, dt, shape,
+               kRowVariants, [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                 std::vector<char> r1, r2;
+                 if (run2(
+                         t, sh, dx,
+                         [&] {
+                           return cpk_softmax_bwd(v, dt, x.p(), y.p(), dx.p(),
+                                                  shape, ws, wb, 0);
+                         },
+                         r1, r2))
+                   check_tol(t, "dx",
+                             {&dx, s.rows, s.cols, s.stride, &ref, &scale}, tbw,
+                             r1, r2, sh);
+               });
   release(x);
   release(y);
   release(dx);
@@ -261,43 +231,38 @@ void ext_rmsnorm(const RowShape &s, cpk_dtype dt, const char *sh) {
   const cpk_rows shape = {s.rows, s.cols, s.stride};
   const Tol tf = {rtol_of(dt, 1e-5), 1e-5, 0.0};
   const Tol tb = {rtol_of(dt, 1e-5), 1e-5, kGamma};
-  for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-    if (skip_fused(CPK_OP_RMSNORM, v, dt, shape))
-      continue;
-    size_t wb = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
-    void *ws = dev_ws(wb);
-    Tally &t = tally("extreme_rmsnorm", v, dt);
-    std::vector<char> r1, r2;
-    if (run2(
-            t, sh, y,
-            [&] {
-              return cpk_rmsnorm(v, dt, x.p(), bw.p(), y.p(), eps, shape, ws,
-                                 wb, 0);
-            },
-            r1, r2))
-      check_tol(t, "y", {&y, s.rows, s.cols, s.stride, &yref, &zero}, tf, r1,
-                r2, sh);
-    if (ws)
-      CK(cudaFree(ws));
-    if (skip_fused(CPK_OP_RMSNORM_BWD, v, dt, shape))
-      continue; /* the forward fits on chip, the backward (two rows) not */
-    wb = cpk_workspace_bytes(CPK_OP_RMSNORM_BWD, v, dt, shape);
-    ws = dev_ws(wb);
-    Tally &tb2 = tally("extreme_rmsnorm_bwd", v, dt);
-    auto go = [&] {
-      return cpk_rmsnorm_bwd(v, dt, bg.p(), x.p(), bw.p(), y.p(), dw.p(), eps,
-                             shape, ws, wb, 0);
-    };
-    if (run2(tb2, sh, y, go, r1, r2))
-      check_tol(tb2, "dx", {&y, s.rows, s.cols, s.stride, &dxref, &dxs}, tb, r1,
-                r2, sh);
-    --tb2.cases; /* the dw check below is part of the same case */
-    if (run2(tb2, sh, dw, go, r1, r2))
-      check_tol(tb2, "dw", {&dw, 1, s.cols, s.cols, &dwr, &dws}, tb, r1, r2,
-                sh);
-    if (ws)
-      CK(cudaFree(ws));
-  }
+  each_variant("extreme_rmsnorm", CPK_OP_RMSNORM, dt, shape, kRowVariants,
+               [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                 std::vector<char> r1, r2;
+                 if (run2(
+                         t, sh, y,
+                         [&] {
+                           return cpk_rmsnorm(v, dt, x.p(), bw.p(), y.p(), eps,
+                                              shape, ws, wb, 0);
+                         },
+                         r1, r2))
+                   check_tol(t, "y",
+                             {&y, s.rows, s.cols, s.stride, &yref, &zero}, tf,
+                             r1, r2, sh);
+               });
+  /* y is the backward's dx; a FUSED backward that does not fit (two rows on
+   * chip) is left out where the forward ran */
+  each_variant("extreme_rmsnorm_bwd", CPK_OP_RMSNORM_BWD, dt, shape,
+               kRowVariants, [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                 std::vector<char> r1, r2;
+                 auto go = [&] {
+                   return cpk_rmsnorm_bwd(v, dt, bg.p(), x.p(), bw.p(), y.p(),
+                                          dw.p(), eps, shape, ws, wb, 0);
+                 };
+                 if (run2(t, sh, y, go, r1, r2))
+                   check_tol(t, "dx",
+                             {&y, s.rows, s.cols, s.stride, &dxref, &dxs}, tb,
+                             r1, r2, sh);
+                 --t.cases; /* the dw check below is part of the same case */
+                 if (run2(t, sh, dw, go, r1, r2))
+                   check_tol(t, "dw", {&dw, 1, s.cols, s.cols, &dwr, &dws}, tb,
+                             r1, r2, sh);
+               });
   release(x);
   release(bw);
   release(bg);

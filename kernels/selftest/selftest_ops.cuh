@@ -21,6 +21,28 @@ void *dev_ws(size_t bytes) {
   return p;
 }
 
+/* The row ops' variants that every test runs; softmax adds its own. */
+const std::vector<cpk_variant> kRowVariants = {CPK_V_WARP, CPK_V_BLOCK,
+                                               CPK_V_SPLIT, CPK_V_FUSED};
+
+/* run(v, ws, wb, t) for each variant v of vs that runs op at this shape (a
+ * FUSED that cannot run it here is left out: skip_fused), in vs's order,
+ * with a workspace of the bytes cpk_workspace_bytes asks (zeroed, freed
+ * after) and t the tally of (name, v, dt). */
+template <typename F>
+void each_variant(const char *name, cpk_op op, cpk_dtype dt, cpk_rows shape,
+                  const std::vector<cpk_variant> &vs, F run) {
+  for (cpk_variant v : vs) {
+    if (skip_fused(op, v, dt, shape))
+      continue;
+    const size_t wb = cpk_workspace_bytes(op, v, dt, shape);
+    void *ws = dev_ws(wb);
+    run(v, ws, wb, tally(name, v, dt));
+    if (ws)
+      CK(cudaFree(ws));
+  }
+}
+
 void test_args() {
   Tally &t = g_tally["args/validation/all"];
   Buf b = alloc(CPK_F32, 4096, 0);
@@ -206,23 +228,19 @@ void test_row_sum(const RowShape &s) {
         scale[r] += std::fabs(x.h[r * s.stride + c]);
       }
     const cpk_rows shape = {s.rows, s.cols, s.stride};
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-      if (skip_fused(CPK_OP_ROW_SUM, v, dt, shape))
-        continue;
-      const size_t wb = cpk_workspace_bytes(CPK_OP_ROW_SUM, v, dt, shape);
-      void *ws = dev_ws(wb);
-      Tally &t = tally("row_sum", v, dt);
-      std::vector<char> r1, r2;
-      if (run2(
-              t, sh, y,
-              [&] {
-                return cpk_row_sum(v, dt, x.b.p(), y.p(), shape, ws, wb, 0);
-              },
-              r1, r2))
-        check_out(t, "y", {&y, 1, s.rows, s.rows, &ref, &scale}, r1, r2, sh);
-      if (ws)
-        CK(cudaFree(ws));
-    }
+    each_variant("row_sum", CPK_OP_ROW_SUM, dt, shape, kRowVariants,
+                 [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                   std::vector<char> r1, r2;
+                   if (run2(
+                           t, sh, y,
+                           [&] {
+                             return cpk_row_sum(v, dt, x.b.p(), y.p(), shape,
+                                                ws, wb, 0);
+                           },
+                           r1, r2))
+                     check_out(t, "y", {&y, 1, s.rows, s.rows, &ref, &scale},
+                               r1, r2, sh);
+                 });
     release(x.b);
     release(y);
   }
@@ -310,28 +328,24 @@ void test_softmax(const RowShape &s) {
           ref[r * s.cols + c] = o;
         }
       }
-      for (cpk_variant v : {CPK_V_SERIAL, CPK_V_WARP, CPK_V_BLOCK, CPK_V_ONLINE,
-                            CPK_V_SPLIT, CPK_V_FUSED}) {
-        if (v == CPK_V_SERIAL && s.cols > 131072)
-          continue; /* one thread walking 10^6 columns: seconds per run */
-        if (skip_fused(CPK_OP_SOFTMAX, v, dt, shape))
-          continue;
-        const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX, v, dt, shape);
-        void *ws = dev_ws(wb);
-        Tally &t = tally("softmax", v, dt);
-        std::vector<char> r1, r2;
-        if (run2(
-                t, sh, y,
-                [&] {
-                  return cpk_softmax(v, dt, x.p(), y.p(), dmask, ms, shape, ws,
-                                     wb, 0);
-                },
-                r1, r2))
-          check_out(t, "y", {&y, s.rows, s.cols, s.stride, &ref, &scale}, r1,
-                    r2, sh);
-        if (ws)
-          CK(cudaFree(ws));
-      }
+      std::vector<cpk_variant> vs = {CPK_V_SERIAL, CPK_V_WARP,  CPK_V_BLOCK,
+                                     CPK_V_ONLINE, CPK_V_SPLIT, CPK_V_FUSED};
+      if (s.cols > 131072) /* one thread walking 10^6 columns: seconds a run */
+        vs.erase(vs.begin());
+      each_variant("softmax", CPK_OP_SOFTMAX, dt, shape, vs,
+                   [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                     std::vector<char> r1, r2;
+                     if (run2(
+                             t, sh, y,
+                             [&] {
+                               return cpk_softmax(v, dt, x.p(), y.p(), dmask,
+                                                  ms, shape, ws, wb, 0);
+                             },
+                             r1, r2))
+                       check_out(t, "y",
+                                 {&y, s.rows, s.cols, s.stride, &ref, &scale},
+                                 r1, r2, sh);
+                   });
       release(x);
       release(y);
     }
@@ -361,25 +375,20 @@ void test_softmax_bwd(const RowShape &s) {
         scale[r * s.cols + c] = std::fabs(y.h[i]) * (std::fabs(dy.h[i]) + adot);
       }
     }
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-      if (skip_fused(CPK_OP_SOFTMAX_BWD, v, dt, shape))
-        continue;
-      const size_t wb = cpk_workspace_bytes(CPK_OP_SOFTMAX_BWD, v, dt, shape);
-      void *ws = dev_ws(wb);
-      Tally &t = tally("softmax_bwd", v, dt);
-      std::vector<char> r1, r2;
-      if (run2(
-              t, sh, dx,
-              [&] {
-                return cpk_softmax_bwd(v, dt, dy.b.p(), y.b.p(), dx.p(), shape,
-                                       ws, wb, 0);
-              },
-              r1, r2))
-        check_out(t, "dx", {&dx, s.rows, s.cols, s.stride, &ref, &scale}, r1,
-                  r2, sh);
-      if (ws)
-        CK(cudaFree(ws));
-    }
+    each_variant("softmax_bwd", CPK_OP_SOFTMAX_BWD, dt, shape, kRowVariants,
+                 [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                   std::vector<char> r1, r2;
+                   if (run2(
+                           t, sh, dx,
+                           [&] {
+                             return cpk_softmax_bwd(v, dt, dy.b.p(), y.b.p(),
+                                                    dx.p(), shape, ws, wb, 0);
+                           },
+                           r1, r2))
+                     check_out(t, "dx",
+                               {&dx, s.rows, s.cols, s.stride, &ref, &scale},
+                               r1, r2, sh);
+                 });
     release(dy.b);
     release(y.b);
     release(dx);
@@ -408,25 +417,20 @@ void test_rmsnorm(const RowShape &s) {
         scale[r * s.cols + c] = std::fabs(ref[r * s.cols + c]);
       }
     }
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-      if (skip_fused(CPK_OP_RMSNORM, v, dt, shape))
-        continue;
-      const size_t wb = cpk_workspace_bytes(CPK_OP_RMSNORM, v, dt, shape);
-      void *ws = dev_ws(wb);
-      Tally &t = tally("rmsnorm", v, dt);
-      std::vector<char> r1, r2;
-      if (run2(
-              t, sh, y,
-              [&] {
-                return cpk_rmsnorm(v, dt, x.b.p(), bw.p(), y.p(), kEps, shape,
-                                   ws, wb, 0);
-              },
-              r1, r2))
-        check_out(t, "y", {&y, s.rows, s.cols, s.stride, &ref, &scale}, r1, r2,
-                  sh);
-      if (ws)
-        CK(cudaFree(ws));
-    }
+    each_variant("rmsnorm", CPK_OP_RMSNORM, dt, shape, kRowVariants,
+                 [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+                   std::vector<char> r1, r2;
+                   if (run2(
+                           t, sh, y,
+                           [&] {
+                             return cpk_rmsnorm(v, dt, x.b.p(), bw.p(), y.p(),
+                                                kEps, shape, ws, wb, 0);
+                           },
+                           r1, r2))
+                     check_out(t, "y",
+                               {&y, s.rows, s.cols, s.stride, &ref, &scale}, r1,
+                               r2, sh);
+                 });
     release(x.b);
     release(bw);
     release(y);
@@ -463,26 +467,22 @@ void test_rmsnorm_bwd(const RowShape &s) {
         dws[c] += std::fabs((double)gr[c] * xr[c] * rstd);
       }
     }
-    for (cpk_variant v : {CPK_V_WARP, CPK_V_BLOCK, CPK_V_SPLIT, CPK_V_FUSED}) {
-      if (skip_fused(CPK_OP_RMSNORM_BWD, v, dt, shape))
-        continue;
-      const size_t wb = cpk_workspace_bytes(CPK_OP_RMSNORM_BWD, v, dt, shape);
-      void *ws = dev_ws(wb);
-      Tally &t = tally("rmsnorm_bwd", v, dt);
-      std::vector<char> r1, r2, w1, w2;
-      auto go = [&] {
-        return cpk_rmsnorm_bwd(v, dt, dy.b.p(), x.b.p(), bw.p(), dx.p(), dw.p(),
-                               kEps, shape, ws, wb, 0);
-      };
-      if (run2(t, sh, dx, go, r1, r2))
-        check_out(t, "dx", {&dx, s.rows, s.cols, s.stride, &ref, &scale}, r1,
-                  r2, sh);
-      --t.cases; /* the dw check below is part of the same case */
-      if (run2(t, sh, dw, go, w1, w2))
-        check_out(t, "dw", {&dw, 1, s.cols, s.cols, &dwr, &dws}, w1, w2, sh);
-      if (ws)
-        CK(cudaFree(ws));
-    }
+    each_variant(
+        "rmsnorm_bwd", CPK_OP_RMSNORM_BWD, dt, shape, kRowVariants,
+        [&](cpk_variant v, void *ws, size_t wb, Tally &t) {
+          std::vector<char> r1, r2, w1, w2;
+          auto go = [&] {
+            return cpk_rmsnorm_bwd(v, dt, dy.b.p(), x.b.p(), bw.p(), dx.p(),
+                                   dw.p(), kEps, shape, ws, wb, 0);
+          };
+          if (run2(t, sh, dx, go, r1, r2))
+            check_out(t, "dx", {&dx, s.rows, s.cols, s.stride, &ref, &scale},
+                      r1, r2, sh);
+          --t.cases; /* the dw check below is part of the same case */
+          if (run2(t, sh, dw, go, w1, w2))
+            check_out(t, "dw", {&dw, 1, s.cols, s.cols, &dwr, &dws}, w1, w2,
+                      sh);
+        });
     release(x.b);
     release(dy.b);
     release(bw);
