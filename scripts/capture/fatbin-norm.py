@@ -17,13 +17,18 @@ equal, one with a changed kernel macro did not."""
 import sys, os, struct, hashlib, subprocess, re, tempfile
 
 def fatbin_of(path):
-    # objcopy writes its output through a temporary file that it renames over
-    # the path it was given: never /dev/stdout (as root that replaced the
-    # /dev/stdout link with a regular file), always a file of our own.
+    # objcopy's output is a file of our own, never /dev/stdout: on an object
+    # it cannot read (one still being written, say) objcopy removes its
+    # output path, and run as root that removed the /dev/stdout link itself
+    # (the next run then wrote a regular file there).
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, 'fatbin.bin')
-        subprocess.run(['objcopy', '-O', 'binary', '--only-section=.nv_fatbin',
-                        path, out], capture_output=True, check=True)
+        r = subprocess.run(['objcopy', '-O', 'binary',
+                            '--only-section=.nv_fatbin', path, out],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit('fatbin-norm: %s: objcopy could not read it: %s'
+                     % (path, r.stderr.strip()))
         with open(out, 'rb') as f:
             return f.read()
 
@@ -166,6 +171,9 @@ def ptx_norm(t):
 def dump(path):
     fb = fatbin_of(path)
     es = entries(fb)
+    if not es:
+        # two objects without device code would otherwise compare equal
+        sys.exit('fatbin-norm: %s: no device code (no .nv_fatbin entries)' % path)
     out = []
     for n, e in enumerate(es):
         kind = {1: 'PTX', 2: 'ELF'}.get(e['kind'], str(e['kind']))
