@@ -14,7 +14,7 @@
 #   3. the full benchmark set, cuda_portfolio --bench --json bench-all.json,
 #      then the same with the read flush (--flush read: bench-all-read.json);
 #   4. the GPU ctest entries with KERNEL_REQUIRE_GPU=1 (--test-only itself
-#      already ran in the test stage of step 2);
+#      already ran in the test stage of step 2, the self-test in step 1);
 #   5. two back-to-back timed runs of one case set (softmax bf16);
 #   6. PyTorch's figures side by side (.carry/torch_baseline.py), if present.
 # Each later step gets only the time that is left (BENCH_RESERVE seconds,
@@ -43,8 +43,8 @@ export KERNEL_REQUIRE_GPU=1
 run nvidia-smi-q-before.txt 20 nvidia-smi -q
 run gpu-before.csv 20 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw,power.limit,persistence_mode,clocks_event_reasons.active --format=csv
 if want check; then
-  # cpk_selftest is EXCLUDE_FROM_ALL: build it (cmake --build build/linux
-  # --target cpk_selftest) before carrying the build folder
+  # cpk_selftest is built with the rest (a carried build older than
+  # 2026-12-07 built it only as its own target)
   if [ -x build/linux/bin/cpk_selftest ]; then
     run cpk_selftest.txt 60 build/linux/bin/cpk_selftest
   else
@@ -74,7 +74,8 @@ if want bench; then
   run bench-all-read.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --flush read --json "$out/bench-all-read.json"
 fi
 if want tail; then
-  run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.test_only' --output-on-failure
+  # gpu.test_only and gpu.kernels_selftest are steps 2 and 1
+  run ctest-gpu.txt $(($(left) - 25)) ctest --test-dir build/linux/tests -L gpu -E 'gpu\.(test_only|kernels_selftest)' --output-on-failure
   for i in 1 2; do
     run b2b-$i.txt $(( $(left) > 70 ? 30 : 0 )) build/linux/bin/cuda_portfolio --bench --op softmax --dtype bf16 --json "$out/b2b-$i.json"
   done
