@@ -338,6 +338,28 @@ __device__ __forceinline__ csum sk_sum(const uint4 (&q)[NI][U]) {
   return a;
 }
 
+/* A segment's output vector in place, from o (softmax's x, softmax_bwd's
+ * dy, rmsnorm's x), b (softmax_bwd's y, rmsnorm's w; softmax reads none)
+ * and the row's statistics st: softmax's (M, 1 / sum), M NaN for a poisoned
+ * row and -inf for a row of -inf; softmax_bwd's (dot, -); rmsnorm's (rstd,
+ * -). skew_k's and the ring's write (rmsnorm_bwd's, which adds dw, is
+ * skew_k's own). */
+template <int OP, int VEC>
+__device__ __forceinline__ void sk_out(float (&o)[VEC], const float (&b)[VEC],
+                                       float2 st) {
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) {
+    if constexpr (OP == CPK_OP_SOFTMAX)
+      o[k] = st.x != st.x            ? CUDART_NAN_F
+             : st.x == -CUDART_INF_F ? 0.f
+                                     : fexp(o[k] - st.x) * st.y;
+    else if constexpr (OP == CPK_OP_SOFTMAX_BWD)
+      o[k] = b[k] * (o[k] - st.x);
+    else
+      o[k] = o[k] * st.x * b[k];
+  }
+}
+
 /* The partial's words of segment ta, tagged with this launch's epoch (one
  * thread of the group that reduced it). */
 template <int NWD>
@@ -487,21 +509,7 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           continue;
         float o[VEC];
         unpack<T>(qb[0][u], o);
-        if constexpr (OP == CPK_OP_SOFTMAX) {
-          /* st = (M, 1 / sum): M NaN for a poisoned row, -inf for a row of
-           * -inf */
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = st.x != st.x            ? CUDART_NAN_F
-                   : st.x == -CUDART_INF_F ? 0.f
-                                           : fexp(o[k] - st.x) * st.y;
-        } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-          float y[VEC];
-          unpack<T>(qb[1][u], y);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = y[k] * (o[k] - st.x);
-        } else if constexpr (OP == CPK_OP_RMSNORM_BWD) {
+        if constexpr (OP == CPK_OP_RMSNORM_BWD) {
           /* o = dy; dx = rstd dy w + x s1, dw += dy x rstd */
           float x[VEC], ww[VEC], a[VEC];
           unpack<T>(qb[1][u], x);
@@ -513,14 +521,16 @@ __global__ void __launch_bounds__(kSkThreads, CPK_SKEW_MB) skew_k(const skp p) {
           }
           dw_put(u, a);
         } else {
-          float ww[VEC];
-          if (p.wfix)
-            unpack<T>(wsh[u][tid], ww);
-          else
-            load_w<T>(w, e, b1, vec, ww);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k)
-            o[k] = o[k] * st.x * ww[k];
+          float b[VEC];
+          if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
+            unpack<T>(qb[1][u], b);
+          } else if constexpr (OP == CPK_OP_RMSNORM) {
+            if (p.wfix)
+              unpack<T>(wsh[u][tid], b);
+            else
+              load_w<T>(w, e, b1, vec, b);
+          }
+          sk_out<OP>(o, b, st);
         }
         store_slot<T, true>(orow, e, b1, vec, o);
       }

@@ -410,27 +410,13 @@ __global__ void __launch_bounds__(kRgThreads, 1) ring_k(const skp p) {
           const int e = b0 + (u * NT + gt) * VEC;
           if (e >= b1)
             continue;
-          float o[VEC];
+          float o[VEC], b[VEC];
           unpack<T>(sb[u * NT + gt], o);
-          if constexpr (OP == CPK_OP_SOFTMAX) {
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              o[k] = st.x != st.x            ? CUDART_NAN_F
-                     : st.x == -CUDART_INF_F ? 0.f
-                                             : fexp(o[k] - st.x) * st.y;
-          } else if constexpr (OP == CPK_OP_SOFTMAX_BWD) {
-            float y[VEC];
-            unpack<T>(sb[(U + u) * NT + gt], y);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              o[k] = y[k] * (o[k] - st.x);
-          } else {
-            float ww[VEC];
-            unpack<T>(wsh[u * NT + gt], ww); /* w's copy waited for above */
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-              o[k] = o[k] * st.x * ww[k];
-          }
+          if constexpr (OP == CPK_OP_SOFTMAX_BWD)
+            unpack<T>(sb[(U + u) * NT + gt], b);
+          else if constexpr (OP == CPK_OP_RMSNORM)
+            unpack<T>(wsh[u * NT + gt], b); /* w's copy waited for above */
+          sk_out<OP>(o, b, st);
           store_slot<T, false>(orow, e, b1, true, o);
         }
         RPROF(5);
