@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Twenty-first session (docs/PERFORMANCE.md): 16-bit rmsnorm_backward's
-# one-block register-slot configurations (fused_k, CL = 1: the rows of up to
-# 8192 columns) prefetch the group's next row, slot by slot, as each slot of
-# this row is written (fused_pf's register prefetch, which softmax,
-# softmax_backward and row_sum's wide clusters have; the same arithmetic in
-# the same order). The new binary's checks first: its FUSED --test-only for
+# Twenty-first session (docs/PERFORMANCE.md): rmsnorm_backward's fused_k
+# configurations that do not stage the next row in shared memory (every one
+# but fp32's at 4097-8192 columns) prefetch the group's next row, slot by
+# slot, as each slot of this row is written (fused_pf's register prefetch,
+# which softmax, softmax_backward and row_sum's wide clusters have; the same
+# arithmetic in the same order). The new binary's checks first: its FUSED --test-only for
 # rmsnorm_backward and its FUSED rmsnorm_backward smoke set under memcheck
 # and racecheck; its --dump outputs against the build's (the same bits
 # expected). Then old, new, old, new: --bench of rmsnorm_backward at
-# 65536x1024, 16384x4096, 8192x8192 (the changed kernels in 16-bit, fp32's
-# unchanged ones as controls) and 2048x32768 (clusters: unchanged), every
-# dtype in one run per shape. The last line says whether every check passed.
+# 65536x1024, 16384x4096, 8192x8192 and 2048x32768 (changed but for fp32 at
+# 8192 columns, the stage, and at 32768, wide_k: the controls), every dtype
+# in one run per shape. The last line says whether every check passed.
 #   BIN=DIR VAR=DIR bash scripts/capture/s21-rbpf-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: s21-rbpf-session.sh OUTDIR [BUDGET_S]}
