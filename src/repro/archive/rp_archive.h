@@ -55,6 +55,15 @@ int rp_log_close(rp_log *log, uint64_t *raw_bytes);
 int rp_log_read(const char *run_dir, const char *relpath, char **out,
                 size_t *len);
 
+/* Reads the gzip file at path (every member: CRC and length checked),
+ * decompressed, into a malloc'd buffer with a NUL after the last byte (*out,
+ * *len; the caller frees it), at most max bytes of it: past them CM_ERANGE,
+ * with the first max bytes in *out (a caller's look at how a file begins).
+ * Unlike rp_log_read, a damaged or unfinished end is an error (CM_EMISMATCH,
+ * CM_ETRUNC): what is read is a document, not a log. Otherwise returns
+ * CM_OK, cm_read_file's error or CM_ENOMEM, with nothing in *out. */
+int rp_gz_read(const char *path, size_t max, char **out, size_t *len);
+
 /* Writes buf to <run_dir>/<relpath> atomically: parent folders created,
  * then a temporary name beside it, fsync, and a rename over the target. */
 int rp_write_file_atomic(const char *run_dir, const char *relpath,

@@ -14,6 +14,7 @@
 #include "rp_fs.h"
 #include "rp_gz.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,27 +120,31 @@ int rp_write_file_atomic(const char *run_dir, const char *relpath,
   return rp__fs_write_atomic(path, buf, len);
 }
 
-/* ---- Reading a log back (rp_log_read) ---- */
+/* ---- Reading a gzip file back (rp_log_read, rp_gz_read) ---- */
 
 typedef struct {
   char *buf;
-  size_t n, cap;
-} rp__log_text;
+  size_t n, cap, max;
+} rp__gz_text;
 
+/* Keeps what fits under max and stops the stream with CM_ERANGE past it. */
 static int text_sink(void *ud, const unsigned char *data, size_t len) {
-  rp__log_text *t = (rp__log_text *)ud;
-  return cm_buf_append(&t->buf, &t->n, &t->cap, data, len, 65536);
+  rp__gz_text *t = (rp__gz_text *)ud;
+  size_t take = len < t->max - t->n ? len : t->max - t->n;
+  int r = cm_buf_append(&t->buf, &t->n, &t->cap, data, take, 65536);
+  return r != CM_OK ? r : (take < len ? CM_ERANGE : CM_OK);
 }
 
-int rp_log_read(const char *run_dir, const char *relpath, char **out,
-                size_t *len) {
-  char path[RP__PATH_MAX], *raw = NULL;
+/* The gzip file at path, decompressed (at most max bytes), NUL-terminated.
+ * keep: a damaged or unfinished end keeps what came before it (a log);
+ * else it is an error (a document). */
+static int gz_read(const char *path, size_t max, int keep, char **out,
+                   size_t *len) {
+  char *raw = NULL;
   size_t rawlen = 0;
   rp__gunzip *g;
-  rp__log_text t = {NULL, 0, 0};
+  rp__gz_text t = {NULL, 0, 0, max};
   int r;
-  if (cm_snprintf(path, sizeof path, "%s/%s", run_dir, relpath) != CM_OK)
-    return CM_EINVAL;
   /* cm_read_file, not gzopen: zlib's gzopen takes an ANSI path on Windows,
    * so a run under a non-ASCII folder read no log there */
   r = cm_read_file(path, &raw, &rawlen);
@@ -157,11 +162,13 @@ int rp_log_read(const char *run_dir, const char *relpath, char **out,
   rp__gunzip_end(g);
   free(g);
   free(raw);
-  /* a truncated or damaged end keeps what came before it, as zcat does */
-  if (r == CM_ENOMEM || (r != CM_OK && t.n == 0 && rawlen > 0)) {
+  if (keep && r != CM_ENOMEM && (t.n > 0 || rawlen == 0))
+    r = CM_OK; /* as zcat does */
+  if (r != CM_OK && r != CM_ERANGE) {
     free(t.buf);
-    return r == CM_ENOMEM ? CM_ENOMEM : CM_EMISMATCH;
+    return keep && r != CM_ENOMEM ? CM_EMISMATCH : r;
   }
+  /* an empty append: the buffer, with room for the NUL, even for 0 bytes */
   if (text_sink(&t, (const unsigned char *)"", 0) != CM_OK) {
     free(t.buf);
     return CM_ENOMEM;
@@ -169,5 +176,17 @@ int rp_log_read(const char *run_dir, const char *relpath, char **out,
   t.buf[t.n] = '\0';
   *out = t.buf;
   *len = t.n;
-  return CM_OK;
+  return r;
+}
+
+int rp_log_read(const char *run_dir, const char *relpath, char **out,
+                size_t *len) {
+  char path[RP__PATH_MAX];
+  if (cm_snprintf(path, sizeof path, "%s/%s", run_dir, relpath) != CM_OK)
+    return CM_EINVAL;
+  return gz_read(path, SIZE_MAX, 1, out, len);
+}
+
+int rp_gz_read(const char *path, size_t max, char **out, size_t *len) {
+  return gz_read(path, max, 0, out, len);
 }

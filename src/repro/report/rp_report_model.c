@@ -303,8 +303,22 @@ static int skip_link(const char *path) {
   return 1;
 }
 
-static json_t *load_json(const char *path, int *err) {
+/* buf (len bytes, the file at path or its decompressed text) as JSON; a
+ * syntax error is named with its line and column. */
+static json_t *parse_json(const char *path, const char *buf, size_t len,
+                          int *err) {
   json_error_t je;
+  char p[2048];
+  json_t *doc = json_loadb(buf, len, 0, &je);
+  if (doc == NULL) {
+    fprintf(stderr, "repro: %s:%d:%d: %s\n", cm_text_shown(path, p, sizeof p),
+            je.line, je.column, je.text);
+    *err = CM_EPARSE;
+  }
+  return doc;
+}
+
+static json_t *load_json(const char *path, int *err) {
   char *buf, p[2048];
   size_t len;
   json_t *doc;
@@ -334,23 +348,15 @@ static json_t *load_json(const char *path, int *err) {
   *err = cm_read_file(path, &buf, &len);
   if (*err != CM_OK)
     return NULL;
-  doc = json_loadb(buf, len, 0, &je);
+  doc = parse_json(path, buf, len, err);
   free(buf);
-  if (doc == NULL) {
-    fprintf(stderr, "repro: %s:%d:%d: %s\n", cm_text_shown(path, p, sizeof p),
-            je.line, je.column, je.text);
-    *err = CM_EPARSE;
-  }
   return doc;
 }
 
-int rp_results_load(const char *path, rp_results *out) {
-  int r;
-  json_t *doc = load_json(path, &r);
-  memset(out, 0, sizeof *out);
-  if (doc == NULL)
-    return r;
-  r = rp_results_from_json(doc, out);
+/* doc (from the file at path) as results into *out, what is wrong with it
+ * named; takes doc. */
+static int results_of(json_t *doc, const char *path, rp_results *out) {
+  int r = rp_results_from_json(doc, out);
   if (r == CM_EPARSE) {
     char p[2048];
     fprintf(stderr, "repro: %s: not a results document (no cases[])\n",
@@ -362,10 +368,19 @@ int rp_results_load(const char *path, rp_results *out) {
             cm_text_shown(path, p, sizeof p), why);
   }
   json_decref(doc);
-  if (r != CM_OK)
+  if (r == CM_OK)
+    cm_strlcpy(out->path, path, sizeof out->path);
+  return r;
+}
+
+int rp_results_load(const char *path, rp_results *out) {
+  int r;
+  json_t *doc = load_json(path, &r);
+  memset(out, 0, sizeof *out);
+  if (doc == NULL)
     return r;
-  cm_strlcpy(out->path, path, sizeof out->path);
-  return cm_sha256_file(path, out->sha256, NULL);
+  r = results_of(doc, path, out);
+  return r != CM_OK ? r : cm_sha256_file(path, out->sha256, NULL);
 }
 
 void rp_case_key(const rp_case *c, char *buf, size_t size) {
@@ -609,6 +624,58 @@ static int load_results_bundle(const char *path, rp_results **all, size_t *n) {
 #endif
 }
 
+/* A results file kept gzip-compressed (NAME.json.gz, as results/h200/
+ * keeps its runs' files): *is_json 0 when the file does not hold JSON (a
+ * bundle is a tar), and nothing is read then. Its SHA-256 is the
+ * document's, decompressed, so that a file and its compressed copy show the
+ * same. */
+static int load_results_gz(const char *path, int *is_json, rp_results *out) {
+#if defined(RP_REPORT_HAVE_ARCHIVE)
+  char *buf = NULL, p[2048];
+  size_t len = 0, k = 0;
+  json_t *doc;
+  int r = rp_gz_read(path, 64, &buf, &len);
+  *is_json = 0;
+  if (r != CM_OK && r != CM_ERANGE) {
+    free(buf);
+    return CM_OK; /* not gzip as a whole: the bundle reader says why */
+  }
+  while (k < len &&
+         (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '\r' || buf[k] == '\n'))
+    k++;
+  *is_json = k < len && buf[k] == '{';
+  free(buf);
+  buf = NULL;
+  if (!*is_json)
+    return CM_OK;
+  r = rp_gz_read(path, (size_t)RP__RESULTS_MAX, &buf, &len);
+  if (r != CM_OK) {
+    fprintf(stderr, "repro: %s: %s\n", cm_text_shown(path, p, sizeof p),
+            r == CM_ERANGE ? "decompresses to more than a results file holds "
+                             "(a run's results are kilobytes)"
+            : r == CM_EMISMATCH || r == CM_ETRUNC
+                ? "a damaged or unfinished gzip file (gzip -t says where)"
+                : cm_strerror(r));
+    free(buf);
+    return r;
+  }
+  doc = parse_json(path, buf, len, &r);
+  if (doc != NULL)
+    r = results_of(doc, path, out);
+  if (r == CM_OK)
+    cm_sha256_hex(buf, len, out->sha256);
+  else
+    rp_results_free(out);
+  free(buf);
+  return r;
+#else
+  (void)path;
+  (void)out;
+  *is_json = 0;
+  return CM_OK;
+#endif
+}
+
 int rp_results_load_any(const char *path, rp_results *out) {
   uv_stat_t sb;
   char dir[2048];
@@ -628,6 +695,10 @@ int rp_results_load_any(const char *path, rp_results *out) {
   if (!isdir && !is_gzip_file(path))
     return rp_results_load(path, out);
   if (!isdir) {
+    int is_json;
+    r = load_results_gz(path, &is_json, out);
+    if (is_json)
+      return r;
     r = load_results_bundle(path, &all, &n);
   } else {
     /* results/ a link: not the run's (rp_run_load's rule) */

@@ -179,7 +179,8 @@ typedef struct {
 int rp_run_load(const char *dir, rp_run *out);
 void rp_run_free(rp_run *r);
 
-/* Loads a results file or, for a folder, the run's results (clean ones,
+/* Loads a results file (NAME.json.gz read as the JSON it holds), a bundle
+ * (verified first) or, for a folder, the run's results (clean ones,
  * or, when it has no clean ones, the time stage's instrumented one,
  * results/instrumented/time.json: never the profile stage's) merged into one
  * rp_results: environment from the first file, cases appended in file
