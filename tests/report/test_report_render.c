@@ -452,7 +452,8 @@ static int write_gz(const char *dir, const char *name, const char *data,
  * keeps a run's files) are read as the file they hold: compare took every
  * gzip file for a bundle and refused them with "the bundle does not verify
  * (tar stream: header checksum mismatch)". A damaged one is refused with
- * what is wrong; a gzip file that holds no JSON is still read as a bundle. */
+ * what is wrong, one that holds neither JSON nor a tar as such; a *.tar.gz
+ * is still read as a bundle (compare_reads_bundles has the tar inside). */
 TEST_IMPL(compare_reads_gzipped_results) {
   fx_opts o;
   char d[512], plain[700], gz[700], cut[700], bad[700], txt[700];
@@ -506,7 +507,12 @@ TEST_IMPL(compare_reads_gzipped_results) {
   ASSERT_EQ(rp_results_load_any(bad, &b), CM_EPARSE);
   argv[1] = cut;
   ASSERT_EQ(rp_compare_main(3, argv), 2);
-  /* no JSON inside: read as a bundle, which it is not */
+  /* neither JSON nor a tar inside: named as such (it was refused as a
+   * bundle whose first tar header's checksum did not match) */
+  ASSERT_EQ(rp_results_load_any(txt, &b), CM_EPARSE);
+  /* a tar inside, or the name of a bundle: read as a bundle */
+  ASSERT_OK(write_gz(d, "a.tar.gz", "just text\n", 10));
+  ASSERT_OK(cm_snprintf(txt, sizeof txt, "%s/a.tar.gz", d));
   ASSERT_EQ(rp_results_load_any(txt, &b), CM_EMISMATCH);
   return 0;
 }

@@ -625,29 +625,41 @@ static int load_results_bundle(const char *path, rp_results **all, size_t *n) {
 }
 
 /* A results file kept gzip-compressed (NAME.json.gz, as results/h200/
- * keeps its runs' files): *is_json 0 when the file does not hold JSON (a
- * bundle is a tar), and nothing is read then. Its SHA-256 is the
- * document's, decompressed, so that a file and its compressed copy show the
- * same. */
-static int load_results_gz(const char *path, int *is_json, rp_results *out) {
+ * keeps its runs' files). *done 0 when the file is to be read as a bundle
+ * (its first block a ustar header, or named *.tar.gz, or not gzip as a
+ * whole: the bundle reader says why), and nothing is read then. Its
+ * SHA-256 is the document's, decompressed, so that a file and its
+ * compressed copy show the same. */
+static int load_results_gz(const char *path, int *done, rp_results *out) {
 #if defined(RP_REPORT_HAVE_ARCHIVE)
   char *buf = NULL, p[2048];
-  size_t len = 0, k = 0;
+  size_t len = 0, k = 0, pl = strlen(path);
   json_t *doc;
-  int r = rp_gz_read(path, 64, &buf, &len);
-  *is_json = 0;
+  int r = rp_gz_read(path, 512, &buf, &len), json, tar;
+  *done = 0;
   if (r != CM_OK && r != CM_ERANGE) {
     free(buf);
-    return CM_OK; /* not gzip as a whole: the bundle reader says why */
+    return CM_OK;
   }
   while (k < len &&
          (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '\r' || buf[k] == '\n'))
     k++;
-  *is_json = k < len && buf[k] == '{';
+  json = k < len && buf[k] == '{';
+  /* ustar's magic, "ustar" and its NUL, at offset 257 of a header */
+  tar = len >= 263 && memcmp(buf + 257, "ustar", 6) == 0;
   free(buf);
   buf = NULL;
-  if (!*is_json)
+  if (!json && (tar || (pl > 7 && strcmp(path + pl - 7, ".tar.gz") == 0)))
     return CM_OK;
+  *done = 1;
+  if (!json) {
+    fprintf(stderr,
+            "repro: %s: a gzip file that holds neither a results document "
+            "(JSON) nor a bundle (a tar); compare reads a results file, its "
+            ".json.gz, a run folder or a bundle\n",
+            cm_text_shown(path, p, sizeof p));
+    return CM_EPARSE;
+  }
   r = rp_gz_read(path, (size_t)RP__RESULTS_MAX, &buf, &len);
   if (r != CM_OK) {
     fprintf(stderr, "repro: %s: %s\n", cm_text_shown(path, p, sizeof p),
@@ -671,7 +683,7 @@ static int load_results_gz(const char *path, int *is_json, rp_results *out) {
 #else
   (void)path;
   (void)out;
-  *is_json = 0;
+  *done = 0;
   return CM_OK;
 #endif
 }
@@ -695,9 +707,9 @@ int rp_results_load_any(const char *path, rp_results *out) {
   if (!isdir && !is_gzip_file(path))
     return rp_results_load(path, out);
   if (!isdir) {
-    int is_json;
-    r = load_results_gz(path, &is_json, out);
-    if (is_json)
+    int done;
+    r = load_results_gz(path, &done, out);
+    if (done)
       return r;
     r = load_results_bundle(path, &all, &n);
   } else {
