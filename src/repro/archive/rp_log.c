@@ -14,7 +14,9 @@
 #include "rp_fs.h"
 #include "rp_gz.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,28 +142,46 @@ static int text_sink(void *ud, const unsigned char *data, size_t len) {
  * else it is an error (a document). */
 static int gz_read(const char *path, size_t max, int keep, char **out,
                    size_t *len) {
-  char *raw = NULL;
-  size_t rawlen = 0;
+  unsigned char *chunk;
+  uint64_t rawlen = 0;
   rp__gunzip *g;
   rp__gz_text t = {NULL, 0, 0, max};
-  int r;
-  /* cm_read_file, not gzopen: zlib's gzopen takes an ANSI path on Windows,
-   * so a run under a non-ASCII folder read no log there */
-  r = cm_read_file(path, &raw, &rawlen);
-  if (r != CM_OK)
-    return r;
+  int r = CM_OK, io = CM_OK;
+  /* cm_fopen, not gzopen: zlib's gzopen takes an ANSI path on Windows, so a
+   * run under a non-ASCII folder read no log there. Read a chunk at a time:
+   * a caller after the first max bytes reads no more of a large file (a
+   * bundle, say) than it takes to decompress those. */
+  FILE *f = cm_fopen(path, "rb");
+  if (f == NULL)
+    return errno == ENOENT ? CM_ENOENT : cm_error_from_errno(errno);
   g = malloc(sizeof *g);
-  if (g == NULL || rp__gunzip_init(g, text_sink, &t) != CM_OK) {
+  chunk = malloc(RP__GZ_BUF);
+  if (g == NULL || chunk == NULL ||
+      rp__gunzip_init(g, text_sink, &t) != CM_OK) {
     free(g);
-    free(raw);
+    free(chunk);
+    fclose(f);
     return CM_ENOMEM;
   }
-  r = rp__gunzip_feed(g, raw, rawlen);
-  if (r == CM_OK)
+  while (r == CM_OK) {
+    size_t got = fread(chunk, 1, RP__GZ_BUF, f);
+    if (got == 0) {
+      io = ferror(f) ? CM_EIO : CM_OK;
+      break;
+    }
+    rawlen += got;
+    r = rp__gunzip_feed(g, chunk, got);
+  }
+  fclose(f);
+  free(chunk);
+  if (r == CM_OK && io == CM_OK)
     r = rp__gunzip_finish(g);
   rp__gunzip_end(g);
   free(g);
-  free(raw);
+  if (io != CM_OK) { /* as cm_read_file: nothing of a file not read whole */
+    free(t.buf);
+    return io;
+  }
   if (keep && r != CM_ENOMEM && (t.n > 0 || rawlen == 0))
     r = CM_OK; /* as zcat does */
   if (r != CM_OK && r != CM_ERANGE) {
