@@ -4,10 +4,10 @@
 # but fp32's at 4097-8192 columns) prefetch the group's next row, slot by
 # slot, as each slot of this row is written (fused_pf's register prefetch,
 # which softmax, softmax_backward and row_sum's wide clusters have; the same
-# arithmetic in the same order). The new binary's checks first: its FUSED --test-only for
-# rmsnorm_backward and its FUSED rmsnorm_backward smoke set under memcheck
-# and racecheck; its --dump outputs against the build's (the same bits
-# expected). Then old, new, old, new: --bench of rmsnorm_backward at
+# arithmetic in the same order). The new binary's checks first: its FUSED
+# --test-only for rmsnorm_backward and its FUSED rmsnorm_backward smoke set
+# under memcheck and racecheck; its --dump outputs against the build's (the
+# same bits expected). Then old, new, old, new: --bench of rmsnorm_backward at
 # 65536x1024, 16384x4096, 8192x8192 and 2048x32768 (changed but for fp32 at
 # 8192 columns, the stage, and at 32768, wide_k: the controls), every dtype
 # in one run per shape. The last line says whether every check passed.
