@@ -14,14 +14,19 @@
 # 8192x8192 and 2048x32768. On any other card: Nsight Compute's warp
 # states of old and new at bf16 65536x1024 and 8192x8192 (where the
 # prefetch's loads went, since the time did not move). The last line says
-# whether every check passed.
-#   BIN=DIR VAR=DIR bash scripts/capture/s22-session.sh OUTDIR [BUDGET_S]
+# whether every check passed. With ONLY_H200=1 a card other than an H200
+# runs nothing after its line (the counters came back from call 3).
+#   BIN=DIR VAR=DIR [ONLY_H200=1] bash scripts/capture/s22-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: s22-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-540}
 . "$(dirname "$0")/batch-lib.sh"
 export KERNEL_REQUIRE_GPU=1
 gpu_csv gpu-before.csv
+if [ "${ONLY_H200:-0}" = 1 ] && ! grep -q H200 "$out/gpu-before.csv"; then
+  finish
+  exit 0
+fi
 n=$var/cuda_portfolio-new
 VT_SEL="--op rmsnorm_backward" vtools new "$n" memcheck racecheck
 bitscmp new "$n" rmsnorm_backward "300x1024 77x4096 33x8192 5000x1024"
