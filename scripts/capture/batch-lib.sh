@@ -76,6 +76,10 @@
 #                      $FLAT_BUDGET (default 0.3), and the cuda_portfolio
 #                      words in $FLAT_ARGS (none by default, e.g.
 #                      "--flush read") after the others
+#   bench_shapes NAME BIN OP "SHAPES"
+#                      BIN's --bench of OP at each of SHAPES (every dtype in
+#                      one run a shape) into $out/NAME-OP-SHAPE.{txt,json},
+#                      30 s each at most: one round of an old / new A/B
 #   bench_abc OP DTYPE SHAPE [NAME BIN]...
 #                      bench_one of OP DTYPE SHAPE from $pf as def1, from
 #                      each BIN as NAME, and from $pf again as def2, all
@@ -185,6 +189,13 @@ flat_one() {
   run "$name-$op-$dt-$n.txt" 30 env CPK_NONE=1 "$@" "$b" --op $op \
     --dtype $dt --shape 1x$n --budget "${FLAT_BUDGET:-0.3}" ${FLAT_ARGS:-} \
     --json "$out/$name-$op-$dt-$n.json"
+}
+bench_shapes() {
+  local name=$1 b=$2 op=$3 sh
+  for sh in $4; do
+    run "$name-$op-$sh.txt" "$(upto 30)" "$b" --bench --op "$op" --shape "$sh" \
+      --json "$out/$name-$op-$sh.json"
+  done
 }
 bench_one() {
   local name=$1 b=$2 op=$3 dt=$4 sh=$5

@@ -36,10 +36,7 @@ run memcheck-softmax_backward-skew0.txt 60 env CPK_SKEW=0 compute-sanitizer \
   --variant fused --dtype fp32 --shape 4x1048576
 ab() {
   local name=$1 b=$2 sh
-  for sh in 65536x1024 16384x4096 8192x8192 2048x32768; do
-    run "$name-rmsnorm_backward-$sh.txt" "$(upto 30)" "$b" --bench \
-      --op rmsnorm_backward --shape $sh --json "$out/$name-rmsnorm_backward-$sh.json"
-  done
+  bench_shapes "$name" "$b" rmsnorm_backward "65536x1024 16384x4096 8192x8192 2048x32768"
   for sh in 256x262144 32x1048576; do
     run "$name-row_sum-seg0-$sh.txt" "$(upto 30)" env CPK_SEG=0 "$b" --bench \
       --op row_sum --shape $sh --json "$out/$name-row_sum-seg0-$sh.json"

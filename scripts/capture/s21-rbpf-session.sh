@@ -22,11 +22,7 @@ n=$var/cuda_portfolio-new
 VT_SEL="--op rmsnorm_backward" vtools new "$n" memcheck racecheck
 bitscmp new "$n" rmsnorm_backward "300x1024 77x4096 33x8192 5000x1024"
 ab() {
-  local name=$1 b=$2 sh
-  for sh in 65536x1024 16384x4096 8192x8192 2048x32768; do
-    run "$name-rmsnorm_backward-$sh.txt" "$(upto 30)" "$b" --bench \
-      --op rmsnorm_backward --shape $sh --json "$out/$name-rmsnorm_backward-$sh.json"
-  done
+  bench_shapes "$1" "$2" rmsnorm_backward "65536x1024 16384x4096 8192x8192 2048x32768"
 }
 for p in 1 2; do
   ab old$p "$pf"
