@@ -16,7 +16,7 @@
 # prefetch's loads went, since the time did not move). The last line says
 # whether every check passed. With ONLY_H200=1 a card other than an H200
 # runs nothing after its line (the counters came back from call 3).
-#   BIN=DIR VAR=DIR [ONLY_H200=1] bash scripts/capture/s22-session.sh OUTDIR [BUDGET_S]
+#   BIN=DIR VAR=DIR [ONLY_H200=1] [AB_FIRST=1] bash scripts/capture/s22-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: s22-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-540}
@@ -35,7 +35,11 @@ ab() {
   bench_shapes "$1" "$2" rmsnorm_backward "65536x1024 16384x4096 8192x8192 2048x32768"
 }
 if grep -q H200 "$out/gpu-before.csv"; then
-  run bench-all.txt "$(upto 200)" "$pf" --bench --json "$out/bench-all.json"
+  # AB_FIRST=1: the A/B, the matmul set and the GPU ctest first, and the
+  # benchmark set only where 210 s are left for it (call 9's budget)
+  if [ "${AB_FIRST:-0}" != 1 ]; then
+    run bench-all.txt "$(upto 200)" "$pf" --bench --json "$out/bench-all.json"
+  fi
   run ctest-gpu.txt "$(upto 40)" ctest --test-dir build/linux/tests -L gpu \
     -E 'gpu\.(test_only|kernels_selftest)' --output-on-failure
   run test-only-matmul.txt "$(upto 60)" "$pf" --test-only --op matmul
@@ -43,6 +47,9 @@ if grep -q H200 "$out/gpu-before.csv"; then
     ab old$p "$pf"
     ab new$p "$n"
   done
+  if [ "${AB_FIRST:-0}" = 1 ] && [ "$(left)" -ge 220 ]; then
+    run bench-all.txt "$(upto 200)" "$pf" --bench --json "$out/bench-all.json"
+  fi
 else
   for sh in 65536x1024 8192x8192; do
     NCU_K=fused_k ncu_stalls "ncu-old-$sh" "$pf" rmsnorm_backward bf16 $sh
