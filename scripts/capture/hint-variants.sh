@@ -18,6 +18,11 @@
 # run were ld1 = loads through the read-only path, now the default, and
 # ld1st1 = that and plain stores, now -DCPK_FUSED_ST_PLAIN=1, under the
 # macro names of that day.)
+# PATCH=FILE: a diff (git apply's) applied to the tree while the variants
+# compile and taken back after, also on failure: a variant whose code is
+# not behind a macro (NAME= with no DEFINES), e.g. the twenty-second
+# session's `PATCH=results/h200/bounds/s22-rbpf-ncu-h100-2026-12-07T1553/rbpf.patch
+# hint-variants.sh .carry/var new=`. build/linux is not touched either way.
 # Each NAME becomes OUTDIR/cuda_portfolio-NAME (stripped): each of SOURCES
 # compiled with the build's own command plus DEFINES, put in a copy of
 # libcp_kernels.a in place of the original object, and linked with the
@@ -28,6 +33,15 @@ shift
 b=$PWD/build/linux
 sources=${SOURCES:-kernels/rowfused.cu}
 link=$(cd "$b" && ninja -t commands bin/cuda_portfolio | tail -1)
+patch=${PATCH:-}
+if [ -n "$patch" ]; then
+  git apply --check "$patch" || {
+    echo "hint-variants: $patch does not apply to this tree" >&2
+    exit 2
+  }
+  git apply "$patch"
+  trap 'git apply -R "$patch"' EXIT
+fi
 mkdir -p "$outdir"
 for spec in "$@"; do
   name=${spec%%=*}
