@@ -36,7 +36,7 @@ ab() {
 }
 if grep -q H200 "$out/gpu-before.csv"; then
   # AB_FIRST=1: the A/B, the matmul set and the GPU ctest first, and the
-  # benchmark set only where 210 s are left for it (call 9's budget)
+  # benchmark set only where 220 s of the budget are left for it (call 9)
   if [ "${AB_FIRST:-0}" != 1 ]; then
     run bench-all.txt "$(upto 200)" "$pf" --bench --json "$out/bench-all.json"
   fi
