@@ -16,7 +16,7 @@
 # prefetch's loads went, since the time did not move). The last line says
 # whether every check passed. With ONLY_H200=1 a card other than an H200
 # runs nothing after its line (the counters came back from call 3).
-#   BIN=DIR VAR=DIR [ONLY_H200=1] [AB_FIRST=1] bash scripts/capture/s22-session.sh OUTDIR [BUDGET_S]
+#   BIN=DIR VAR=DIR [ONLY_H200=1] [AB_FIRST=1] [AB_ONLY=1] bash scripts/capture/s22-session.sh OUTDIR [BUDGET_S]
 set -u
 out=${1:?usage: s22-session.sh OUTDIR [BUDGET_S]}
 budget=${2:-540}
@@ -40,9 +40,12 @@ if grep -q H200 "$out/gpu-before.csv"; then
   if [ "${AB_FIRST:-0}" != 1 ]; then
     run bench-all.txt "$(upto 200)" "$pf" --bench --json "$out/bench-all.json"
   fi
-  run ctest-gpu.txt "$(upto 40)" ctest --test-dir build/linux/tests -L gpu \
-    -E 'gpu\.(test_only|kernels_selftest)' --output-on-failure
-  run test-only-matmul.txt "$(upto 60)" "$pf" --test-only --op matmul
+  # AB_ONLY=1: the variant's checks and the A/B alone (call 11's budget)
+  if [ "${AB_ONLY:-0}" != 1 ]; then
+    run ctest-gpu.txt "$(upto 40)" ctest --test-dir build/linux/tests -L gpu \
+      -E 'gpu\.(test_only|kernels_selftest)' --output-on-failure
+    run test-only-matmul.txt "$(upto 60)" "$pf" --test-only --op matmul
+  fi
   for p in 1 2; do
     ab old$p "$pf"
     ab new$p "$n"
