@@ -354,7 +354,8 @@ static json_t *load_json(const char *path, int *err) {
 }
 
 /* doc (from the file at path) as results into *out, what is wrong with it
- * named; takes doc. */
+ * named; takes doc. On failure *out is freed (rp_results_from_json leaves
+ * what it had read), so no caller is left holding part of a document. */
 static int results_of(json_t *doc, const char *path, rp_results *out) {
   int r = rp_results_from_json(doc, out);
   if (r == CM_EPARSE) {
@@ -370,6 +371,8 @@ static int results_of(json_t *doc, const char *path, rp_results *out) {
   json_decref(doc);
   if (r == CM_OK)
     cm_strlcpy(out->path, path, sizeof out->path);
+  else
+    rp_results_free(out);
   return r;
 }
 
@@ -380,7 +383,11 @@ int rp_results_load(const char *path, rp_results *out) {
   if (doc == NULL)
     return r;
   r = results_of(doc, path, out);
-  return r != CM_OK ? r : cm_sha256_file(path, out->sha256, NULL);
+  if (r == CM_OK)
+    r = cm_sha256_file(path, out->sha256, NULL);
+  if (r != CM_OK)
+    rp_results_free(out);
+  return r;
 }
 
 void rp_case_key(const rp_case *c, char *buf, size_t size) {
@@ -676,8 +683,6 @@ static int load_results_gz(const char *path, int *done, rp_results *out) {
     r = results_of(doc, path, out);
   if (r == CM_OK)
     cm_sha256_hex(buf, len, out->sha256);
-  else
-    rp_results_free(out);
   free(buf);
   return r;
 #else
