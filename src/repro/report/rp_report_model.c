@@ -382,10 +382,8 @@ int rp_results_load(const char *path, rp_results *out) {
   memset(out, 0, sizeof *out);
   if (doc == NULL)
     return r;
-  r = results_of(doc, path, out);
-  if (r == CM_OK)
-    r = cm_sha256_file(path, out->sha256, NULL);
-  if (r != CM_OK)
+  r = results_of(doc, path, out); /* frees *out itself on failure */
+  if (r == CM_OK && (r = cm_sha256_file(path, out->sha256, NULL)) != CM_OK)
     rp_results_free(out);
   return r;
 }
