@@ -24,7 +24,9 @@
 # repro's --skip list). STEPS (default "check repro bench tail") picks the
 # step groups, for a batch split over two calls of the device tool:
 # check = step 1, repro = 2, bench = 3, tail = 4-6 (e.g. STEPS="check repro"
-# then STEPS=bench\ tail; the reserves apply only within one call).
+# then STEPS=bench\ tail; the reserves apply only within one call); read
+# = the read-flush set of step 3 alone (where a call of the same build
+# has run the write-flush set).
 # Everything lands in OUTDIR; COMMANDS.txt records every command, its exit
 # code and duration. repro's run folder is removed once its bundle passes
 # `repro verify` (KEEP_RUN_DIRS=1 keeps it), so OUTDIR fits the transfer.
@@ -69,6 +71,8 @@ if want bench; then
   # The full benchmark set, uninstrumented (the repro run above timed only
   # SELECT): the clean JSON of the final run.
   run bench-all.txt $(($(left) - ${READ_RESERVE:-160} - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --json "$out/bench-all.json"
+fi
+if want bench || want read; then
   # The same set with the L2 flushed by reading (docs/BENCHMARKING.md, "The
   # two flushes"): the flush's own write-back out of the timed interval.
   run bench-all-read.txt $(($(left) - ${TAIL_RESERVE:-60})) build/linux/bin/cuda_portfolio --bench --flush read --json "$out/bench-all-read.json"
