@@ -144,7 +144,8 @@ int rp_results_version(const json_t *doc, char *why, size_t size) {
   return CM_ENOTSUP;
 }
 
-int rp_results_from_json(const json_t *doc, rp_results *out) {
+/* rp_results_from_json's parse; on failure *out holds what it had read */
+static int results_parse(const json_t *doc, rp_results *out) {
   const json_t *env, *gpu, *cases, *marks, *warn, *os, *git;
   size_t i;
   int r;
@@ -240,6 +241,13 @@ int rp_results_from_json(const json_t *doc, rp_results *out) {
       return r;
   }
   return CM_OK;
+}
+
+int rp_results_from_json(const json_t *doc, rp_results *out) {
+  int r = results_parse(doc, out);
+  if (r != CM_OK)
+    rp_results_free(out);
+  return r;
 }
 
 void rp_results_free(rp_results *r) {
@@ -354,8 +362,8 @@ static json_t *load_json(const char *path, int *err) {
 }
 
 /* doc (from the file at path) as results into *out, what is wrong with it
- * named; takes doc. On failure *out is freed (rp_results_from_json leaves
- * what it had read), so no caller is left holding part of a document. */
+ * named; takes doc. On failure *out is left zeroed (rp_results_from_json
+ * frees what it had read). */
 static int results_of(json_t *doc, const char *path, rp_results *out) {
   int r = rp_results_from_json(doc, out);
   if (r == CM_EPARSE) {
@@ -371,8 +379,6 @@ static int results_of(json_t *doc, const char *path, rp_results *out) {
   json_decref(doc);
   if (r == CM_OK)
     cm_strlcpy(out->path, path, sizeof out->path);
-  else
-    rp_results_free(out);
   return r;
 }
 
@@ -382,7 +388,7 @@ int rp_results_load(const char *path, rp_results *out) {
   memset(out, 0, sizeof *out);
   if (doc == NULL)
     return r;
-  r = results_of(doc, path, out); /* frees *out itself on failure */
+  r = results_of(doc, path, out); /* *out left zeroed on failure */
   if (r == CM_OK && (r = cm_sha256_file(path, out->sha256, NULL)) != CM_OK)
     rp_results_free(out);
   return r;

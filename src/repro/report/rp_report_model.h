@@ -88,7 +88,8 @@ int rp_results_version(const struct json_t *doc, char *why, size_t size);
 /* Parses one results document (a jansson object, borrowed) into *out,
  * which is zeroed first. Returns CM_OK, CM_EPARSE when doc is not an
  * object or has no "cases" array, CM_ENOTSUP when its schema_version is
- * not RP_RESULTS_SCHEMA_VERSION (rp_results_version says why), CM_ENOMEM. */
+ * not RP_RESULTS_SCHEMA_VERSION (rp_results_version says why), CM_ENOMEM.
+ * On failure *out is freed and left zeroed: nothing for the caller to free. */
 int rp_results_from_json(const struct json_t *doc, rp_results *out);
 /* Reads and parses the results JSON file at path (also fills path, sha256).
  * Returns CM_OK, CM_ENOENT, CM_EIO, CM_EPARSE, CM_ENOTSUP (another
