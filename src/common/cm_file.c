@@ -86,6 +86,66 @@ int cm_buf_append(char **buf, size_t *n, size_t *cap, const void *data,
   return CM_OK;
 }
 
+/* Nonzero while cm_json_load_file or cm_json_loadb reads. The reads happen
+ * on one thread (repro's main loop); a failure on another thread during one
+ * would stop the process too, which is safe. */
+static int cm__json_reading;
+/* jansson's allocations refused since cm_json_init (never reset) */
+static unsigned long cm__json_refused;
+
+static void *cm__json_malloc(size_t n) {
+  void *p = malloc(n);
+  if (p == NULL)
+    cm__json_refused++;
+  if (p == NULL && cm__json_reading) {
+    fprintf(stderr,
+            "out of memory while reading JSON (%lu bytes more were refused): "
+            "jansson's reader cannot go on after a failed allocation, so the "
+            "process stops (exit %d); free memory or raise the process's "
+            "memory limit, then run it again\n",
+            (unsigned long)n, CM_JSON_OOM_EXIT);
+    exit(CM_JSON_OOM_EXIT);
+  }
+  return p;
+}
+
+static void cm__json_free(void *p) {
+  free(p);
+}
+
+/* The same two pointers each time, and blocks made before they were set
+ * were made by malloc too, so freeing them through cm__json_free is
+ * right. */
+void cm_json_init(void) {
+  json_set_alloc_funcs(cm__json_malloc, cm__json_free);
+}
+
+int cm_json_failed(void) {
+  return cm__json_refused != 0;
+}
+
+void cm_json_forget_failures(void) {
+  cm__json_refused = 0;
+}
+
+char *cm_json_dumps(const json_t *json, size_t flags) {
+  return cm_json_failed() ? NULL : json_dumps(json, flags);
+}
+
+static void cm__json_begin(void) {
+  cm_json_init();
+  cm__json_reading++;
+}
+
+json_t *cm_json_loadb(const char *buf, size_t len, size_t flags,
+                      json_error_t *error) {
+  json_t *j;
+  cm__json_begin();
+  j = json_loadb(buf, len, flags, error);
+  cm__json_reading--;
+  return j;
+}
+
 json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error) {
   FILE *f = cm_fopen(path, "rb");
   json_t *j;
@@ -99,14 +159,19 @@ json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error) {
     }
     return NULL;
   }
+  cm__json_begin();
   j = json_loadf(f, flags, error);
+  cm__json_reading--;
   fclose(f);
   return j;
 }
 
 int cm_json_dump_file(const json_t *json, const char *path, size_t flags) {
-  FILE *f = cm_fopen(path, "w");
+  FILE *f;
   int r;
+  if (cm_json_failed())
+    return -1;
+  f = cm_fopen(path, "w");
   if (f == NULL)
     return -1;
   r = json_dumpf(json, f, flags);

@@ -22,8 +22,42 @@ int cm_remove(const char *path);
 
 /* jansson's json_load_file and json_dump_file through cm_fopen (theirs call
  * fopen: an ANSI name on Windows). Same arguments and results; a file that
- * cannot be opened is a NULL / -1 with error->text saying so. */
+ * cannot be opened is a NULL / -1 with error->text saying so.
+ * cm_json_load_file and cm_json_loadb (json_loadb's arguments and results)
+ * are the project's only JSON readers, because jansson's reader cannot go on
+ * after an allocation fails: its lexer drops the byte it was saving and
+ * then reads and writes past its buffer (jansson's issue 362, open since
+ * 2017; an assertion or a corrupted heap, found by tests/fuzz/oom.c). While
+ * one of the two reads, an allocation of jansson's that fails stops the
+ * process: a message on stderr, then exit(CM_JSON_OOM_EXIT), before jansson
+ * sees the NULL. Any other jansson allocation that fails returns NULL as
+ * jansson documents, and the callers handle it. */
+#define CM_JSON_OOM_EXIT                                                       \
+  6 /* repro's RP_EXIT_NOMEM; cuda_portfolio reads no JSON */
 json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error);
+json_t *cm_json_loadb(const char *buf, size_t len, size_t flags,
+                      json_error_t *error);
+
+/* Sets jansson's allocator to the project's (malloc and free, counting what
+ * is refused); each program's main calls it before it builds a document,
+ * and the two readers above set it too. */
+void cm_json_init(void);
+
+/* 1 once jansson has been refused an allocation in this process (since
+ * cm_json_init). jansson's setters and appenders say so only through
+ * return values, which the documents' builders (the manifest, the results
+ * file, the report's exports) do not check call by call: a document built
+ * after a refusal may lack what was refused, with nothing in it to say so. */
+int cm_json_failed(void);
+
+/* Forgets the refusals counted so far: only for a test driver that runs
+ * many inputs in one process (tests/fuzz/oom.c), each as a fresh one. */
+void cm_json_forget_failures(void);
+
+/* json_dumps, but NULL once cm_json_failed(): a document that may lack a
+ * field is not written as if complete (the writers then fail as on any
+ * allocation failure). cm_json_dump_file below likewise returns -1. */
+char *cm_json_dumps(const json_t *json, size_t flags);
 int cm_json_dump_file(const json_t *json, const char *path, size_t flags);
 
 /* Reads the whole file at path into a malloc'd buffer with a NUL after the

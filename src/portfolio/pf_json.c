@@ -4,6 +4,7 @@
 #include "pf_json.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "platform.h"
@@ -498,7 +499,7 @@ int pf_json_write_file(const json_t *doc, const char *path) {
   int r;
   if (doc == NULL || path == NULL)
     return CM_EINVAL;
-  text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+  text = cm_json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
   if (text == NULL)
     return CM_ENOMEM;
   r = plat_write_file_atomic(path, text, strlen(text));

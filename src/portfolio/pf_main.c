@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "pf_cli.h"
@@ -109,7 +110,7 @@ static int list_json(void) {
   json_object_set_new(root, "ops", arr);
   json_object_set_new(root, "negative_control", cm_json_text("copy_unmasked"));
   json_object_set_new(root, "verify_control", cm_json_text("add_ftz"));
-  text = json_dumps(root, JSON_INDENT(2));
+  text = cm_json_dumps(root, JSON_INDENT(2));
   json_decref(root);
   if (!text)
     return PF_EXIT_CUDA; /* out of memory: no better code exists */
@@ -341,6 +342,7 @@ int main(int argc, char **argv, char **envp) {
    * (cm_fopen, plat_*), as repro passes them (a no-op on POSIX; a failed
    * conversion keeps the ANSI argv, right for ASCII paths) */
   (void)plat_utf8_argv(&argc, &argv);
+  cm_json_init(); /* before any document is built (cm_file.h) */
   if (pf_cli_parse(argc, argv, &o, err, sizeof err) != CM_OK) {
     fprintf(stderr, "cuda_portfolio: %s\n", err);
     return PF_EXIT_USAGE;

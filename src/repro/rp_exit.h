@@ -4,7 +4,8 @@
  * An exit code is a verdict on the run for scripts and CI; it is never a
  * cm_error. When several apply, the most important wins, in this order:
  * INTERRUPTED, USAGE, REFUSED, FAILED, ARCHIVE, INCOMPLETE, OK (VERIFY only
- * comes from `repro verify`).
+ * comes from `repro verify`; NOMEM stops the process where it happens,
+ * cm_file.h).
  */
 #ifndef RP_EXIT_H
 #define RP_EXIT_H
@@ -20,6 +21,9 @@
   XX(ARCHIVE, 5,                                                               \
      "the archive (manifest or bundle) could not be written, or the standard " \
      "output of --help, verify, doctor, report or compare")                    \
+  XX(NOMEM, 6,                                                                 \
+     "out of memory while reading JSON, where jansson cannot go on "           \
+     "(cm_file.h); stopped at once")                                           \
   XX(INCOMPLETE, 10, "no failure, but some stage was skipped or limited")      \
   XX(INTERRUPTED, 130, "interrupted (SIGINT/TERM/HUP/QUIT); manifest says so")
 

@@ -2,6 +2,7 @@
  * parse, resolve paths, dispatch. */
 #include "archive/rp_archive.h"
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "platform.h"
@@ -267,7 +268,9 @@ static int rp__main(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  int code = rp__main(argc, argv), e = 0;
+  int code, e = 0;
+  cm_json_init(); /* before any document is built (cm_file.h) */
+  code = rp__main(argc, argv);
   /* What a command that only reads prints is its result (verify's verdict,
    * compare's table or JSON, the help): one that could not be written
    * (> /dev/full, a closed pipe) is no result, and exit 0 would say it was

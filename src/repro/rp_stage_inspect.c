@@ -466,7 +466,7 @@ static void rp__inspect_steps(rp_ctx *ctx, rp_stage_run *st) {
   }
   table = rp_res_table_json(&t);
   if (table != NULL) {
-    char *js = json_dumps(table, JSON_INDENT(1));
+    char *js = cm_json_dumps(table, JSON_INDENT(1));
     if (js != NULL) {
       rp_write_file_atomic(ctx->run_dir, "inspect/resources.json", js,
                            strlen(js));

@@ -7,6 +7,7 @@
 #include "fuzz.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "rp_verify.h"
 
 #include <jansson.h>
@@ -57,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int sel = fuzz_selector(&data, &size);
   unsigned how = sel < 0 ? 0u : hows[sel];
   int altered = 0;
-  doc = json_loadb((const char *)data, size, 0, NULL);
+  doc = cm_json_loadb((const char *)data, size, 0, NULL);
   if (json_is_object(doc))
     altered = seen_from(doc, how, &seen);
   json_decref(doc);

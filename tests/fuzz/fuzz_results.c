@@ -9,6 +9,7 @@
 #include "fuzz_render.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "rp_archive.h"
 #include "rp_compare.h"
 #include "rp_report_model.h"
@@ -27,7 +28,7 @@ static void render(rp_results *r) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  json_t *doc = json_loadb((const char *)data, size, 0, NULL);
+  json_t *doc = cm_json_loadb((const char *)data, size, 0, NULL);
   rp_results r;
   int flag = -1;
   if (rp_results_read_flag((const char *)data, size, &flag) == CM_OK)

@@ -336,6 +336,37 @@ TEST_IMPL(grow_array) {
   return 0;
 }
 
+/* cm_json_failed / cm_json_dumps (cm_file.h): once jansson is refused an
+ * allocation (here a string of SIZE_MAX / 4 bytes, which malloc refuses
+ * at once), no document is written, even one built before the refusal and
+ * complete; forgetting the refusal (the allocation-failure driver's reset)
+ * writes again. */
+TEST_IMPL(json_refusal_sticky) {
+  char path[1024], *text;
+  json_t *doc = json_pack("{s:i}", "a", 1);
+  ASSERT_OK(plat_mkdir_p(cm_test_tmpdir()));
+  ASSERT_OK(
+      cm_snprintf(path, sizeof path, "%s/refusal.json", cm_test_tmpdir()));
+  cm_json_init();
+  cm_json_forget_failures();
+  ASSERT_TRUE(doc != NULL);
+  ASSERT_TRUE(!cm_json_failed());
+  text = cm_json_dumps(doc, JSON_COMPACT);
+  ASSERT_TRUE(text != NULL && strcmp(text, "{\"a\":1}") == 0);
+  free(text);
+  ASSERT_EQ(cm_json_dump_file(doc, path, 0), 0);
+  ASSERT_TRUE(json_stringn_nocheck("x", SIZE_MAX / 4) == NULL);
+  ASSERT_TRUE(cm_json_failed());
+  ASSERT_TRUE(cm_json_dumps(doc, JSON_COMPACT) == NULL);
+  ASSERT_EQ(cm_json_dump_file(doc, path, 0), -1);
+  cm_json_forget_failures();
+  text = cm_json_dumps(doc, JSON_COMPACT);
+  ASSERT_TRUE(text != NULL);
+  free(text);
+  json_decref(doc);
+  return 0;
+}
+
 /* cm_buf_append: first capacity, doubling, contents kept, room for a
  * NUL after every append (len 0 included, on an empty buffer too). */
 TEST_IMPL(buf_append) {

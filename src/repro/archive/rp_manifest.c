@@ -4,6 +4,7 @@
 #include "rp_archive.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "platform.h"
@@ -248,7 +249,7 @@ int rp_manifest_finish(const char *run_dir, json_t *manifest) {
   if (json_object_set_new(manifest, "files", files) != 0)
     return CM_ENOMEM;
   /* jansson keeps insertion order, so the engine decides the layout. */
-  text = json_dumps(manifest, JSON_INDENT(2));
+  text = cm_json_dumps(manifest, JSON_INDENT(2));
   if (text == NULL)
     return CM_ENOMEM;
   {

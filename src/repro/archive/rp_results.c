@@ -8,6 +8,7 @@
 #include "rp_archive.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "rp_fs.h"
 #include "rp_check.h"
@@ -22,7 +23,7 @@ int rp_results_read_flag(const char *buf, size_t len, int *instrumented) {
   int rc = CM_EPARSE;
   if (buf == NULL || instrumented == NULL)
     return CM_EINVAL;
-  doc = json_loadb(buf, len, 0, &jerr);
+  doc = cm_json_loadb(buf, len, 0, &jerr);
   if (doc == NULL)
     return CM_EPARSE;
   flag = json_is_object(doc) ? json_object_get(doc, "instrumented") : NULL;

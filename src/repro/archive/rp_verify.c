@@ -185,7 +185,7 @@ int rp__verify_judge(const char *manifest, size_t len, rp__seenlist *seen,
   int rc = CM_OK;
   res->ok = 1;
   res->files_checked = (int)seen->n;
-  doc = json_loadb(manifest, len, 0, &jerr);
+  doc = cm_json_loadb(manifest, len, 0, &jerr);
   if (doc == NULL || !json_is_object(doc)) {
     rp__verify_fail(res, "manifest.json: not a JSON object (line %d: %s)",
                     jerr.line, doc == NULL ? jerr.text : "wrong type");

@@ -3,6 +3,7 @@
 #include "rp_report.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
 #include "rp_report_common.h"
@@ -205,7 +206,7 @@ int rp_report_sarif(const rp_run *run, char **out) {
   if (json_array_size(runs) == 0)
     json_array_append_new(runs, sarif_run(""));
   json_object_set_new(doc, "runs", runs);
-  *out = json_dumps(doc, JSON_INDENT(2));
+  *out = cm_json_dumps(doc, JSON_INDENT(2));
   json_decref(doc);
   return *out != NULL ? CM_OK : CM_ENOMEM;
 }

@@ -3,6 +3,7 @@
 #include "rp_report_cli.h"
 
 #include "cm_error.h"
+#include "cm_file.h"
 #include "cm_path.h"
 #include "cm_str.h"
 #include "cm_utf8.h"
@@ -413,8 +414,9 @@ int rp_compare_main(int argc, char **argv) {
     code = rp_compare_exit_code(&res);
     if (strcmp(format, "json") == 0) {
       json_t *doc = rp_compare_json(&res, &o, paths[0], paths[1]);
-      char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10))
-                    : NULL;
+      char *s =
+          doc ? cm_json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+              : NULL;
       if (s != NULL)
         printf("%s\n", s);
       free(s);

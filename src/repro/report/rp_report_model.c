@@ -317,7 +317,7 @@ static json_t *parse_json(const char *path, const char *buf, size_t len,
                           int *err) {
   json_error_t je;
   char p[2048];
-  json_t *doc = json_loadb(buf, len, 0, &je);
+  json_t *doc = cm_json_loadb(buf, len, 0, &je);
   if (doc == NULL) {
     fprintf(stderr, "repro: %s:%d:%d: %s\n", cm_text_shown(path, p, sizeof p),
             je.line, je.column, je.text);
@@ -553,7 +553,7 @@ static int on_bundle_results(void *ud, const char *rel, const char *data,
     return CM_ENOMEM;
   r = instr ? &b->instr[b->ninstr++] : &b->clean[b->nclean++];
   memset(r, 0, sizeof *r);
-  doc = json_loadb(data, len, 0, NULL);
+  doc = cm_json_loadb(data, len, 0, NULL);
   if (doc == NULL) {
     fprintf(stderr, "repro: %s: %s: not JSON\n",
             cm_text_shown(b->bundle, sb, sizeof sb),

@@ -344,23 +344,36 @@ json_t *rp_ncu_table_json(const rp_ncu_table *t) {
   for (i = 0; i < t->count; i++) {
     const rp_ncu_row *r = &t->rows[i];
     json_t *o = json_object();
-    if (o == NULL) {
+    /* each field, or none of the table: a row short of a field (an
+     * allocation refused) is not written as if the tool had left it out */
+    int bad = o == NULL;
+    bad = bad || json_object_set_new(
+                     o, "id",
+                     r->id < 0 ? json_null() : json_integer((json_int_t)r->id));
+    bad = bad || json_object_set_new(o, "kernel", cm_json_text(r->kernel));
+    bad = bad ||
+          (r->nvtx[0] && json_object_set_new(o, "nvtx", cm_json_text(r->nvtx)));
+    bad = bad ||
+          json_object_set_new(o, "duration_ns", real_or_null(r->duration_ns));
+    bad = bad || json_object_set_new(o, "dram_throughput_pct",
+                                     real_or_null(r->dram_pct));
+    bad = bad || json_object_set_new(o, "achieved_occupancy_pct",
+                                     real_or_null(r->occupancy_pct));
+    bad = bad || json_object_set_new(o, "registers_per_thread",
+                                     real_or_null(r->registers));
+    bad =
+        bad || json_object_set_new(o, "local_load", real_or_null(r->local_ld));
+    bad =
+        bad || json_object_set_new(o, "local_store", real_or_null(r->local_st));
+    if (bad) {
+      json_decref(o);
       json_decref(arr);
       return NULL;
     }
-    json_object_set_new(
-        o, "id", r->id < 0 ? json_null() : json_integer((json_int_t)r->id));
-    json_object_set_new(o, "kernel", cm_json_text(r->kernel));
-    if (r->nvtx[0])
-      json_object_set_new(o, "nvtx", cm_json_text(r->nvtx));
-    json_object_set_new(o, "duration_ns", real_or_null(r->duration_ns));
-    json_object_set_new(o, "dram_throughput_pct", real_or_null(r->dram_pct));
-    json_object_set_new(o, "achieved_occupancy_pct",
-                        real_or_null(r->occupancy_pct));
-    json_object_set_new(o, "registers_per_thread", real_or_null(r->registers));
-    json_object_set_new(o, "local_load", real_or_null(r->local_ld));
-    json_object_set_new(o, "local_store", real_or_null(r->local_st));
-    json_array_append_new(arr, o);
+    if (json_array_append_new(arr, o) != 0) { /* o released by jansson */
+      json_decref(arr);
+      return NULL;
+    }
   }
   return arr;
 }

@@ -59,7 +59,8 @@ size_t rp_ncu_count_profiled(const char *text, size_t len);
 
 /* The rows as a JSON array of objects {id, kernel, nvtx, duration_ns,
  * dram_throughput_pct, achieved_occupancy_pct, registers_per_thread,
- * local_load, local_store}; NaN values are null. */
+ * local_load, local_store}; NaN values are null. NULL when an allocation
+ * fails (never an array short of a row or a row short of a field). */
 struct json_t *rp_ncu_table_json(const rp_ncu_table *t);
 
 /* The rows as the stage's key-metrics CSV (profile/ncu-key-metrics.csv):
