@@ -90,7 +90,8 @@ int cm_buf_append(char **buf, size_t *n, size_t *cap, const void *data,
  * on one thread (repro's main loop); a failure on another thread during one
  * would stop the process too, which is safe. */
 static int cm__json_reading;
-/* jansson's allocations refused since cm_json_init (never reset) */
+/* jansson's allocations refused since cm_json_init (until a test driver's
+ * cm_json_forget_failures) */
 static unsigned long cm__json_refused;
 
 static void *cm__json_malloc(size_t n) {

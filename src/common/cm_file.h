@@ -32,8 +32,9 @@ int cm_remove(const char *path);
  * process: a message on stderr, then exit(CM_JSON_OOM_EXIT), before jansson
  * sees the NULL. Any other jansson allocation that fails returns NULL as
  * jansson documents, and the callers handle it. */
-#define CM_JSON_OOM_EXIT                                                       \
-  6 /* repro's RP_EXIT_NOMEM; cuda_portfolio reads no JSON */
+/* repro's RP_EXIT_NOMEM (rp_main.c asserts they agree); cuda_portfolio
+ * reads no JSON */
+#define CM_JSON_OOM_EXIT 6
 json_t *cm_json_load_file(const char *path, size_t flags, json_error_t *error);
 json_t *cm_json_loadb(const char *buf, size_t len, size_t flags,
                       json_error_t *error);
@@ -56,7 +57,7 @@ void cm_json_forget_failures(void);
 
 /* json_dumps, but NULL once cm_json_failed(): a document that may lack a
  * field is not written as if complete (the writers then fail as on any
- * allocation failure). cm_json_dump_file below likewise returns -1. */
+ * allocation failure). cm_json_dump_file, next, likewise returns -1. */
 char *cm_json_dumps(const json_t *json, size_t flags);
 int cm_json_dump_file(const json_t *json, const char *path, size_t flags);
 

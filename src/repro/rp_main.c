@@ -267,6 +267,10 @@ static int rp__main(int argc, char **argv) {
   return code;
 }
 
+/* cm_file.h's stop in the JSON readers exits with this code of repro's */
+_Static_assert(CM_JSON_OOM_EXIT == RP_EXIT_NOMEM,
+               "cm_file.h's CM_JSON_OOM_EXIT is repro's RP_EXIT_NOMEM");
+
 int main(int argc, char **argv) {
   int code, e = 0;
   cm_json_init(); /* before any document is built (cm_file.h) */
