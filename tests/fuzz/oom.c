@@ -3,10 +3,11 @@
  *   fuzz_oom_<target> PATH...        (replay.c's main and arguments)
  *
  * Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
- * (tests/fuzz/CMakeLists.txt: GNU-style linkers on Linux), so that every
- * call of those four in the target, in repro's libraries and in the static
- * libuv, zlib and jansson lands here. For one input: the target runs
- * once with nothing failing (counting the N allocations it makes), then
+ * and --wrap=exit (tests/fuzz/CMakeLists.txt: GNU-style linkers on Linux),
+ * so that every call of the first four in the target, in repro's libraries
+ * and in the static libuv, zlib and jansson lands here. For one input: the
+ * target runs twice with nothing failing (the second run counts the N
+ * allocations it makes), then
  * once for each failure point k, the k-th allocation returning NULL and
  * every other succeeding. Each run must
  *   - return, not crash (a signal names the input and k before the
@@ -29,9 +30,8 @@
  * FUZZ_OOM_HEAD, then the rest evenly spread over the remaining
  * allocations. (A sample of 400 missed a leak that every point found: most
  * of a JSON input's allocations are the reader's, where a failure stops.)
- * What cannot
- * be made to fail: allocations inside the C library itself (fopen's
- * buffer, for one), which do not pass through these symbols.
+ * What cannot be made to fail: allocations inside the C library itself
+ * (fopen's buffer, for one), which do not pass through these symbols.
  * Exit 1 on a finding, else replay.c's codes. docs/REPRO.md,
  * "Allocation failures".
  */
