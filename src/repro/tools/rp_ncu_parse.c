@@ -346,26 +346,23 @@ json_t *rp_ncu_table_json(const rp_ncu_table *t) {
     json_t *o = json_object();
     /* each field, or none of the table: a row short of a field (an
      * allocation refused) is not written as if the tool had left it out */
-    int bad = o == NULL;
-    bad = bad || json_object_set_new(
-                     o, "id",
-                     r->id < 0 ? json_null() : json_integer((json_int_t)r->id));
-    bad = bad || json_object_set_new(o, "kernel", cm_json_text(r->kernel));
-    bad = bad ||
-          (r->nvtx[0] && json_object_set_new(o, "nvtx", cm_json_text(r->nvtx)));
-    bad = bad ||
-          json_object_set_new(o, "duration_ns", real_or_null(r->duration_ns));
-    bad = bad || json_object_set_new(o, "dram_throughput_pct",
-                                     real_or_null(r->dram_pct));
-    bad = bad || json_object_set_new(o, "achieved_occupancy_pct",
-                                     real_or_null(r->occupancy_pct));
-    bad = bad || json_object_set_new(o, "registers_per_thread",
-                                     real_or_null(r->registers));
-    bad =
-        bad || json_object_set_new(o, "local_load", real_or_null(r->local_ld));
-    bad =
-        bad || json_object_set_new(o, "local_store", real_or_null(r->local_st));
-    if (bad) {
+    if (o == NULL ||
+        json_object_set_new(o, "id",
+                            r->id < 0 ? json_null()
+                                      : json_integer((json_int_t)r->id)) != 0 ||
+        json_object_set_new(o, "kernel", cm_json_text(r->kernel)) != 0 ||
+        (r->nvtx[0] &&
+         json_object_set_new(o, "nvtx", cm_json_text(r->nvtx)) != 0) ||
+        json_object_set_new(o, "duration_ns", real_or_null(r->duration_ns)) !=
+            0 ||
+        json_object_set_new(o, "dram_throughput_pct",
+                            real_or_null(r->dram_pct)) != 0 ||
+        json_object_set_new(o, "achieved_occupancy_pct",
+                            real_or_null(r->occupancy_pct)) != 0 ||
+        json_object_set_new(o, "registers_per_thread",
+                            real_or_null(r->registers)) != 0 ||
+        json_object_set_new(o, "local_load", real_or_null(r->local_ld)) != 0 ||
+        json_object_set_new(o, "local_store", real_or_null(r->local_st)) != 0) {
       json_decref(o);
       json_decref(arr);
       return NULL;
