@@ -45,14 +45,14 @@ static int file_entry(const char *run_dir, const char *rel, json_t *files) {
       json_object_set_new(e, "bytes", json_integer((json_int_t)c.bytes)) != 0 ||
       json_object_set_new(e, "sha256", cm_json_text(c.sha_hex)) != 0 ||
       (c.problem[0] != '\0' &&
-       json_object_set_new(e, "problem", cm_json_text(c.problem)) != 0) ||
-      json_array_append_new(files, e) != 0) {
-    rp__check_free(&c);
+       json_object_set_new(e, "problem", cm_json_text(c.problem)) != 0)) {
     json_decref(e);
-    return CM_ENOMEM;
+    rc = CM_ENOMEM;
+  } else if (json_array_append_new(files, e) != 0) { /* releases e itself */
+    rc = CM_ENOMEM;
   }
   rp__check_free(&c);
-  return CM_OK;
+  return rc;
 }
 
 /* 1 when rel is UTF-8 throughout. */
@@ -144,12 +144,13 @@ static int rename_stray(const char *run_dir, char **rel, json_t *renamed) {
   cm_hex((const unsigned char *)*rel, n, hex);
   memcpy(dup, to_rel, strlen(to_rel) + 1);
   rc = json_object_set_new(e, "path", json_string(to_rel)) != 0 ||
-               json_object_set_new(e, "original_hex", json_string(hex)) != 0 ||
-               json_array_append_new(renamed, e) != 0
+               json_object_set_new(e, "original_hex", json_string(hex)) != 0
            ? CM_ENOMEM
            : CM_OK;
   if (rc != CM_OK)
     json_decref(e);
+  else if (json_array_append_new(renamed, e) != 0) /* releases e itself */
+    rc = CM_ENOMEM;
   free(hex);
   free(*rel);
   *rel = dup;
@@ -175,11 +176,12 @@ static int set_skipped(json_t *manifest, const rp__strlist *skipped) {
         json_object_set_new(e, "path", cm_json_text(skipped->items[i])) != 0 ||
         json_object_set_new(
             e, "reason", cm_json_text(rp__strlist_second(skipped->items[i]))) !=
-            0 ||
-        json_array_append_new(arr, e) != 0) {
+            0) {
       json_decref(e);
       return CM_ENOMEM;
     }
+    if (json_array_append_new(arr, e) != 0) /* releases e itself */
+      return CM_ENOMEM;
   }
   return CM_OK;
 }
