@@ -425,6 +425,12 @@ static int walk_dir(const char *root, const char *rel, rp__strlist *out,
       rc = rp__strlist_push2(skipped, b->child_rel, b->why);
     }
   }
+  /* Left early, the entries not yet read are released by the cleanup, but
+   * not the last one read when it was the directory's last (libuv frees
+   * that one only in the next uv_fs_scandir_next): read on to the end, as
+   * the loop would have. Found by the allocation-failure replay. */
+  while (rc != CM_OK && uv_fs_scandir_next(&req, &ent) != UV_EOF)
+    ;
   uv_fs_req_cleanup(&req);
   free(b);
   return rc;
